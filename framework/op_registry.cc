@@ -1,0 +1,127 @@
+#include "framework/op_registry.h"
+
+#include <cstdlib>
+#include <iostream>
+
+namespace paddle_lite {
+namespace framework {
+
+OpInfoMap& OpInfoMap::Instance() {
+  static OpInfoMap* map = new OpInfoMap;  // leaked: used at exit by plugins
+  return *map;
+}
+
+void OpInfoMap::Insert(const std::string& type, OpInfo info) {
+  auto it = map_.find(type);
+  PADDLE_ENFORCE(it == map_.end(),
+                 errors::AlreadyExists(
+                     "Op '", type, "' is registered twice: by ",
+                     it == map_.end() ? "" : it->second->registrant, " (",
+                     it == map_.end() ? "" : it->second->file, ") and by ",
+                     info.registrant, " (", info.file, ")."));
+  map_[type] = std::make_unique<OpInfo>(std::move(info));
+}
+
+void OpInfoMap::Erase(const std::string& type) { map_.erase(type); }
+
+const OpInfo* OpInfoMap::Find(const std::string& type) const {
+  auto it = map_.find(type);
+  return it == map_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> OpInfoMap::Types() const {
+  std::vector<std::string> types;
+  for (auto& kv : map_) types.push_back(kv.first);
+  return types;
+}
+
+namespace {
+std::string& RegistrantSlot() {
+  static std::string* name = new std::string("core");
+  return *name;
+}
+}  // namespace
+
+const std::string& CurrentRegistrant() { return RegistrantSlot(); }
+void SetCurrentRegistrant(const std::string& name) { RegistrantSlot() = name; }
+
+void RegisterOperatorOrDie(const std::string& type, OpInfo info) {
+  info.registrant = CurrentRegistrant();
+  try {
+    OpInfoMap::Instance().Insert(type, std::move(info));
+  } catch (const Exception& e) {
+    if (CurrentRegistrant() != "core") throw;  // a plugin load reports it
+    std::cerr << "paddle_lite: " << e.what() << std::endl;
+    std::abort();
+  }
+}
+
+struct OpRegistryAccess {
+  static void SetInfo(OperatorBase* op, const OpInfo* info) {
+    op->info_ = info;
+  }
+};
+
+std::unique_ptr<OperatorBase> CreateOp(const OpDesc& desc) {
+  const OpInfo* info = OpInfoMap::Instance().Find(desc.type);
+  PADDLE_ENFORCE(info != nullptr,
+                 errors::NotFound("Op type '", desc.type,
+                                  "' is not registered: no definition of it "
+                                  "is built in or loaded from a plugin."));
+  const OpProto& proto = info->proto;
+  auto check_slots = [&](const VarNameMap& given,
+                         const std::vector<OpSlotProto>& declared,
+                         const char* what) {
+    for (auto& kv : given) {
+      const OpSlotProto* slot = nullptr;
+      for (auto& d : declared) {
+        if (d.name == kv.first) slot = &d;
+      }
+      PADDLE_ENFORCE(slot != nullptr,
+                     errors::InvalidArgument("Op '", desc.type, "' has no ",
+                                             what, " slot '", kv.first,
+                                             "'."));
+      PADDLE_ENFORCE(slot->duplicable || kv.second.size() <= 1,
+                     errors::InvalidArgument(
+                         "Op '", desc.type, "': ", what, " slot '", kv.first,
+                         "' takes one variable but lists ", kv.second.size(),
+                         "."));
+    }
+    for (auto& d : declared) {
+      if (d.dispensable) continue;
+      auto* args = FindSlot(given, d.name);
+      PADDLE_ENFORCE(args != nullptr && !args->empty(),
+                     errors::InvalidArgument("Op '", desc.type,
+                                             "' is missing its ", what,
+                                             " '", d.name, "'."));
+    }
+  };
+  check_slots(desc.inputs, proto.inputs, "input");
+  check_slots(desc.outputs, proto.outputs, "output");
+
+  AttributeMap attrs = desc.attrs;
+  for (auto& a : proto.attrs) {
+    auto it = attrs.find(a.name);
+    if (it == attrs.end()) {
+      PADDLE_ENFORCE(a.default_value.has_value(),
+                     errors::InvalidArgument("Op '", desc.type,
+                                             "' needs attribute '", a.name,
+                                             "', which the program does not "
+                                             "set."));
+      attrs.emplace(a.name, *a.default_value);
+      continue;
+    }
+    try {
+      for (auto& check : a.checkers) check(it->second);
+    } catch (const Exception& e) {
+      platform::RethrowWithContext(e, "Op '" + desc.type + "': ");
+    }
+  }
+  auto op = info->creator(desc.type, desc.inputs, desc.outputs,
+                          std::move(attrs));
+  OpRegistryAccess::SetInfo(op.get(), info);
+  return op;
+}
+
+}  // namespace framework
+}  // namespace paddle_lite

@@ -1,0 +1,111 @@
+#include "framework/tensor.h"
+
+#include <sstream>
+
+namespace paddle_lite {
+namespace framework {
+
+const char* DataLayoutName(DataLayout layout) {
+  switch (layout) {
+    case DataLayout::kAnyLayout:
+      return "AnyLayout";
+    case DataLayout::kNCHW:
+      return "NCHW";
+    case DataLayout::kNHWC:
+      return "NHWC";
+  }
+  return "?";
+}
+
+size_t Tensor::memory_size() const {
+  if (dtype_ == DataType::kUndefined) return 0;
+  return static_cast<size_t>(numel()) * SizeOf(dtype_);
+}
+
+void* Tensor::mutable_data(const platform::Place& place, DataType type) {
+  PADDLE_ENFORCE(type != DataType::kUndefined,
+                 errors::InvalidArgument(
+                     "mutable_data needs a defined data type."));
+  dtype_ = type;
+  size_t bytes = static_cast<size_t>(numel()) * SizeOf(type);
+  if (holder_ == nullptr || !(place_ == place) ||
+      holder_->size() < offset_ + bytes) {
+    holder_ = platform::GetAllocator(place)->Allocate(bytes);
+    offset_ = 0;
+    place_ = place;
+  }
+  return static_cast<char*>(holder_->ptr()) + offset_;
+}
+
+const void* Tensor::raw_data() const {
+  PADDLE_ENFORCE(holder_ != nullptr,
+                 errors::PreconditionNotMet(
+                     "Tensor ", TensorSummary(*this),
+                     " has no memory: it was never written."));
+  return static_cast<const char*>(holder_->ptr()) + offset_;
+}
+
+void* Tensor::raw_data() {
+  return const_cast<void*>(static_cast<const Tensor*>(this)->raw_data());
+}
+
+void Tensor::CheckAccess(DataType requested) const {
+  PADDLE_ENFORCE(requested == dtype_,
+                 errors::InvalidArgument("Tensor holds ", dtype_,
+                                         " data but was read as ", requested,
+                                         "."));
+}
+
+void Tensor::ShareDataWith(const Tensor& other) { *this = other; }
+
+Tensor Tensor::Slice(int64_t begin, int64_t end) const {
+  PADDLE_ENFORCE(rank() >= 1 && begin >= 0 && begin <= end && end <= dims_[0],
+                 errors::OutOfRange("Slice [", begin, ", ", end,
+                                    ") is out of range for dims ", dims_,
+                                    "."));
+  Tensor out = *this;
+  out.lod_.clear();
+  out.dims_[0] = end - begin;
+  int64_t row = dims_.empty() ? 0 : Product(dims_, 1, rank());
+  out.offset_ = offset_ + static_cast<size_t>(begin * row) * SizeOf(dtype_);
+  return out;
+}
+
+void Tensor::ResetHolder(platform::AllocationPtr holder,
+                         size_t offset,
+                         DataType type,
+                         const platform::Place& place) {
+  holder_ = std::move(holder);
+  offset_ = offset;
+  dtype_ = type;
+  place_ = place;
+}
+
+void TensorCopy(const Tensor& src, const platform::Place& dst_place,
+                Tensor* dst) {
+  PADDLE_ENFORCE(dst != &src, errors::InvalidArgument(
+                                  "TensorCopy: source and destination are "
+                                  "the same tensor."));
+  dst->Resize(src.dims());
+  dst->set_lod(src.lod());
+  dst->set_layout(src.layout());
+  // Always a fresh buffer: dst may share its old one with someone else.
+  *dst = Tensor();
+  dst->Resize(src.dims());
+  dst->set_lod(src.lod());
+  dst->set_layout(src.layout());
+  void* out = dst->mutable_data(dst_place, src.dtype());
+  if (src.memory_size() > 0) {
+    platform::Memcpy(dst_place, out, src.place(), src.raw_data(),
+                     src.memory_size());
+  }
+}
+
+std::string TensorSummary(const Tensor& t) {
+  std::ostringstream os;
+  os << t.dtype() << DimsToString(t.dims());
+  return os.str();
+}
+
+}  // namespace framework
+}  // namespace paddle_lite

@@ -1,0 +1,35 @@
+// Element conversion with Paddle's cast semantics (ops.md 7.2), shared by
+// the cast and fill_constant kernels. Private to kernels/cpu/plain.
+#pragma once
+
+#include <type_traits>
+
+#include "platform/float16.h"
+
+namespace paddle_lite {
+namespace kernels {
+
+template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, platform::float16> ||
+                                std::is_same_v<T, platform::bfloat16>;
+
+/// C++ static_cast semantics: float -> integer truncates toward zero, any
+/// -> bool is `v != 0`, bool -> number is 0/1. The 16-bit float types
+/// convert through float (rounding to nearest).
+template <typename To, typename From>
+inline To ConvertElement(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (kIsHalf<From>) {
+    return ConvertElement<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (kIsHalf<To>) {
+    return To(static_cast<float>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace kernels
+}  // namespace paddle_lite

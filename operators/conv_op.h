@@ -1,0 +1,75 @@
+// The op class and Maker shared by the 2-D convolution op types conv2d and
+// depthwise_conv2d (spec §2.2, §2.3): same slots, attributes and math.
+// Each op type registers itself in its own file.
+#pragma once
+
+#include "framework/op_registry.h"
+#include "operators/conv_pool_shape.h"
+
+namespace paddle_lite {
+namespace operators {
+
+/// Grouped 2-D cross-correlation: checks Input/Filter/Bias against the
+/// attributes and sizes Output ([N, M, OH, OW], or NHWC).
+class ConvOp : public framework::OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  void InferShape(framework::InferShapeContext* ctx) const override {
+    const auto input = ctx->GetInputDim("Input");
+    const auto filter = ctx->GetInputDim("Filter");
+    Conv2DGeometry g = ResolveConv2D(ctx->op(), input, filter);
+    if (ctx->HasInput("Bias")) {
+      const auto bias = ctx->GetInputDim("Bias");
+      PADDLE_ENFORCE_EQ(
+          framework::Product(bias), g.out_channels,
+          errors::InvalidArgument(Type(), ": Bias dims ", bias,
+                                  " must hold one value per output channel "
+                                  "(Filter dims ",
+                                  filter, ")"));
+    }
+    // Residual fusion is a oneDNN graph rewrite whose flag is a backend
+    // attribute; saved models leave this slot empty.
+    PADDLE_ENFORCE(!ctx->HasInput("ResidualData"),
+                   errors::Unimplemented(
+                       Type(), ": the ResidualData input (oneDNN residual "
+                               "fusion) is not supported; add the residual "
+                               "with elementwise_add instead"));
+    ctx->SetOutputDim("Output", g.OutputDims());
+    ctx->ShareLoD("Input", "Output");
+  }
+};
+
+class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "activations [N, C, H, W] (or [N, H, W, C] for NHWC)");
+    AddInput("Filter",
+             "weights [M, C / groups, KH, KW], OIHW whatever data_format is");
+    AddInput("Bias", "optional per-output-channel bias [M] (fused graphs)")
+        .AsDispensable();
+    AddInput("ResidualData", "oneDNN residual fusion only; must be empty")
+        .AsDispensable();
+    AddOutput("Output", "[N, M, OH, OW] (or [N, OH, OW, M] for NHWC)");
+    AddAttr<std::vector<int32_t>>("strides", "[stride_h, stride_w]")
+        .SetDefault({1, 1});
+    AddAttr<std::vector<int32_t>>(
+        "paddings", "[pad_h, pad_w] or [top, bottom, left, right]")
+        .SetDefault({0, 0});
+    AddAttr<std::string>("padding_algorithm",
+                         "EXPLICIT uses paddings; SAME and VALID compute them")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<int32_t>("groups", "channel groups; C and M divisible by it")
+        .SetDefault(1);
+    AddAttr<std::vector<int32_t>>("dilations", "[dilation_h, dilation_w]")
+        .SetDefault({1, 1});
+    AddAttr<std::string>("data_format",
+                         "activation layout; AnyLayout (1.x) means NCHW")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+  }
+};
+
+}  // namespace operators
+}  // namespace paddle_lite

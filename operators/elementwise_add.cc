@@ -1,0 +1,6 @@
+// elementwise_add: Out = X + Y, with Paddle's broadcasting.
+#include "operators/elementwise_op.h"
+
+REGISTER_OPERATOR(elementwise_add,
+                  paddle_lite::operators::ElementwiseOp,
+                  paddle_lite::operators::ElementwiseOpMaker);

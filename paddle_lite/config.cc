@@ -1,0 +1,41 @@
+#include "paddle_lite/paddle_lite.h"
+#include "platform/enforce.h"
+#include "platform/place.h"
+
+namespace paddle_lite {
+
+Config::Config(const std::string& model_path) : model_path_(model_path) {}
+
+Config::Config(const std::string& program_file, const std::string& params_file)
+    : model_path_(program_file), params_file_(params_file) {}
+
+void Config::SetModel(const std::string& model_path,
+                      const std::string& params_file) {
+  model_path_ = model_path;
+  params_file_ = params_file;
+  from_memory_ = false;
+}
+
+void Config::SetModelBuffer(const char* program, size_t program_size,
+                            const char* params, size_t params_size) {
+  program_buffer_.assign(program, program_size);
+  params_buffer_.assign(params, params_size);
+  from_memory_ = true;
+}
+
+void Config::SetCpuThreads(int threads) {
+  PADDLE_ENFORCE(threads >= 1 && threads <= 1024,
+                 platform::errors::InvalidArgument(
+                     "SetCpuThreads: ", threads, " threads is out of [1, 1024]."));
+  cpu_threads_ = threads;
+}
+
+void Config::SetDevice(const std::string& place) {
+  device_ = platform::ParsePlace(place).ToString();  // validates
+}
+
+void Config::SetKernelLibraries(std::vector<std::string> libraries) {
+  libraries_ = std::move(libraries);
+}
+
+}  // namespace paddle_lite

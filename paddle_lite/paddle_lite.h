@@ -1,0 +1,174 @@
+// The public C++ API: load a PaddlePaddle model, feed inputs, run, read
+// outputs. Pulls in no protobuf, Eigen or glog headers.
+//
+//   paddle_lite::Config config("dir/");
+//   config.SetCpuThreads(2);
+//   auto predictor = paddle_lite::CreatePredictor(config);
+//   auto in = predictor->GetInputHandle(predictor->GetInputNames()[0]);
+//   in->Reshape({1, 3, 48, 192});
+//   in->CopyFromCpu(data);
+//   predictor->Run();
+//   auto out = predictor->GetOutputHandle(predictor->GetOutputNames()[0]);
+//   out->CopyToCpu(result.data());
+//
+// Errors are thrown as paddle_lite::Exception (platform/errors.h), whose
+// code() tells the kind and what() says where and why.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "platform/errors.h"
+
+namespace paddle_lite {
+
+/// Element types of input and output tensors.
+enum class DataType {
+  FLOAT32,
+  FLOAT64,
+  FLOAT16,
+  BFLOAT16,
+  INT8,
+  UINT8,
+  INT16,
+  INT32,
+  INT64,
+  BOOL,
+};
+const char* DataTypeName(DataType type);
+
+/// Level-of-detail: sequence offsets per level, e.g. {{0, 3, 5}}.
+using LoD = std::vector<std::vector<size_t>>;
+
+/// How to load and run a model. Copyable; a predictor keeps its own copy.
+class Config {
+ public:
+  Config() = default;
+  /// A model folder, or a program file (`*.pdmodel`, `__model__`) whose
+  /// parameters sit beside it.
+  explicit Config(const std::string& model_path);
+  /// A program file and its combined parameter file.
+  Config(const std::string& program_file, const std::string& params_file);
+
+  void SetModel(const std::string& model_path,
+                const std::string& params_file = "");
+  /// The model from memory: the program bytes and the combined parameter
+  /// bytes (copied).
+  void SetModelBuffer(const char* program,
+                      size_t program_size,
+                      const char* params,
+                      size_t params_size);
+
+  /// Threads for this predictor's kernels (default 1). Clones keep it.
+  void SetCpuThreads(int threads);
+  /// The place ops run on: "cpu" (default), "cuda:0", or a plugin
+  /// device such as "npu:1". Ops without a kernel there run on the CPU.
+  void SetDevice(const std::string& place);
+  /// Kernel libraries to prefer, best first (e.g. {"MKLDNN"}); PLAIN is
+  /// always the fallback.
+  void SetKernelLibraries(std::vector<std::string> libraries);
+
+  const std::string& model_path() const { return model_path_; }
+  const std::string& params_file() const { return params_file_; }
+  bool model_from_memory() const { return from_memory_; }
+  const std::string& program_buffer() const { return program_buffer_; }
+  const std::string& params_buffer() const { return params_buffer_; }
+  int cpu_threads() const { return cpu_threads_; }
+  const std::string& device() const { return device_; }
+  const std::vector<std::string>& kernel_libraries() const {
+    return libraries_;
+  }
+
+ private:
+  std::string model_path_;
+  std::string params_file_;
+  bool from_memory_ = false;
+  std::string program_buffer_;
+  std::string params_buffer_;
+  int cpu_threads_ = 1;
+  std::string device_ = "cpu";
+  std::vector<std::string> libraries_;
+};
+
+class Predictor;
+
+/// A handle to one input or output of a predictor. Valid while the
+/// predictor lives. Input handles write the input; output handles read the
+/// result of the last Run().
+class Tensor {
+ public:
+  ~Tensor();
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  /// Inputs: sets the shape for the next CopyFromCpu / mutable_data.
+  void Reshape(const std::vector<int64_t>& shape);
+  /// Inputs: copies shape-many elements from `data` (Reshape first).
+  /// T is float, double, int8_t, uint8_t, int16_t, int32_t, int64_t or bool.
+  template <typename T>
+  void CopyFromCpu(const T* data);
+  /// Inputs: a buffer to fill in place (zero-copy); Reshape first.
+  template <typename T>
+  T* mutable_data();
+  /// Sets the input's LoD (sequence offsets).
+  void SetLoD(const LoD& lod);
+
+  /// Copies the tensor's elements into `data` (shape-many).
+  template <typename T>
+  void CopyToCpu(T* data) const;
+  /// Zero-copy read access; `size` receives the element count.
+  template <typename T>
+  const T* data(int64_t* size = nullptr) const;
+
+  std::vector<int64_t> shape() const;
+  DataType type() const;
+  LoD lod() const;
+
+ private:
+  friend class Predictor;
+  struct Impl;
+  Tensor(std::string name, std::unique_ptr<Impl> impl);
+  std::string name_;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Runs one model. Use from one thread at a time; Clone() gives another
+/// predictor sharing the weights for another thread.
+class Predictor {
+ public:
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+
+  /// Model inputs and outputs, in feed/fetch `col` order.
+  std::vector<std::string> GetInputNames() const;
+  std::vector<std::string> GetOutputNames() const;
+  /// Throws NotFound naming the known names for an unknown name.
+  std::unique_ptr<Tensor> GetInputHandle(const std::string& name);
+  std::unique_ptr<Tensor> GetOutputHandle(const std::string& name);
+
+  /// Runs the model on the current inputs.
+  void Run();
+
+  /// A new predictor on the same (shared, read-only) weights, with its own
+  /// inputs, outputs and intermediate buffers.
+  std::unique_ptr<Predictor> Clone() const;
+
+  struct Impl;
+
+ private:
+  friend std::unique_ptr<Predictor> CreatePredictor(const Config& config);
+  explicit Predictor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Loads the model and prepares it (every op must have a kernel; the error
+/// lists those that do not).
+std::unique_ptr<Predictor> CreatePredictor(const Config& config);
+
+}  // namespace paddle_lite

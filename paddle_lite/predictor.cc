@@ -1,0 +1,312 @@
+#include <algorithm>
+
+#include "framework/executor.h"
+#include "framework/model_io.h"
+#include "paddle_lite/paddle_lite.h"
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+
+namespace fw = framework;
+
+namespace {
+
+fw::DataType ToInternal(DataType t) {
+  switch (t) {
+    case DataType::FLOAT32:
+      return fw::DataType::kFloat32;
+    case DataType::FLOAT64:
+      return fw::DataType::kFloat64;
+    case DataType::FLOAT16:
+      return fw::DataType::kFloat16;
+    case DataType::BFLOAT16:
+      return fw::DataType::kBFloat16;
+    case DataType::INT8:
+      return fw::DataType::kInt8;
+    case DataType::UINT8:
+      return fw::DataType::kUInt8;
+    case DataType::INT16:
+      return fw::DataType::kInt16;
+    case DataType::INT32:
+      return fw::DataType::kInt32;
+    case DataType::INT64:
+      return fw::DataType::kInt64;
+    case DataType::BOOL:
+      return fw::DataType::kBool;
+  }
+  return fw::DataType::kUndefined;
+}
+
+DataType ToPublic(fw::DataType t) {
+  for (auto p : {DataType::FLOAT32, DataType::FLOAT64, DataType::FLOAT16,
+                 DataType::BFLOAT16, DataType::INT8, DataType::UINT8,
+                 DataType::INT16, DataType::INT32, DataType::INT64,
+                 DataType::BOOL}) {
+    if (ToInternal(p) == t) return p;
+  }
+  PADDLE_THROW(platform::errors::Unimplemented(
+      "Tensor of type ", t, " has no public DataType."));
+}
+
+}  // namespace
+
+const char* DataTypeName(DataType type) {
+  static std::string names[10];
+  int i = static_cast<int>(type);
+  if (names[i].empty()) names[i] = fw::DataTypeName(ToInternal(type));
+  return names[i].c_str();
+}
+
+// ---------------------------------------------------------------- Predictor
+
+struct Predictor::Impl {
+  Config config;
+  std::shared_ptr<const fw::ProgramDesc> program;
+  std::shared_ptr<fw::Scope> weights;  // shared by clones, read-only
+  std::unique_ptr<platform::DeviceContextPool> contexts;
+  std::unique_ptr<fw::Executor> executor;
+  fw::Scope* scope = nullptr;  // this predictor's child of `weights`
+  std::vector<std::string> feed_names;
+  std::vector<std::string> fetch_names;
+
+  ~Impl() {
+    executor.reset();
+    if (scope) weights->DeleteScope(scope);
+  }
+
+  void Init() {
+    feed_names = program->FeedTargetNames();
+    fetch_names = program->FetchTargetNames();
+    contexts = std::make_unique<platform::DeviceContextPool>(
+        platform::DeviceContextOptions{config.cpu_threads()});
+    fw::KernelPreference preference;
+    preference.place = platform::ParsePlace(config.device());
+    for (auto& lib : config.kernel_libraries()) {
+      preference.libraries.push_back(fw::LibraryType::FromName(lib));
+    }
+    executor = std::make_unique<fw::Executor>(*program, preference,
+                                              contexts.get());
+    executor->Prepare(0);
+    scope = &weights->NewScope();
+    for (const char* list : {"feed", "fetch"}) {
+      scope->Var(list)->GetMutable<fw::TensorList>();
+    }
+    scope->Var("feed")->GetMutable<fw::TensorList>()->resize(
+        feed_names.size());
+  }
+
+  fw::TensorList& feeds() {
+    return *scope->FindVar("feed")->GetMutable<fw::TensorList>();
+  }
+  fw::TensorList& fetches() {
+    return *scope->FindVar("fetch")->GetMutable<fw::TensorList>();
+  }
+};
+
+struct Tensor::Impl {
+  Predictor::Impl* predictor;
+  bool is_input;
+  size_t col;
+  fw::DDim pending_shape;
+  bool has_pending_shape = false;
+
+  fw::Tensor& tensor() const {
+    auto& list = is_input ? predictor->feeds() : predictor->fetches();
+    PADDLE_ENFORCE(col < list.size(),
+                   platform::errors::PreconditionNotMet(
+                       "Output '", predictor->fetch_names[col],
+                       "' has no value yet: call Run() first."));
+    return list[col];
+  }
+  const std::string& name() const {
+    return is_input ? predictor->feed_names[col] : predictor->fetch_names[col];
+  }
+  void CheckInput(const char* what) const {
+    PADDLE_ENFORCE(is_input, platform::errors::PreconditionNotMet(
+                                 what, ": '", name(),
+                                 "' is an output; outputs are read-only."));
+  }
+};
+
+Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Predictor::~Predictor() = default;
+
+std::vector<std::string> Predictor::GetInputNames() const {
+  return impl_->feed_names;
+}
+
+std::vector<std::string> Predictor::GetOutputNames() const {
+  return impl_->fetch_names;
+}
+
+namespace {
+size_t IndexOf(const std::vector<std::string>& names, const std::string& name,
+               const char* what) {
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) {
+    std::string known;
+    for (auto& n : names) known += (known.empty() ? "'" : ", '") + n + "'";
+    PADDLE_THROW(platform::errors::NotFound("The model has no ", what, " '",
+                                            name, "'; its ", what, "s are ",
+                                            known, "."));
+  }
+  return static_cast<size_t>(it - names.begin());
+}
+}  // namespace
+
+std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
+  size_t col = IndexOf(impl_->feed_names, name, "input");
+  auto impl = std::make_unique<Tensor::Impl>(
+      Tensor::Impl{impl_.get(), true, col, {}, false});
+  return std::unique_ptr<Tensor>(new Tensor(name, std::move(impl)));
+}
+
+std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
+  size_t col = IndexOf(impl_->fetch_names, name, "output");
+  auto impl = std::make_unique<Tensor::Impl>(
+      Tensor::Impl{impl_.get(), false, col, {}, false});
+  return std::unique_ptr<Tensor>(new Tensor(name, std::move(impl)));
+}
+
+void Predictor::Run() {
+  for (size_t i = 0; i < impl_->feed_names.size(); ++i) {
+    PADDLE_ENFORCE(impl_->feeds()[i].IsInitialized(),
+                   platform::errors::PreconditionNotMet(
+                       "Input '", impl_->feed_names[i],
+                       "' has no data: Reshape it and CopyFromCpu before "
+                       "Run()."));
+  }
+  impl_->executor->Run(0, impl_->scope);
+}
+
+std::unique_ptr<Predictor> Predictor::Clone() const {
+  auto impl = std::make_unique<Impl>();
+  impl->config = impl_->config;
+  impl->program = impl_->program;
+  impl->weights = impl_->weights;
+  impl->Init();
+  return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
+}
+
+std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
+  auto impl = std::make_unique<Predictor::Impl>();
+  impl->config = config;
+  fw::Model model;
+  if (config.model_from_memory()) {
+    model = fw::LoadModelFromBuffers(config.program_buffer(),
+                                     config.params_buffer());
+  } else {
+    PADDLE_ENFORCE(!config.model_path().empty(),
+                   platform::errors::InvalidArgument(
+                       "Config names no model: use Config(path) or "
+                       "SetModelBuffer()."));
+    model = fw::LoadModel(config.model_path(), config.params_file());
+  }
+  impl->program = model.program;
+  impl->weights = model.weights;
+  impl->Init();
+  return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
+}
+
+// ------------------------------------------------------------------ Tensor
+
+Tensor::Tensor(std::string name, std::unique_ptr<Impl> impl)
+    : name_(std::move(name)), impl_(std::move(impl)) {}
+Tensor::~Tensor() = default;
+
+void Tensor::Reshape(const std::vector<int64_t>& shape) {
+  impl_->CheckInput("Reshape");
+  for (auto d : shape) {
+    PADDLE_ENFORCE(d >= 0, platform::errors::InvalidArgument(
+                               "Reshape of input '", name_, "' to ", shape,
+                               ": dims must be >= 0."));
+  }
+  impl_->pending_shape = shape;
+  impl_->has_pending_shape = true;
+}
+
+template <typename T>
+T* Tensor::mutable_data() {
+  impl_->CheckInput("mutable_data");
+  PADDLE_ENFORCE(impl_->has_pending_shape,
+                 platform::errors::PreconditionNotMet(
+                     "Input '", name_,
+                     "': call Reshape() before writing its data."));
+  // A fresh tensor each time: the previous one may still be shared with a
+  // caller's output handle or an intermediate buffer.
+  fw::Tensor fresh;
+  fresh.Resize(impl_->pending_shape);
+  fresh.set_lod(impl_->tensor().lod());
+  T* data = fresh.mutable_data<T>(platform::CPUPlace{});
+  impl_->tensor() = std::move(fresh);
+  return data;
+}
+
+template <typename T>
+void Tensor::CopyFromCpu(const T* data) {
+  T* dst = mutable_data<T>();
+  std::copy(data, data + impl_->tensor().numel(), dst);
+}
+
+void Tensor::SetLoD(const LoD& lod) {
+  impl_->CheckInput("SetLoD");
+  impl_->tensor().set_lod(lod);
+}
+
+template <typename T>
+const T* Tensor::data(int64_t* size) const {
+  const fw::Tensor& t = impl_->tensor();
+  PADDLE_ENFORCE(t.IsInitialized(),
+                 platform::errors::PreconditionNotMet(
+                     "Tensor '", name_, "' has no data yet."));
+  PADDLE_ENFORCE(t.dtype() == fw::ToDataType<T>(),
+                 platform::errors::InvalidArgument(
+                     "Tensor '", name_, "' holds ", t.dtype(),
+                     " data, read as ", fw::ToDataType<T>(), "."));
+  if (size) *size = t.numel();
+  return t.data<T>();
+}
+
+template <typename T>
+void Tensor::CopyToCpu(T* data) const {
+  int64_t n = 0;
+  const T* src = this->data<T>(&n);
+  std::copy(src, src + n, data);
+}
+
+std::vector<int64_t> Tensor::shape() const {
+  if (impl_->is_input && impl_->has_pending_shape &&
+      !impl_->tensor().IsInitialized()) {
+    return impl_->pending_shape;
+  }
+  return impl_->tensor().dims();
+}
+
+DataType Tensor::type() const {
+  const fw::Tensor& t = impl_->tensor();
+  if (!t.IsInitialized() && impl_->is_input) {
+    const auto* desc =
+        impl_->predictor->program->FindVarRecursive(0, impl_->name());
+    if (desc) return ToPublic(desc->dtype);
+  }
+  return ToPublic(t.dtype());
+}
+
+LoD Tensor::lod() const { return impl_->tensor().lod(); }
+
+#define PDLITE_INSTANTIATE_TENSOR_ACCESS(T)                \
+  template void Tensor::CopyFromCpu<T>(const T* data);     \
+  template T* Tensor::mutable_data<T>();                   \
+  template void Tensor::CopyToCpu<T>(T * data) const;      \
+  template const T* Tensor::data<T>(int64_t * size) const;
+PDLITE_INSTANTIATE_TENSOR_ACCESS(float)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(double)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(int8_t)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(uint8_t)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(int16_t)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(int32_t)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(int64_t)
+PDLITE_INSTANTIATE_TENSOR_ACCESS(bool)
+#undef PDLITE_INSTANTIATE_TENSOR_ACCESS
+
+}  // namespace paddle_lite

@@ -1,0 +1,90 @@
+// A DeviceContext owns what kernels need on one place: threads on the CPU;
+// streams and library handles on accelerators (later issues). Contexts are
+// created per predictor, so thread counts never leak between predictors.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "platform/place.h"
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace paddle_lite {
+namespace platform {
+
+/// Interface every place's context implements.
+class DeviceContext {
+ public:
+  virtual ~DeviceContext() = default;
+  virtual Place GetPlace() const = 0;
+  /// Blocks until all work queued on this context is done.
+  virtual void Wait() const {}
+};
+
+/// Options a predictor passes when it creates its contexts.
+struct DeviceContextOptions {
+  /// Threads for intra-op parallelism; 1 runs everything on the caller.
+  int num_threads = 1;
+};
+
+/// The CPU context: a thread pool of `num_threads - 1` workers plus the
+/// calling thread. Not shared between predictors; one Run at a time.
+class CPUDeviceContext : public DeviceContext {
+ public:
+  explicit CPUDeviceContext(const DeviceContextOptions& options = {});
+  ~CPUDeviceContext() override;
+
+  Place GetPlace() const override { return CPUPlace{}; }
+  int num_threads() const { return num_threads_; }
+
+  /// Runs fn(begin, end) over [0, n) split into blocks across the threads.
+  /// `cost_per_unit` is a rough count of cycles per index; small totals run
+  /// inline on the caller.
+  void ParallelFor(int64_t n,
+                   double cost_per_unit,
+                   const std::function<void(int64_t, int64_t)>& fn) const;
+
+  /// Eigen's device for tensor expressions and contractions (include
+  /// platform/eigen.h to use it).
+  Eigen::ThreadPoolDevice* eigen_device() const;
+
+ private:
+  struct Impl;
+  int num_threads_;
+  std::unique_ptr<Impl> impl_;
+};
+
+using DeviceContextFactory = std::function<std::unique_ptr<DeviceContext>(
+    const Place&, const DeviceContextOptions&)>;
+
+/// Registers how contexts of a place kind are made ("cpu" is built in).
+void RegisterDeviceContextFactory(const std::string& place_kind,
+                                  DeviceContextFactory factory);
+void UnregisterDeviceContextFactory(const std::string& place_kind);
+
+/// One context per place, created on first use. Owned by a predictor;
+/// Get() is thread-safe.
+class DeviceContextPool {
+ public:
+  explicit DeviceContextPool(DeviceContextOptions options)
+      : options_(options) {}
+  /// Throws NotFound naming the place when its kind has no factory.
+  DeviceContext* Get(const Place& place);
+  const DeviceContextOptions& options() const { return options_; }
+
+ private:
+  DeviceContextOptions options_;
+  std::mutex mu_;
+  std::unordered_map<Place, std::unique_ptr<DeviceContext>, PlaceHash>
+      contexts_;
+};
+
+}  // namespace platform
+}  // namespace paddle_lite

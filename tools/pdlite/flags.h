@@ -1,0 +1,16 @@
+// Flags shared by the subcommands (defined in main.cc).
+#pragma once
+
+#include <gflags/gflags.h>
+
+DECLARE_string(model);
+DECLARE_string(params);
+DECLARE_string(output_dir);
+DECLARE_int32(threads);
+DECLARE_string(device);
+DECLARE_string(libraries);
+DECLARE_string(expected);
+DECLARE_double(atol);
+DECLARE_double(rtol);
+DECLARE_string(op);
+DECLARE_int32(repeat);

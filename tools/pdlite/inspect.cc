@@ -1,0 +1,151 @@
+// `pdlite inspect`: what a model is and how it would run here.
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "framework/executor.h"
+#include "framework/model_io.h"
+#include "framework/program_io.h"
+#include "tools/pdlite/commands.h"
+#include "tools/pdlite/flags.h"
+
+namespace pdlite {
+
+namespace fw = paddle_lite::framework;
+namespace platform = paddle_lite::platform;
+
+namespace {
+
+void PrintVar(const fw::ProgramDesc& program, const std::string& name,
+              int col) {
+  std::cout << "  [" << col << "] " << name;
+  if (auto* v = program.FindVarRecursive(0, name)) {
+    std::cout << "  " << v->dtype << " " << v->dims;
+    if (v->lod_level) std::cout << "  lod_level " << v->lod_level;
+  }
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int InspectCommand() {
+  if (FLAGS_model.empty()) return Usage("inspect needs --model");
+  try {
+    auto files = fw::ResolveModelFiles(FLAGS_model, FLAGS_params);
+    fw::ProgramDesc program = fw::ParseProgramDesc(
+        fw::ReadFileToString(files.program_file), files.program_file);
+    std::cout << "program    " << files.program_file << "\n";
+    std::cout << "params     "
+              << (files.params_file.empty()
+                      ? "one file per variable in " + files.params_dir
+                      : files.params_file)
+              << "\n";
+    std::cout << "version    " << fw::VersionString(program.version) << "\n";
+    std::cout << "op_version_map entries " << program.op_version_map.size()
+              << "; blocks " << program.blocks.size() << "\n";
+    auto params = program.ParameterNames();
+    int64_t param_bytes = 0;
+    for (auto& name : params) {
+      auto* v = program.blocks[0].FindVar(name);
+      int64_t n = 1;
+      for (auto d : v->dims) n *= d < 0 ? 0 : d;
+      param_bytes += n * static_cast<int64_t>(fw::SizeOf(v->dtype));
+    }
+    std::cout << "parameters " << params.size() << " (" << param_bytes
+              << " bytes declared)\n";
+    auto feeds = program.FeedTargetNames();
+    std::cout << "inputs\n";
+    for (size_t i = 0; i < feeds.size(); ++i) PrintVar(program, feeds[i], i);
+    auto fetches = program.FetchTargetNames();
+    std::cout << "outputs\n";
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      PrintVar(program, fetches[i], i);
+    }
+
+    fw::KernelPreference preference;
+    preference.place = platform::ParsePlace(FLAGS_device);
+    std::stringstream libs(FLAGS_libraries);
+    std::string lib;
+    while (std::getline(libs, lib, ',')) {
+      if (!lib.empty()) {
+        preference.libraries.push_back(fw::LibraryType::FromName(lib));
+      }
+    }
+    platform::DeviceContextPool contexts({FLAGS_threads});
+    fw::Executor executor(program, preference, &contexts);
+
+    std::vector<std::string> missing;
+    for (size_t b = 0; b < program.blocks.size(); ++b) {
+      std::map<std::string, int> counts;
+      for (auto& op : program.blocks[b].ops) ++counts[op.type];
+      std::cout << "block " << b << ": " << program.blocks[b].ops.size()
+                << " ops, " << counts.size() << " types\n ";
+      for (auto& kv : counts) std::cout << " " << kv.first << "x" << kv.second;
+      std::cout << "\n";
+      const auto& prepared = executor.PrepareForInspection(static_cast<int>(b));
+      std::cout << "kernels (block " << b << "): #index op -> expected key"
+                << " => chosen key (why)\n";
+      for (auto& p : prepared.ops) {
+        std::cout << "  #" << std::setw(3) << std::left << p.index
+                  << std::right << " ";
+        if (!p.op) {
+          std::cout << p.type << "  NONE (" << p.problem << ")\n";
+          missing.push_back("block " + std::to_string(b) + " #" +
+                            std::to_string(p.index) + " " + p.type +
+                            " (op not registered)");
+          continue;
+        }
+        std::cout << p.op->DebugLabel();
+        if (!p.op->IsKernelOp()) {
+          std::cout << "  runs without a kernel\n";
+          continue;
+        }
+        std::cout << "  " << p.choice.expected.ToString() << " => ";
+        if (p.choice.kernel) {
+          std::cout << p.choice.chosen.ToString() << " (" << p.choice.reason
+                    << ")\n";
+        } else {
+          std::cout << "NONE (" << p.choice.reason << ")\n";
+          missing.push_back("block " + std::to_string(b) + " #" +
+                            std::to_string(p.index) + " " + p.op->Type() +
+                            " (" + fw::DataTypeName(p.choice.expected.data_type) +
+                            ")");
+        }
+      }
+    }
+    if (missing.empty()) {
+      std::cout << "every op has a kernel on " << preference.place << "\n";
+    } else {
+      std::cout << missing.size() << " op(s) have no kernel on "
+                << preference.place << ":\n";
+      for (auto& m : missing) std::cout << "  " << m << "\n";
+    }
+    return 0;
+  } catch (const paddle_lite::Exception& e) {
+    std::cerr << "pdlite: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int KernelsCommand() {
+  auto& registry = fw::KernelRegistry::Instance();
+  auto ops = registry.OpTypes();
+  int shown = 0;
+  for (auto& op : ops) {
+    if (!FLAGS_op.empty() && op != FLAGS_op) continue;
+    for (auto& kv : registry.KernelsOf(op)) {
+      std::cout << op << "  " << kv.first.ToString() << "  "
+                << kv.second->file << "  [" << kv.second->registrant << "]\n";
+      ++shown;
+    }
+  }
+  if (!FLAGS_op.empty() && shown == 0) {
+    std::cerr << "pdlite: no kernel is registered for op '" << FLAGS_op
+              << "'\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace pdlite

@@ -1,0 +1,132 @@
+// pdlite: run, inspect and list kernels of PaddlePaddle models.
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include <iostream>
+#include <set>
+
+#include "tools/pdlite/commands.h"
+
+DEFINE_string(model, "", "model folder or program file");
+DEFINE_string(params, "", "combined parameter file (optional)");
+DEFINE_string(output_dir, "", "where `run` writes one .npy per output");
+DEFINE_int32(threads, 1, "CPU threads of the predictor");
+DEFINE_string(device, "cpu", "place to run on: cpu, cuda:0, <plugin>:N");
+DEFINE_string(libraries, "", "comma-separated kernel libraries to prefer");
+DEFINE_string(expected, "",
+              "folder of expected_<output>.npy files to compare with");
+DEFINE_double(atol, 1e-4, "absolute tolerance for --expected");
+DEFINE_double(rtol, 1e-3, "relative tolerance for --expected");
+DEFINE_string(op, "", "`kernels`: only this op type");
+DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
+
+namespace pdlite {
+
+int Usage(const std::string& problem) {
+  if (!problem.empty()) std::cerr << "pdlite: " << problem << "\n\n";
+  std::cerr <<
+      R"(usage:
+  pdlite run --model PATH [--params FILE] --input NAME=FILE.npy ...
+             [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
+             [--device cpu] [--libraries MKLDNN,...]
+             [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
+  pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
+  pdlite kernels [--op OP]
+
+run      runs the model on .npy inputs, prints each output's name, shape,
+         dtype and statistics, and writes DIR/<output>.npy ('/' in names
+         becomes '__'; a LoD output also gets <output>.lod.txt). With
+         --expected it compares with DIR/expected_<output>.npy and exits 3
+         on a mismatch.
+inspect  prints the program's version, inputs, outputs, op counts and the
+         kernel chosen for every op, and lists every op without a kernel.
+kernels  lists registered kernels: op, key, source file, registrant.
+)";
+  return 2;
+}
+
+bool SplitAssignment(const std::string& text, std::string* name,
+                     std::string* value) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return false;
+  }
+  *name = text.substr(0, eq);
+  *value = text.substr(eq + 1);
+  return true;
+}
+
+}  // namespace pdlite
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  if (argc < 2) return pdlite::Usage("");
+  std::string command = argv[1];
+  if (command == "-h" || command == "--help" || command == "help") {
+    pdlite::Usage("");
+    return 0;
+  }
+  // --input and --lod may repeat, which gflags cannot express: take them
+  // out before gflags sees the rest, and reject unknown flags with exit 2.
+  pdlite::RepeatedFlags repeated;
+  std::vector<char*> rest = {argv[0]};
+  std::vector<std::string> owned;
+  owned.reserve(argc);
+  const std::set<std::string> known = {
+      "model",    "params", "output_dir", "output-dir", "threads",
+      "device",   "libraries", "expected", "atol",     "rtol",
+      "op",       "repeat", "v"};
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    for (const char* name : {"--input", "--lod"}) {
+      std::string flag = name;
+      auto* target =
+          flag == "--input" ? &repeated.inputs : &repeated.lods;
+      if (arg == flag) {
+        if (i + 1 >= argc) return pdlite::Usage(flag + " needs a value");
+        target->push_back(argv[++i]);
+        arg.clear();
+        break;
+      }
+      if (arg.rfind(flag + "=", 0) == 0) {
+        target->push_back(arg.substr(flag.size() + 1));
+        arg.clear();
+        break;
+      }
+    }
+    if (arg.empty()) continue;
+    if (arg == "-h" || arg == "--help") {
+      pdlite::Usage("");
+      return 0;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      return pdlite::Usage("unexpected argument '" + arg + "'");
+    }
+    std::string name = arg.substr(2, arg.find('=') - 2);
+    if (!known.count(name)) {
+      return pdlite::Usage("unknown flag '--" + name + "'");
+    }
+    std::string value;
+    if (arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+    } else {
+      if (i + 1 >= argc) return pdlite::Usage("--" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "output-dir") name = "output_dir";  // both spellings work
+    owned.push_back("--" + name + "=" + value);
+  }
+  for (auto& s : owned) rest.push_back(const_cast<char*>(s.c_str()));
+  int rest_argc = static_cast<int>(rest.size());
+  char** rest_argv = rest.data();
+  gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, false);
+
+  if (command == "run") return pdlite::RunCommand(repeated);
+  if (!repeated.inputs.empty() || !repeated.lods.empty()) {
+    return pdlite::Usage("--input and --lod belong to `run`");
+  }
+  if (command == "inspect") return pdlite::InspectCommand();
+  if (command == "kernels") return pdlite::KernelsCommand();
+  return pdlite::Usage("unknown command '" + command + "'");
+}

@@ -1,0 +1,257 @@
+// `pdlite run`: feeds .npy inputs through the public API and writes,
+// prints and optionally checks the outputs.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "framework/npy.h"
+#include "paddle_lite/paddle_lite.h"
+#include "tools/pdlite/commands.h"
+#include "tools/pdlite/flags.h"
+
+namespace pdlite {
+
+namespace fw = paddle_lite::framework;
+
+namespace {
+
+std::string FileSafeName(std::string name) {
+  size_t pos;
+  while ((pos = name.find('/')) != std::string::npos) {
+    name.replace(pos, 1, "__");
+  }
+  return name;
+}
+
+// "0,3,5" or "0,2;0,3,5" (levels separated by ';').
+bool ParseLoD(const std::string& text, paddle_lite::LoD* lod) {
+  std::stringstream levels(text);
+  std::string level;
+  while (std::getline(levels, level, ';')) {
+    std::vector<size_t> offsets;
+    std::stringstream items(level);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+      if (item.empty() || item.find_first_not_of("0123456789") !=
+                              std::string::npos) {
+        return false;
+      }
+      offsets.push_back(std::stoull(item));
+    }
+    if (offsets.empty()) return false;
+    lod->push_back(offsets);
+  }
+  return !lod->empty();
+}
+
+void FeedInput(paddle_lite::Tensor* handle, const fw::Tensor& value) {
+  handle->Reshape(value.dims());
+  fw::VisitDataType(value.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_class_v<T>) {
+      throw paddle_lite::Exception(
+          paddle_lite::ErrorCode::kUnimplemented,
+          "Input '" + handle->name() + "': float16/bfloat16 .npy inputs are "
+          "not supported by the API.");
+    } else {
+      handle->CopyFromCpu(value.data<T>());
+    }
+  });
+}
+
+// Copies an output handle into an internal tensor (for .npy and checks).
+fw::Tensor ToTensor(const paddle_lite::Tensor& out) {
+  fw::Tensor t;
+  t.Resize(out.shape());
+  fw::DataType type = fw::ParseDataType(paddle_lite::DataTypeName(out.type()));
+  void* dst = t.mutable_data(paddle_lite::platform::CPUPlace{}, type);
+  fw::VisitDataType(type, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_class_v<T>) out.CopyToCpu(static_cast<T*>(dst));
+  });
+  t.set_lod(out.lod());
+  return t;
+}
+
+double At(const fw::Tensor& t, int64_t i) {
+  double v = 0;
+  fw::VisitDataType(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T& x = static_cast<const T*>(t.raw_data())[i];
+    if constexpr (std::is_class_v<T>) {
+      v = static_cast<float>(x);
+    } else {
+      v = static_cast<double>(x);
+    }
+  });
+  return v;
+}
+
+void PrintSummary(const std::string& name, const fw::Tensor& t) {
+  std::cout << name << ": " << t.dtype() << " " << t.dims();
+  int64_t n = t.numel();
+  if (n > 0) {
+    double lo = At(t, 0), hi = lo, sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = At(t, i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    std::cout << std::setprecision(6) << "  min " << lo << "  max " << hi
+              << "  mean " << sum / static_cast<double>(n) << "  first [";
+    for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
+      std::cout << (i ? ", " : "") << At(t, i);
+    }
+    std::cout << (n > 6 ? ", ...]" : "]");
+  }
+  if (!t.lod().empty()) {
+    std::cout << "  lod";
+    for (auto& level : t.lod()) {
+      std::cout << " [";
+      for (size_t i = 0; i < level.size(); ++i) {
+        std::cout << (i ? "," : "") << level[i];
+      }
+      std::cout << "]";
+    }
+  }
+  std::cout << "\n";
+}
+
+// Returns the number of mismatching elements (and prints the first few).
+int64_t Compare(const std::string& name, const fw::Tensor& got,
+                const fw::Tensor& expected) {
+  if (got.dims() != expected.dims()) {
+    std::cout << "  MISMATCH " << name << ": shape " << got.dims()
+              << " != expected " << expected.dims() << "\n";
+    return std::max<int64_t>(1, expected.numel());
+  }
+  int64_t bad = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = At(got, i), e = At(expected, i);
+    double err = std::fabs(g - e);
+    if (std::isnan(g) && std::isnan(e)) continue;
+    if (!(err <= FLAGS_atol + FLAGS_rtol * std::fabs(e))) {
+      if (bad < 3) {
+        std::cout << "  MISMATCH " << name << "[" << i << "]: got " << g
+                  << ", expected " << e << "\n";
+      }
+      ++bad;
+    }
+    if (err > worst) worst = err;
+  }
+  std::cout << "  check " << name << ": max |diff| " << worst << ", " << bad
+            << " of " << got.numel() << " outside atol " << FLAGS_atol
+            << " + rtol " << FLAGS_rtol << "\n";
+  return bad;
+}
+
+}  // namespace
+
+int RunCommand(const RepeatedFlags& repeated) {
+  if (FLAGS_model.empty()) return Usage("run needs --model");
+  if (FLAGS_repeat < 1) return Usage("--repeat must be >= 1");
+  std::map<std::string, std::string> input_files;
+  for (auto& spec : repeated.inputs) {
+    std::string name, file;
+    if (!SplitAssignment(spec, &name, &file)) {
+      return Usage("--input expects NAME=FILE.npy, got '" + spec + "'");
+    }
+    input_files[name] = file;
+  }
+  std::map<std::string, paddle_lite::LoD> lods;
+  for (auto& spec : repeated.lods) {
+    std::string name, text;
+    paddle_lite::LoD lod;
+    if (!SplitAssignment(spec, &name, &text) || !ParseLoD(text, &lod)) {
+      return Usage("--lod expects NAME=0,3,5 (levels separated by ';'), got '" +
+                   spec + "'");
+    }
+    lods[name] = lod;
+  }
+  try {
+    paddle_lite::Config config;
+    config.SetModel(FLAGS_model, FLAGS_params);
+    config.SetCpuThreads(FLAGS_threads);
+    config.SetDevice(FLAGS_device);
+    if (!FLAGS_libraries.empty()) {
+      std::vector<std::string> libs;
+      std::stringstream ss(FLAGS_libraries);
+      std::string lib;
+      while (std::getline(ss, lib, ',')) libs.push_back(lib);
+      config.SetKernelLibraries(libs);
+    }
+    auto predictor = paddle_lite::CreatePredictor(config);
+    auto names = predictor->GetInputNames();
+    for (auto& kv : input_files) {
+      if (std::find(names.begin(), names.end(), kv.first) == names.end()) {
+        std::string known;
+        for (auto& n : names) known += " " + n;
+        std::cerr << "pdlite: the model has no input '" << kv.first
+                  << "'; its inputs are:" << known << "\n";
+        return 2;
+      }
+    }
+    for (auto& name : names) {
+      auto it = input_files.find(name);
+      if (it == input_files.end()) {
+        return Usage("missing --input " + name + "=FILE.npy");
+      }
+      auto handle = predictor->GetInputHandle(name);
+      FeedInput(handle.get(), fw::ReadNpy(it->second));
+      if (lods.count(name)) handle->SetLoD(lods[name]);
+    }
+    for (auto& kv : lods) {
+      if (!input_files.count(kv.first)) {
+        return Usage("--lod names '" + kv.first + "', which is not an input");
+      }
+    }
+    int64_t mismatches = 0;
+    for (int round = 0; round < FLAGS_repeat; ++round) {
+      predictor->Run();
+      for (auto& name : predictor->GetOutputNames()) {
+        fw::Tensor t = ToTensor(*predictor->GetOutputHandle(name));
+        std::string file = FileSafeName(name);
+        if (round == 0) PrintSummary(name, t);
+        if (round == 0 && !FLAGS_output_dir.empty()) {
+          mkdir(FLAGS_output_dir.c_str(), 0755);
+          fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", t);
+          if (!t.lod().empty()) {
+            std::ofstream lod(FLAGS_output_dir + "/" + file + ".lod.txt");
+            for (auto& level : t.lod()) {
+              for (size_t i = 0; i < level.size(); ++i) {
+                lod << (i ? "," : "") << level[i];
+              }
+              lod << "\n";
+            }
+          }
+        }
+        if (!FLAGS_expected.empty()) {
+          std::string path = FLAGS_expected + "/expected_" + file + ".npy";
+          mismatches += Compare(name, t, fw::ReadNpy(path));
+        }
+      }
+    }
+    if (mismatches > 0) {
+      std::cout << "FAILED: " << mismatches
+                << " output elements differ from " << FLAGS_expected << "\n";
+      return 3;
+    }
+    if (!FLAGS_expected.empty()) {
+      std::cout << "OK: every output matches " << FLAGS_expected << "\n";
+    }
+    return 0;
+  } catch (const paddle_lite::Exception& e) {
+    std::cerr << "pdlite: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace pdlite
