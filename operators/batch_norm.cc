@@ -13,8 +13,9 @@ class BatchNormOp : public framework::OperatorWithKernel {
     const auto x = ctx->GetInputDim("X");
     const auto layout = ctx->Attr<std::string>("data_layout");
     PADDLE_ENFORCE(x.size() >= 2 && x.size() <= 5,
-                   errors::InvalidArgument(Type(), ": X must have rank 2 to 5, "
-                                                   "got ",
+                   errors::InvalidArgument(Type(),
+                                           ": X must have rank 2 to 5, "
+                                           "got ",
                                            x));
     const bool channel_last = layout == "NHWC" || layout == "NDHWC";
     const int64_t channels = channel_last ? x.back() : x[1];
@@ -65,5 +66,6 @@ class BatchNormOpMaker : public framework::OpProtoAndCheckerMaker {
 }  // namespace operators
 }  // namespace paddle_lite
 
-REGISTER_OPERATOR(batch_norm, paddle_lite::operators::BatchNormOp,
+REGISTER_OPERATOR(batch_norm,
+                  paddle_lite::operators::BatchNormOp,
                   paddle_lite::operators::BatchNormOpMaker);

@@ -23,9 +23,9 @@ class ConcatOp : public framework::OperatorWithKernel {
 
   void InferShape(framework::InferShapeContext* ctx) const override {
     const std::vector<framework::DDim> all_dims = ctx->GetInputsDim("X");
-    PADDLE_ENFORCE_GE(all_dims.size(), 1u,
-                      errors::InvalidArgument(
-                          "concat: input X needs at least one tensor."));
+    PADDLE_ENFORCE_GE(
+        all_dims.size(), 1u,
+        errors::InvalidArgument("concat: input X needs at least one tensor."));
     int64_t axis = ctx->Attr<int32_t>("axis");
     if (HasTensorInput(*ctx, "AxisTensor")) {
       const auto values = IntInputValues(*ctx, "AxisTensor");
@@ -56,9 +56,8 @@ class ConcatOp : public framework::OperatorWithKernel {
         fits = k == a || d[k] == first[k];
       }
       PADDLE_ENFORCE(fits, errors::InvalidArgument(
-                               "concat: X[", i, "] ", d,
-                               " does not match X[", used[0], "] ", first,
-                               " outside axis ", a, "."));
+                               "concat: X[", i, "] ", d, " does not match X[",
+                               used[0], "] ", first, " outside axis ", a, "."));
       out[a] += d[a];
     }
     ctx->SetOutputDim("Out", out);

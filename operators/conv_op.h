@@ -30,11 +30,12 @@ class ConvOp : public framework::OperatorWithKernel {
     }
     // Residual fusion is a oneDNN graph rewrite whose flag is a backend
     // attribute; saved models leave this slot empty.
-    PADDLE_ENFORCE(!ctx->HasInput("ResidualData"),
-                   errors::Unimplemented(
-                       Type(), ": the ResidualData input (oneDNN residual "
-                               "fusion) is not supported; add the residual "
-                               "with elementwise_add instead"));
+    PADDLE_ENFORCE(
+        !ctx->HasInput("ResidualData"),
+        errors::Unimplemented(Type(),
+                              ": the ResidualData input (oneDNN residual "
+                              "fusion) is not supported; add the residual "
+                              "with elementwise_add instead"));
     ctx->SetOutputDim("Output", g.OutputDims());
     ctx->ShareLoD("Input", "Output");
   }

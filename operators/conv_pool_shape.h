@@ -148,13 +148,15 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                                             "), got ", input));
   PADDLE_ENFORCE_EQ(
       filter.size(), 4u,
-      errors::InvalidArgument(type, ": Filter must be 4-D [M, C / groups, "
-                                    "KH, KW], got ",
+      errors::InvalidArgument(type,
+                              ": Filter must be 4-D [M, C / groups, "
+                              "KH, KW], got ",
                               filter, " for Input ", input));
   g.groups = op.Attr<int>("groups");
   PADDLE_ENFORCE_GT(g.groups, 0,
-                    errors::InvalidArgument(type, ": attribute 'groups' must "
-                                                  "be > 0, got ",
+                    errors::InvalidArgument(type,
+                                            ": attribute 'groups' must "
+                                            "be > 0, got ",
                                             g.groups));
   g.batch = input[0];
   g.in_channels = g.channel_last ? input[3] : input[1];
@@ -183,12 +185,14 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
   auto strides = Read2DAttr(op, "strides");
   auto dilations = Read2DAttr(op, "dilations");
   PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type, ": attribute 'strides' must "
-                                               "be > 0, got ",
+                 errors::InvalidArgument(type,
+                                         ": attribute 'strides' must "
+                                         "be > 0, got ",
                                          strides));
   PADDLE_ENFORCE(dilations[0] > 0 && dilations[1] > 0,
-                 errors::InvalidArgument(type, ": attribute 'dilations' must "
-                                               "be > 0, got ",
+                 errors::InvalidArgument(type,
+                                         ": attribute 'dilations' must "
+                                         "be > 0, got ",
                                          dilations));
   g.stride_h = strides[0];
   g.stride_w = strides[1];
@@ -209,16 +213,16 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                            g.pad.bottom, g.stride_h);
   g.out_w = ConvOutputSize(g.in_w, g.kernel_w, g.dilation_w, g.pad.left,
                            g.pad.right, g.stride_w);
-  PADDLE_ENFORCE(
-      g.out_h > 0 && g.out_w > 0,
-      errors::InvalidArgument(
-          type, ": output size [", g.out_h, ", ", g.out_w,
-          "] is not positive for Input ", input, ", Filter ", filter,
-          ", strides ", strides, ", paddings [", g.pad.top, ", ",
-          g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right, "], dilations [",
-          g.dilation_h, ", ", g.dilation_w, "]; the padded input must be at "
-                                             "least as large as the dilated "
-                                             "filter"));
+  PADDLE_ENFORCE(g.out_h > 0 && g.out_w > 0,
+                 errors::InvalidArgument(
+                     type, ": output size [", g.out_h, ", ", g.out_w,
+                     "] is not positive for Input ", input, ", Filter ", filter,
+                     ", strides ", strides, ", paddings [", g.pad.top, ", ",
+                     g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
+                     "], dilations [", g.dilation_h, ", ", g.dilation_w,
+                     "]; the padded input must be at "
+                     "least as large as the dilated "
+                     "filter"));
   return g;
 }
 
@@ -250,10 +254,10 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
   const std::string& type = op.Type();
   Pool2DGeometry g;
   g.channel_last = IsChannelLast(op.Attr<std::string>("data_format"));
-  PADDLE_ENFORCE_EQ(x.size(), 4u,
-                    errors::InvalidArgument(type, ": X must be 4-D (",
-                                            g.channel_last ? "NHWC" : "NCHW",
-                                            "), got ", x));
+  PADDLE_ENFORCE_EQ(
+      x.size(), 4u,
+      errors::InvalidArgument(type, ": X must be 4-D (",
+                              g.channel_last ? "NHWC" : "NCHW", "), got ", x));
   g.batch = x[0];
   g.channels = g.channel_last ? x[3] : x[1];
   g.in_h = g.channel_last ? x[1] : x[2];
@@ -266,14 +270,16 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
     // Files with global pooling hold [-1, -1] here: only check otherwise.
     ksize = Read2DAttr(op, "ksize");
     PADDLE_ENFORCE(ksize[0] > 0 && ksize[1] > 0,
-                   errors::InvalidArgument(type, ": attribute 'ksize' must "
-                                                 "be > 0, got ",
+                   errors::InvalidArgument(type,
+                                           ": attribute 'ksize' must "
+                                           "be > 0, got ",
                                            ksize, " for X ", x));
   }
   auto strides = Read2DAttr(op, "strides");
   PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type, ": attribute 'strides' must "
-                                               "be > 0, got ",
+                 errors::InvalidArgument(type,
+                                         ": attribute 'strides' must "
+                                         "be > 0, got ",
                                          strides));
   g.kernel_h = ksize[0];
   g.kernel_w = ksize[1];
@@ -307,8 +313,8 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
       errors::InvalidArgument(
           type, ": output size [", g.out_h, ", ", g.out_w,
           "] is not positive for X ", x, ", ksize [", g.kernel_h, ", ",
-          g.kernel_w, "], strides ", strides, ", paddings [", g.pad.top,
-          ", ", g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
+          g.kernel_w, "], strides ", strides, ", paddings [", g.pad.top, ", ",
+          g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
           "]; the padded input must be at least as large as the window"));
   return g;
 }

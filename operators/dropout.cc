@@ -25,10 +25,10 @@ class DropoutOpMaker : public framework::OpProtoAndCheckerMaker {
     AddAttr<float>("dropout_prob", "probability of dropping a unit")
         .SetDefault(0.5f)
         .AddCustomChecker([](const float& p) {
-          PADDLE_ENFORCE(p >= 0.0f && p <= 1.0f,
-                         errors::InvalidArgument(
-                             "dropout_prob must be in [0, 1], but is ", p,
-                             "."));
+          PADDLE_ENFORCE(
+              p >= 0.0f && p <= 1.0f,
+              errors::InvalidArgument("dropout_prob must be in [0, 1], but is ",
+                                      p, "."));
         });
     // Always run as inference: Paddle Inference sets is_test on every op
     // too (is_test_pass), and a random mask has no place in a predictor.

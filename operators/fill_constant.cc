@@ -11,8 +11,9 @@ class FillConstantOpMaker : public framework::OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("ValueTensor", "1-element tensor; the value (first priority)")
         .AsDispensable();
-    AddInput("ShapeTensor", "1-D int32/int64 tensor; the shape (first "
-                            "priority)")
+    AddInput("ShapeTensor",
+             "1-D int32/int64 tensor; the shape (first "
+             "priority)")
         .AsDispensable();
     AddInput("ShapeTensorList", "1-element int32/int64 tensors, one per dim")
         .AsDispensable()
@@ -24,8 +25,7 @@ class FillConstantOpMaker : public framework::OpProtoAndCheckerMaker {
     AddAttr<std::vector<int64_t>>("shape", "dims of Out").SetDefault({});
     AddAttr<float>("value", "the value when str_value is empty")
         .SetDefault(0.0f);
-    AddAttr<std::string>("str_value", "the value as exact text")
-        .SetDefault("");
+    AddAttr<std::string>("str_value", "the value as exact text").SetDefault("");
     AddAttr<bool>("force_cpu", "placement hint only").SetDefault(false);
     AddAttr<int32_t>("place_type", "placement hint only").SetDefault(-1);
   }
@@ -39,7 +39,14 @@ class FillConstantOp : public framework::OperatorWithKernel {
     // Bad dtype or str_value fail here, before any kernel runs.
     OutDataType(ctx->op());
     const auto str_value = ctx->Attr<std::string>("str_value");
-    if (!HasTensorInput(*ctx, "ValueTensor") && !str_value.empty()) {
+    if (HasTensorInput(*ctx, "ValueTensor")) {
+      const framework::Tensor& value = ctx->GetInputTensor("ValueTensor");
+      PADDLE_ENFORCE_EQ(value.numel(), 1,
+                        errors::InvalidArgument(
+                            "fill_constant: ValueTensor must hold one value, "
+                            "got ",
+                            framework::TensorSummary(value), "."));
+    } else if (!str_value.empty()) {
       ParseFillStrValue(str_value);
     }
     std::vector<int64_t> shape;

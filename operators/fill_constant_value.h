@@ -41,9 +41,8 @@ inline FillValue ParseFillStrValue(const std::string& text) {
   end = nullptr;
   v.d = std::strtod(begin, &end);
   PADDLE_ENFORCE(end != begin && *end == '\0',
-                 platform::errors::InvalidArgument(
-                     "fill_constant: str_value '", text,
-                     "' is not a number."));
+                 platform::errors::InvalidArgument("fill_constant: str_value '",
+                                                   text, "' is not a number."));
   // strtod reads "inf", "-inf" and "nan" (and overflows to inf).
   v.special = !std::isfinite(v.d);
   return v;

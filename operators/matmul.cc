@@ -16,11 +16,11 @@ class MatmulOp : public framework::OperatorWithKernel {
     // splits the product per head; plain matmul math would be wrong there.
     if (ctx->exec_context().HasAttr("head_number")) {
       const int head_number = ctx->Attr<int>("head_number");
-      PADDLE_ENFORCE_EQ(head_number, 1,
-                        errors::Unimplemented(
-                            "matmul: head_number=", head_number,
-                            " (multi-head fused matmul) is not supported; "
-                            "only head_number=1 is."));
+      PADDLE_ENFORCE_EQ(
+          head_number, 1,
+          errors::Unimplemented("matmul: head_number=", head_number,
+                                " (multi-head fused matmul) is not supported; "
+                                "only head_number=1 is."));
     }
     const MatmulPlan plan = PlanMatmul(
         ctx->GetInputDim("X"), ctx->GetInputDim("Y"),

@@ -66,10 +66,10 @@ inline void ResolveMatrixSizes(const char* op,
 inline void EnforceNotScalar(const char* op,
                              const char* slot,
                              const framework::DDim& dims) {
-  PADDLE_ENFORCE_GE(dims.size(), 1u,
-                    errors::InvalidArgument(op, ": ", slot,
-                                            " must have rank >= 1, got ", dims,
-                                            "."));
+  PADDLE_ENFORCE_GE(
+      dims.size(), 1u,
+      errors::InvalidArgument(op, ": ", slot, " must have rank >= 1, got ",
+                              dims, "."));
 }
 
 }  // namespace matmul_internal

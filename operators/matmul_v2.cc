@@ -12,9 +12,9 @@ class MatmulV2Op : public framework::OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 
   void InferShape(framework::InferShapeContext* ctx) const override {
-    const MatmulPlan plan = PlanMatmulV2(
-        ctx->GetInputDim("X"), ctx->GetInputDim("Y"),
-        ctx->Attr<bool>("trans_x"), ctx->Attr<bool>("trans_y"));
+    const MatmulPlan plan =
+        PlanMatmulV2(ctx->GetInputDim("X"), ctx->GetInputDim("Y"),
+                     ctx->Attr<bool>("trans_x"), ctx->Attr<bool>("trans_y"));
     ctx->SetOutputDim("Out", plan.out_dims);
     ctx->ShareLoD("X", "Out");
   }

@@ -17,16 +17,14 @@ class MulOp : public framework::OperatorWithKernel {
     const int x_rank = static_cast<int>(x_dims.size());
     const int y_rank = static_cast<int>(y_dims.size());
     // Both halves of each flattening must be non-empty.
-    PADDLE_ENFORCE(
-        x_num_col_dims >= 1 && x_num_col_dims < x_rank,
-        errors::InvalidArgument("mul: x_num_col_dims must be in [1, ", x_rank,
-                                ") for X ", x_dims, ", got ", x_num_col_dims,
-                                "."));
-    PADDLE_ENFORCE(
-        y_num_col_dims >= 1 && y_num_col_dims < y_rank,
-        errors::InvalidArgument("mul: y_num_col_dims must be in [1, ", y_rank,
-                                ") for Y ", y_dims, ", got ", y_num_col_dims,
-                                "."));
+    PADDLE_ENFORCE(x_num_col_dims >= 1 && x_num_col_dims < x_rank,
+                   errors::InvalidArgument(
+                       "mul: x_num_col_dims must be in [1, ", x_rank,
+                       ") for X ", x_dims, ", got ", x_num_col_dims, "."));
+    PADDLE_ENFORCE(y_num_col_dims >= 1 && y_num_col_dims < y_rank,
+                   errors::InvalidArgument(
+                       "mul: y_num_col_dims must be in [1, ", y_rank,
+                       ") for Y ", y_dims, ", got ", y_num_col_dims, "."));
     const int64_t x_width = framework::Product(x_dims, x_num_col_dims, x_rank);
     const int64_t y_height = framework::Product(y_dims, 0, y_num_col_dims);
     PADDLE_ENFORCE_EQ(

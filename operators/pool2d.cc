@@ -53,5 +53,6 @@ class Pool2dOpMaker : public framework::OpProtoAndCheckerMaker {
 }  // namespace operators
 }  // namespace paddle_lite
 
-REGISTER_OPERATOR(pool2d, paddle_lite::operators::Pool2dOp,
+REGISTER_OPERATOR(pool2d,
+                  paddle_lite::operators::Pool2dOp,
                   paddle_lite::operators::Pool2dOpMaker);

@@ -40,16 +40,14 @@ inline bool HasTensorInput(const framework::InferShapeContext& ctx,
 
 /// The values of a 1-D shape tensor input (all of it).
 inline std::vector<int64_t> IntInputValues(
-    const framework::InferShapeContext& ctx,
-    const std::string& slot) {
+    const framework::InferShapeContext& ctx, const std::string& slot) {
   return IntTensorValues(ctx.GetInputTensor(slot), ctx.op().Type(), slot);
 }
 
 /// The values of a duplicable input whose every tensor holds one int32 or
 /// int64 value (ShapeTensor, StartsTensorList, ...), one per tensor.
 inline std::vector<int64_t> IntListInputValues(
-    const framework::InferShapeContext& ctx,
-    const std::string& slot) {
+    const framework::InferShapeContext& ctx, const std::string& slot) {
   std::vector<int64_t> values;
   size_t count = ctx.exec_context().InputSize(slot);
   for (size_t i = 0; i < count; ++i) {
@@ -70,12 +68,11 @@ inline int NormalizeAxis(int64_t axis,
                          int rank,
                          const std::string& op,
                          const std::string& attr) {
-  PADDLE_ENFORCE(
-      axis >= -rank && axis < rank,
-      errors::InvalidArgument(op, ": ", attr, " = ", axis,
-                              " is out of range for a rank-", rank,
-                              " input; expected a value in [", -rank, ", ",
-                              rank, ")."));
+  PADDLE_ENFORCE(axis >= -rank && axis < rank,
+                 errors::InvalidArgument(op, ": ", attr, " = ", axis,
+                                         " is out of range for a rank-", rank,
+                                         " input; expected a value in [", -rank,
+                                         ", ", rank, ")."));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 

@@ -29,8 +29,8 @@ inline std::vector<int64_t> SliceValues(const framework::ExecutionContext& ctx,
                                         const std::string& list_slot,
                                         const std::string& attr) {
   if (ctx.HasInput(tensor_slot)) {
-    return IntTensorValues(*ctx.Input<framework::Tensor>(tensor_slot),
-                           "slice", tensor_slot);
+    return IntTensorValues(*ctx.Input<framework::Tensor>(tensor_slot), "slice",
+                           tensor_slot);
   }
   if (ctx.HasInput(list_slot) && ctx.InputSize(list_slot) > 0) {
     std::vector<int64_t> values;
@@ -57,8 +57,8 @@ inline std::vector<int64_t> SliceValues(const framework::ExecutionContext& ctx,
 /// cannot see the program version).
 inline SliceBounds ComputeSliceBounds(const framework::ExecutionContext& ctx) {
   const framework::Tensor* input = ctx.Input<framework::Tensor>("Input");
-  PADDLE_ENFORCE_NOT_NULL(
-      input, errors::NotFound("slice: input Input is not bound."));
+  PADDLE_ENFORCE_NOT_NULL(input,
+                          errors::NotFound("slice: input Input is not bound."));
   const framework::DDim& in_dims = input->dims();
   const int rank = static_cast<int>(in_dims.size());
   const auto axes = ctx.Attr<std::vector<int64_t>>("axes");
@@ -69,9 +69,9 @@ inline SliceBounds ComputeSliceBounds(const framework::ExecutionContext& ctx) {
   const auto infer_flags = ctx.Attr<std::vector<int64_t>>("infer_flags");
   const auto decrease = ctx.Attr<std::vector<int64_t>>("decrease_axis");
   PADDLE_ENFORCE(starts.size() == axes.size() && ends.size() == axes.size(),
-                 errors::InvalidArgument(
-                     "slice: axes ", axes, ", starts ", starts, " and ends ",
-                     ends, " must have the same length."));
+                 errors::InvalidArgument("slice: axes ", axes, ", starts ",
+                                         starts, " and ends ", ends,
+                                         " must have the same length."));
 
   SliceBounds b;
   b.starts.assign(rank, 0);
@@ -107,11 +107,10 @@ inline SliceBounds ComputeSliceBounds(const framework::ExecutionContext& ctx) {
     const int axis = NormalizeAxis(d, rank, "slice", "decrease_axis");
     PADDLE_ENFORCE_EQ(
         b.sliced_dims[axis], 1,
-        errors::InvalidArgument("slice: decrease_axis ", decrease,
-                                " drops axis ", axis,
-                                ", but its size after slicing Input ", in_dims,
-                                " is ", b.sliced_dims[axis],
-                                ", not 1 (sliced dims ", b.sliced_dims, ")."));
+        errors::InvalidArgument(
+            "slice: decrease_axis ", decrease, " drops axis ", axis,
+            ", but its size after slicing Input ", in_dims, " is ",
+            b.sliced_dims[axis], ", not 1 (sliced dims ", b.sliced_dims, ")."));
     drop[axis] = true;
   }
   for (int i = 0; i < rank; ++i) {

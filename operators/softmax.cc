@@ -12,10 +12,10 @@ class SoftmaxOp : public framework::OperatorWithKernel {
     const int axis = ctx->Attr<int>("axis");
     // A 0-D input accepts axis -1 and 0, like a 1-D one.
     const int rank = std::max(static_cast<int>(dims.size()), 1);
-    PADDLE_ENFORCE(axis >= -rank && axis < rank,
-                   errors::InvalidArgument("softmax: axis ", axis,
-                                           " is out of range [", -rank, ", ",
-                                           rank, ") for X ", dims, "."));
+    PADDLE_ENFORCE(
+        axis >= -rank && axis < rank,
+        errors::InvalidArgument("softmax: axis ", axis, " is out of range [",
+                                -rank, ", ", rank, ") for X ", dims, "."));
     ctx->SetOutputDim("Out", dims);
     ctx->ShareLoD("X", "Out");
   }

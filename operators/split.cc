@@ -34,14 +34,14 @@ class SplitOp : public framework::OperatorWithKernel {
     int64_t axis = ctx->Attr<int32_t>("axis");
     if (HasTensorInput(*ctx, "AxisTensor")) {
       const auto values = IntInputValues(*ctx, "AxisTensor");
-      PADDLE_ENFORCE_EQ(values.size(), 1u,
-                        errors::InvalidArgument(
-                            "split: AxisTensor must hold one value, got ",
-                            values.size(), "."));
+      PADDLE_ENFORCE_EQ(
+          values.size(), 1u,
+          errors::InvalidArgument("split: AxisTensor must hold one value, got ",
+                                  values.size(), "."));
       axis = values[0];
     }
-    const int a = NormalizeAxis(axis, static_cast<int>(x_dims.size()),
-                                "split", "axis");
+    const int a =
+        NormalizeAxis(axis, static_cast<int>(x_dims.size()), "split", "axis");
     const int64_t dim = x_dims[a];
     const size_t outs = ctx->exec_context().OutputSize("Out");
     const int num = ctx->Attr<int32_t>("num");
@@ -50,10 +50,9 @@ class SplitOp : public framework::OperatorWithKernel {
     if (num > 0) {
       PADDLE_ENFORCE_EQ(
           dim % num, 0,
-          errors::InvalidArgument("split: X ", x_dims, " has size ", dim,
-                                  " along axis ", a,
-                                  ", which is not divisible by num = ", num,
-                                  "."));
+          errors::InvalidArgument(
+              "split: X ", x_dims, " has size ", dim, " along axis ", a,
+              ", which is not divisible by num = ", num, "."));
       sizes.assign(num, dim / num);
     } else {
       sizes = HasTensorInput(*ctx, "SectionsTensorList")
@@ -63,16 +62,17 @@ class SplitOp : public framework::OperatorWithKernel {
     }
     PADDLE_ENFORCE_EQ(
         sizes.size(), outs,
-        errors::InvalidArgument("split: ", sizes.size(),
-                                " parts (num = ", num, ", sections ", sizes,
-                                ") but Out has ", outs, " variables."));
+        errors::InvalidArgument("split: ", sizes.size(), " parts (num = ", num,
+                                ", sections ", sizes, ") but Out has ", outs,
+                                " variables."));
     std::vector<framework::DDim> out_dims(outs, x_dims);
     for (size_t i = 0; i < outs; ++i) out_dims[i][a] = sizes[i];
     ctx->SetOutputsDim("Out", out_dims);
     // Paddle passes the LoD on only when rows are not split.
     const framework::LoD lod =
         a != 0 ? ctx->GetInputLoD("X") : framework::LoD{};
-    for (auto* out : ctx->exec_context().MultiOutput<framework::Tensor>("Out")) {
+    for (auto* out :
+         ctx->exec_context().MultiOutput<framework::Tensor>("Out")) {
       if (out != nullptr) out->set_lod(lod);
     }
   }
@@ -88,13 +88,13 @@ class SplitOp : public framework::OperatorWithKernel {
       const int64_t s = (*sections)[i];
       if (s == -1) {
         PADDLE_ENFORCE_EQ(unknown, -1,
-                          errors::InvalidArgument(
-                              "split: sections ", *sections,
-                              " may hold only one -1."));
+                          errors::InvalidArgument("split: sections ", *sections,
+                                                  " may hold only one -1."));
         unknown = static_cast<int>(i);
       } else {
-        PADDLE_ENFORCE_GE(s, 0, errors::InvalidArgument(
-                                    "split: sections ", *sections,
+        PADDLE_ENFORCE_GE(
+            s, 0,
+            errors::InvalidArgument("split: sections ", *sections,
                                     " holds the invalid size ", s, "."));
         known += s;
       }
@@ -104,18 +104,18 @@ class SplitOp : public framework::OperatorWithKernel {
         errors::InvalidArgument("split: num is 0 and sections is empty; "
                                 "one of them must say how to split."));
     if (unknown >= 0) {
-      PADDLE_ENFORCE_LE(known, dim,
-                        errors::InvalidArgument(
-                            "split: sections ", *sections, " need ", known,
-                            " rows along axis ", axis, ", but X ", x_dims,
-                            " has ", dim, "."));
+      PADDLE_ENFORCE_LE(
+          known, dim,
+          errors::InvalidArgument("split: sections ", *sections, " need ",
+                                  known, " rows along axis ", axis, ", but X ",
+                                  x_dims, " has ", dim, "."));
       (*sections)[unknown] = dim - known;
     } else {
-      PADDLE_ENFORCE_EQ(known, dim,
-                        errors::InvalidArgument(
-                            "split: sections ", *sections, " sum to ", known,
-                            ", but X ", x_dims, " has size ", dim,
-                            " along axis ", axis, "."));
+      PADDLE_ENFORCE_EQ(
+          known, dim,
+          errors::InvalidArgument("split: sections ", *sections, " sum to ",
+                                  known, ", but X ", x_dims, " has size ", dim,
+                                  " along axis ", axis, "."));
     }
   }
 };

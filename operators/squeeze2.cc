@@ -30,10 +30,10 @@ class Squeeze2Op : public framework::OperatorWithKernel {
     } else if (rank == 0) {
       // Paddle 2.5+ accepts axis 0 / -1 on a 0-D tensor as a no-op.
       for (int32_t axis : axes) {
-        PADDLE_ENFORCE(axis == 0 || axis == -1,
-                       errors::InvalidArgument(
-                           "squeeze2: axes ", axes,
-                           " are out of range for the 0-D X."));
+        PADDLE_ENFORCE(
+            axis == 0 || axis == -1,
+            errors::InvalidArgument("squeeze2: axes ", axes,
+                                    " are out of range for the 0-D X."));
       }
     } else {
       for (int32_t axis : axes) {

@@ -21,9 +21,9 @@ class StackOp : public framework::OperatorWithKernel {
 
   void InferShape(framework::InferShapeContext* ctx) const override {
     const std::vector<framework::DDim> dims = ctx->GetInputsDim("X");
-    PADDLE_ENFORCE_GE(dims.size(), 1u,
-                      errors::InvalidArgument(
-                          "stack: input X needs at least one tensor."));
+    PADDLE_ENFORCE_GE(
+        dims.size(), 1u,
+        errors::InvalidArgument("stack: input X needs at least one tensor."));
     for (size_t i = 1; i < dims.size(); ++i) {
       PADDLE_ENFORCE(dims[i] == dims[0],
                      errors::InvalidArgument(
@@ -31,8 +31,14 @@ class StackOp : public framework::OperatorWithKernel {
                          dims[0], " and X[", i, "] is ", dims[i], "."));
     }
     const int rank = static_cast<int>(dims[0].size());
-    const int axis = NormalizeAxis(ctx->Attr<int32_t>("axis"), rank + 1,
-                                   "stack", "axis");
+    const int attr = ctx->Attr<int32_t>("axis");
+    PADDLE_ENFORCE(attr >= -(rank + 1) && attr <= rank,
+                   errors::InvalidArgument("stack: axis = ", attr,
+                                           " is out of range for X of "
+                                           "shape ",
+                                           dims[0], "; expected a value in [",
+                                           -(rank + 1), ", ", rank, "]."));
+    const int axis = attr < 0 ? attr + rank + 1 : attr;
     framework::DDim out = dims[0];
     out.insert(out.begin() + axis, static_cast<int64_t>(dims.size()));
     ctx->SetOutputDim("Y", out);

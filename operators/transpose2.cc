@@ -22,23 +22,21 @@ class Transpose2Op : public framework::OperatorWithKernel {
     const framework::DDim x_dims = ctx->GetInputDim("X");
     const int rank = static_cast<int>(x_dims.size());
     const auto axis = ctx->Attr<std::vector<int32_t>>("axis");
-    PADDLE_ENFORCE_EQ(
-        static_cast<int>(axis.size()), rank,
-        errors::InvalidArgument("transpose2: axis ", axis, " has ",
-                                axis.size(), " entries, but X ", x_dims,
-                                " has rank ", rank, "."));
+    PADDLE_ENFORCE_EQ(static_cast<int>(axis.size()), rank,
+                      errors::InvalidArgument(
+                          "transpose2: axis ", axis, " has ", axis.size(),
+                          " entries, but X ", x_dims, " has rank ", rank, "."));
     std::vector<bool> seen(rank, false);
     framework::DDim out(rank);
     for (int i = 0; i < rank; ++i) {
       // 3.x normalizes negative entries; older files only hold 0..rank-1.
       const int a = axis[i] < 0 ? axis[i] + rank : axis[i];
-      PADDLE_ENFORCE(a >= 0 && a < rank && !seen[a],
-                     errors::InvalidArgument(
-                         "transpose2: axis ", axis,
-                         " is not a permutation of 0..", rank - 1,
-                         " (entry ", i, " = ", axis[i],
-                         " is out of range or repeated) for X ", x_dims,
-                         "."));
+      PADDLE_ENFORCE(
+          a >= 0 && a < rank && !seen[a],
+          errors::InvalidArgument(
+              "transpose2: axis ", axis, " is not a permutation of 0..",
+              rank - 1, " (entry ", i, " = ", axis[i],
+              " is out of range or repeated) for X ", x_dims, "."));
       seen[a] = true;
       out[i] = x_dims[a];
     }

@@ -42,9 +42,8 @@ class Unsqueeze2Op : public framework::OperatorWithKernel {
       PADDLE_ENFORCE(pos >= 0 && pos <= rank,
                      errors::InvalidArgument(
                          "unsqueeze2: axis ", axis, " of axes ", axes,
-                         " is out of range for X of shape ", x_dims,
-                         " (rank ", rank,
-                         " at that point; expected a value in [",
+                         " is out of range for X of shape ", x_dims, " (rank ",
+                         rank, " at that point; expected a value in [",
                          -rank - 1, ", ", rank, "])."));
       out.insert(out.begin() + pos, 1);
     }

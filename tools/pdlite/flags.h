@@ -14,3 +14,4 @@ DECLARE_double(atol);
 DECLARE_double(rtol);
 DECLARE_string(op);
 DECLARE_int32(repeat);
+DECLARE_string(inputs);

@@ -17,6 +17,8 @@ DEFINE_string(expected, "",
               "folder of expected_<output>.npy files to compare with");
 DEFINE_double(atol, 1e-4, "absolute tolerance for --expected");
 DEFINE_double(rtol, 1e-3, "relative tolerance for --expected");
+DEFINE_string(inputs, "",
+              "`run`: folder of input_<name>.npy (+ .lod.txt) files");
 DEFINE_string(op, "", "`kernels`: only this op type");
 DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
 
@@ -27,7 +29,7 @@ int Usage(const std::string& problem) {
   std::cerr <<
       R"(usage:
   pdlite run --model PATH [--params FILE] --input NAME=FILE.npy ...
-             [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
+             [--inputs DIR] [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
              [--device cpu] [--libraries MKLDNN,...]
              [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
   pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
@@ -37,7 +39,8 @@ run      runs the model on .npy inputs, prints each output's name, shape,
          dtype and statistics, and writes DIR/<output>.npy ('/' in names
          becomes '__'; a LoD output also gets <output>.lod.txt). With
          --expected it compares with DIR/expected_<output>.npy and exits 3
-         on a mismatch.
+         on a mismatch. --inputs DIR takes input_<name>.npy (and
+         input_<name>.lod.txt) from DIR for every input not given.
 inspect  prints the program's version, inputs, outputs, op counts and the
          kernel chosen for every op, and lists every op without a kernel.
 kernels  lists registered kernels: op, key, source file, registrant.
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
   const std::set<std::string> known = {
       "model",    "params", "output_dir", "output-dir", "threads",
       "device",   "libraries", "expected", "atol",     "rtol",
-      "op",       "repeat", "v"};
+      "op",       "repeat", "v",        "inputs"};
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     for (const char* name : {"--input", "--lod"}) {

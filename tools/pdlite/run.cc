@@ -155,6 +155,32 @@ int64_t Compare(const std::string& name, const fw::Tensor& got,
 
 }  // namespace
 
+// Adds the inputs of a reference folder: input_<name>.npy (and the LoD in
+// input_<name>.lod.txt, one level per line) for every model input.
+void AddInputsFromFolder(const std::string& dir,
+                         const std::vector<std::string>& names,
+                         std::map<std::string, std::string>* files,
+                         std::map<std::string, paddle_lite::LoD>* lods) {
+  for (auto& name : names) {
+    std::string base = dir + "/input_" + FileSafeName(name);
+    struct stat st;
+    if (files->count(name) || stat((base + ".npy").c_str(), &st) != 0) {
+      continue;
+    }
+    (*files)[name] = base + ".npy";
+    std::ifstream lod_file(base + ".lod.txt");
+    std::string line;
+    paddle_lite::LoD lod;
+    while (std::getline(lod_file, line)) {
+      if (line.empty()) continue;
+      std::replace(line.begin(), line.end(), ' ', ',');
+      paddle_lite::LoD level;
+      if (ParseLoD(line, &level)) lod.push_back(level[0]);
+    }
+    if (!lod.empty() && !lods->count(name)) (*lods)[name] = lod;
+  }
+}
+
 int RunCommand(const RepeatedFlags& repeated) {
   if (FLAGS_model.empty()) return Usage("run needs --model");
   if (FLAGS_repeat < 1) return Usage("--repeat must be >= 1");
@@ -190,6 +216,9 @@ int RunCommand(const RepeatedFlags& repeated) {
     }
     auto predictor = paddle_lite::CreatePredictor(config);
     auto names = predictor->GetInputNames();
+    if (!FLAGS_inputs.empty()) {
+      AddInputsFromFolder(FLAGS_inputs, names, &input_files, &lods);
+    }
     for (auto& kv : input_files) {
       if (std::find(names.begin(), names.end(), kv.first) == names.end()) {
         std::string known;
@@ -202,7 +231,11 @@ int RunCommand(const RepeatedFlags& repeated) {
     for (auto& name : names) {
       auto it = input_files.find(name);
       if (it == input_files.end()) {
-        return Usage("missing --input " + name + "=FILE.npy");
+        return Usage("missing --input " + name + "=FILE.npy" +
+                     (FLAGS_inputs.empty()
+                          ? ""
+                          : " (no input_" + FileSafeName(name) +
+                                ".npy in " + FLAGS_inputs + ")"));
       }
       auto handle = predictor->GetInputHandle(name);
       FeedInput(handle.get(), fw::ReadNpy(it->second));

@@ -15,12 +15,14 @@ using framework::Tensor;
 /// Y = Scale * (X - Mean) / sqrt(Variance + eps) + Bias with the channel on
 /// `axis`, straight from the spec.
 template <typename T>
-std::vector<T> NaiveBatchNorm(const DDim& dims, int axis,
+std::vector<T> NaiveBatchNorm(const DDim& dims,
+                              int axis,
                               const std::vector<T>& x,
                               const std::vector<T>& scale,
                               const std::vector<T>& bias,
                               const std::vector<T>& mean,
-                              const std::vector<T>& var, double eps) {
+                              const std::vector<T>& var,
+                              double eps) {
   int64_t inner = 1;
   for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
   const int64_t c = dims[axis];
@@ -143,7 +145,8 @@ TEST(BatchNormOp, RunningStatsAliasedOutputsStayUnchanged) {
   t.Run();
   ExpectTensorNear(t.GetOutput("MeanOut"),
                    MakeTensor<float>({3}, {0.5f, -0.5f, 0}));
-  ExpectTensorNear(t.GetOutput("VarianceOut"), MakeTensor<float>({3}, {1, 2, 3}));
+  ExpectTensorNear(t.GetOutput("VarianceOut"),
+                   MakeTensor<float>({3}, {1, 2, 3}));
 }
 
 TEST(BatchNormOp, TrainingModeUsesBatchStatistics) {
@@ -156,15 +159,17 @@ TEST(BatchNormOp, TrainingModeUsesBatchStatistics) {
       .Input("Bias", MakeTensor<float>({2}, {0, 5}))
       .Input("Mean", MakeTensor<float>({2}, {100, 100}))
       .Input("Variance", MakeTensor<float>({2}, {100, 100}))
-      .Output("Y")
-      .Attr("epsilon", 0.0f);
+      .Output("Y");
   t.Run();
-  ExpectTensorNear(t.GetOutput("Y"), MakeTensor<float>({2, 2}, {-1, 5, 1, 5}));
+  // The default epsilon 1e-5 shifts channel 0 by ~5e-6.
+  ExpectTensorNear(t.GetOutput("Y"), MakeTensor<float>({2, 2}, {-1, 5, 1, 5}),
+                   1e-4, 1e-4);
   // use_global_stats switches back to the running statistics.
   t.Attr("use_global_stats", true);
   t.Run();
   ExpectTensorNear(t.GetOutput("Y"),
-                   MakeTensor<float>({2, 2}, {-9.9f, -4.8f, -9.7f, -4.8f}));
+                   MakeTensor<float>({2, 2}, {-9.9f, -4.8f, -9.7f, -4.8f}),
+                   1e-4, 1e-4);
 }
 
 TEST(BatchNormOp, EmptyBatch) {
@@ -209,8 +214,8 @@ TEST(BatchNormOp, Errors) {
   };
   ExpectError(run({6}, {6}, "NCHW"), ErrorCode::kInvalidArgument,
               {"batch_norm", "rank", "[6]"});
-  ExpectError(run({1, 2, 2, 2, 2, 2}, {2}, "NCHW"),
-              ErrorCode::kInvalidArgument, {"batch_norm", "[1, 2, 2, 2, 2, 2]"});
+  ExpectError(run({1, 2, 2, 2, 2, 2}, {2}, "NCHW"), ErrorCode::kInvalidArgument,
+              {"batch_norm", "[1, 2, 2, 2, 2, 2]"});
   ExpectError(run({1, 3, 4, 5}, {5}, "NCHW"), ErrorCode::kInvalidArgument,
               {"batch_norm", "Scale", "[5]", "[1, 3, 4, 5]", "NCHW"});
   ExpectError(run({1, 3, 4, 5}, {3}, "NHWC"), ErrorCode::kInvalidArgument,

@@ -222,9 +222,10 @@ TEST(Conv2dOp, RunAllKernels) {
   t.RunAllKernels(1e-4, 1e-4);
 }
 
-void RunConv(const framework::DDim& input, const framework::DDim& filter,
-             const std::vector<std::pair<std::string, framework::Attribute>>&
-                 attrs) {
+void RunConv(
+    const framework::DDim& input,
+    const framework::DDim& filter,
+    const std::vector<std::pair<std::string, framework::Attribute>>& attrs) {
   OpTester t("conv2d");
   t.Input("Input", RandomTensor<float>(input))
       .Input("Filter", RandomTensor<float>(filter))
@@ -234,24 +235,39 @@ void RunConv(const framework::DDim& input, const framework::DDim& filter,
 }
 
 TEST(Conv2dOp, ErrorInputRankMismatch) {
-  ExpectError([] { RunConv({1, 3, 5}, {4, 3, 3, 3}, {}); },
-              ErrorCode::kInvalidArgument, {"conv2d", "4-D", "[1, 3, 5]"});
-  ExpectError([] { RunConv({1, 3, 5, 5}, {4, 3, 3}, {}); },
-              ErrorCode::kInvalidArgument, {"conv2d", "Filter", "[4, 3, 3]"});
+  ExpectError(
+      [] {
+        RunConv({1, 3, 5}, {4, 3, 3, 3}, {});
+      },
+      ErrorCode::kInvalidArgument, {"conv2d", "4-D", "[1, 3, 5]"});
+  ExpectError(
+      [] {
+        RunConv({1, 3, 5, 5}, {4, 3, 3}, {});
+      },
+      ErrorCode::kInvalidArgument, {"conv2d", "Filter", "[4, 3, 3]"});
 }
 
 TEST(Conv2dOp, ErrorChannelMismatchWithGroups) {
-  ExpectError([] { RunConv({1, 4, 5, 5}, {8, 3, 3, 3}, {}); },
-              ErrorCode::kInvalidArgument,
-              {"conv2d", "[8, 3, 3, 3]", "[1, 4, 5, 5]", "groups"});
+  ExpectError(
+      [] {
+        RunConv({1, 4, 5, 5}, {8, 3, 3, 3}, {});
+      },
+      ErrorCode::kInvalidArgument,
+      {"conv2d", "[8, 3, 3, 3]", "[1, 4, 5, 5]", "groups"});
   // 4 channels = 2 * groups 2 fits, but 3 output channels do not split
   // into 2 groups.
-  ExpectError([] { RunConv({1, 4, 5, 5}, {3, 2, 3, 3}, {{"groups", 2}}); },
-              ErrorCode::kInvalidArgument,
-              {"conv2d", "[3, 2, 3, 3]", "divisible", "groups 2"});
+  ExpectError(
+      [] {
+        RunConv({1, 4, 5, 5}, {3, 2, 3, 3}, {{"groups", 2}});
+      },
+      ErrorCode::kInvalidArgument,
+      {"conv2d", "[3, 2, 3, 3]", "divisible", "groups 2"});
   // NHWC input read as NCHW: the channel count is wrong.
-  ExpectError([] { RunConv({1, 5, 5, 3}, {4, 3, 3, 3}, {}); },
-              ErrorCode::kInvalidArgument, {"conv2d", "[1, 5, 5, 3]", "data_format"});
+  ExpectError(
+      [] {
+        RunConv({1, 5, 5, 3}, {4, 3, 3, 3}, {});
+      },
+      ErrorCode::kInvalidArgument, {"conv2d", "[1, 5, 5, 3]", "data_format"});
 }
 
 TEST(Conv2dOp, ErrorBadAttributes) {
@@ -274,14 +290,19 @@ TEST(Conv2dOp, ErrorBadAttributes) {
       },
       ErrorCode::kInvalidArgument, {"padding_algorithm", "FULL"});
   ExpectError(
-      [] { RunConv({1, 3, 5, 5}, {4, 3, 3, 3}, {{"groups", 0}}); },
+      [] {
+        RunConv({1, 3, 5, 5}, {4, 3, 3, 3}, {{"groups", 0}});
+      },
       ErrorCode::kInvalidArgument, {"conv2d", "groups"});
 }
 
 TEST(Conv2dOp, ErrorOutputSizeNotPositive) {
-  ExpectError([] { RunConv({1, 3, 2, 2}, {4, 3, 5, 5}, {}); },
-              ErrorCode::kInvalidArgument,
-              {"conv2d", "output size", "[1, 3, 2, 2]", "[4, 3, 5, 5]"});
+  ExpectError(
+      [] {
+        RunConv({1, 3, 2, 2}, {4, 3, 5, 5}, {});
+      },
+      ErrorCode::kInvalidArgument,
+      {"conv2d", "output size", "[1, 3, 2, 2]", "[4, 3, 5, 5]"});
 }
 
 TEST(Conv2dOp, ErrorBiasSizeAndResidual) {

@@ -28,8 +28,8 @@ struct ConvCase {
 
 /// [N, C, H, W] <-> [N, H, W, C] for a tensor given by its NCHW dims.
 template <typename T>
-std::vector<T> NchwToNhwc(const std::vector<T>& x, int64_t n, int64_t c,
-                          int64_t h, int64_t w) {
+std::vector<T> NchwToNhwc(
+    const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w) {
   std::vector<T> y(x.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t ch = 0; ch < c; ++ch)
@@ -40,9 +40,11 @@ std::vector<T> NchwToNhwc(const std::vector<T>& x, int64_t n, int64_t c,
 
 /// The expected output (NCHW) and its dims, computed tap by tap.
 template <typename T>
-std::vector<T> NaiveConv(const ConvCase& k, const std::vector<T>& in,
+std::vector<T> NaiveConv(const ConvCase& k,
+                         const std::vector<T>& in,
                          const std::vector<T>& filter,
-                         const std::vector<T>& bias, int64_t* oh_out,
+                         const std::vector<T>& bias,
+                         int64_t* oh_out,
                          int64_t* ow_out) {
   int64_t pads[4];  // top, bottom, left, right
   if (k.paddings.size() == 2) {
@@ -60,7 +62,8 @@ std::vector<T> NaiveConv(const ConvCase& k, const std::vector<T>& in,
       pads[2 * d] = pads[2 * d + 1] = 0;
     } else if (k.padding_algorithm == "SAME") {
       const int64_t out = (in_hw[d] + s - 1) / s;
-      const int64_t sum = std::max<int64_t>((out - 1) * s + kk[d] - in_hw[d], 0);
+      const int64_t sum =
+          std::max<int64_t>((out - 1) * s + kk[d] - in_hw[d], 0);
       pads[2 * d] = sum / 2;
       pads[2 * d + 1] = sum - sum / 2;
     }
@@ -85,9 +88,9 @@ std::vector<T> NaiveConv(const ConvCase& k, const std::vector<T>& in,
                 const int64_t iy = y * sh - pads[0] + i * dh;
                 const int64_t ix = x * sw - pads[2] + j * dw;
                 if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
-                acc += double(in[((b * k.c + g * cg + c) * k.h + iy) * k.w +
-                                 ix]) *
-                       filter[((m * cg + c) * k.kh + i) * k.kw + j];
+                acc +=
+                    double(in[((b * k.c + g * cg + c) * k.h + iy) * k.w + ix]) *
+                    filter[((m * cg + c) * k.kh + i) * k.kw + j];
               }
           out[((b * k.m + m) * oh + y) * ow + x] = static_cast<T>(acc);
         }
@@ -97,8 +100,10 @@ std::vector<T> NaiveConv(const ConvCase& k, const std::vector<T>& in,
 /// Runs `op_type` on a random instance of `k` with `threads` threads and
 /// compares with NaiveConv.
 template <typename T>
-void CheckConvCase(const std::string& op_type, const ConvCase& k,
-                   int threads = 1, uint32_t seed = 7) {
+void CheckConvCase(const std::string& op_type,
+                   const ConvCase& k,
+                   int threads = 1,
+                   uint32_t seed = 7) {
   SCOPED_TRACE(op_type + " " + k.data_format + " " + k.padding_algorithm +
                " groups " + std::to_string(k.groups) + " threads " +
                std::to_string(threads));

@@ -13,9 +13,9 @@ TEST(DepthwiseConv2dOp, HandComputed) {
   // Two channels, each with its own 2x2 filter; attributes at defaults
   // except groups.
   OpTester t("depthwise_conv2d");
-  t.Input("Input", MakeTensor<float>({1, 2, 2, 3},
-                                     {1, 2, 3, 4, 5, 6,  // channel 0
-                                      1, 1, 1, 2, 2, 2}))  // channel 1
+  t.Input("Input",
+          MakeTensor<float>({1, 2, 2, 3}, {1, 2, 3, 4, 5, 6,    // channel 0
+                                           1, 1, 1, 2, 2, 2}))  // channel 1
       .Input("Filter", MakeTensor<float>({2, 1, 2, 2}, {1, 0, 0, 1,  //
                                                         1, 1, -1, -1}))
       .Output("Output")

@@ -12,8 +12,9 @@ using framework::Tensor;
 
 Tensor RunDropout(const Tensor& x, const AttrList& attrs) {
   OpTester t("dropout");
-  t.Input("X", x).Output("Out", x.dtype()).Output("Mask",
-                                                  framework::DataType::kUInt8);
+  t.Input("X", x)
+      .Output("Out", x.dtype())
+      .Output("Mask", framework::DataType::kUInt8);
   for (const auto& a : attrs) t.Attr(a.first, a.second);
   t.Run();
   return t.GetOutput("Out");

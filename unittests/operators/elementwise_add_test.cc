@@ -74,31 +74,31 @@ TEST(ElementwiseAddOp, BroadcastCasesMatchReference) {
     int axis;
   };
   const std::vector<Case> cases = {
-      {{2, 3, 4, 5}, {3}, 1},           // conv bias
-      {{2, 3, 4, 5}, {3, 4}, 1},        // middle block
-      {{2, 3, 4, 5}, {3, 4}, -2},       // negative axis: same as 1
-      {{2, 3, 4, 5}, {3, 1, 1}, 1},     // Fluid-era [C, 1, 1] bias
-      {{2, 3, 4, 5}, {5}, -1},          // trailing
-      {{2, 3, 4, 5}, {4, 5}, kNoAxis},  // trailing, axis absent
-      {{2, 3, 4, 5}, {2}, 0},           // leading
-      {{2, 3, 4, 5}, {2, 3, 1, 1}, -1}, // same rank, per (n, c)
-      {{2, 3, 4, 5}, {1, 1, 1, 1}, -1}, // same rank scalar
-      {{3}, {2, 3, 4}, 1},              // X is the smaller one
+      {{2, 3, 4, 5}, {3}, 1},            // conv bias
+      {{2, 3, 4, 5}, {3, 4}, 1},         // middle block
+      {{2, 3, 4, 5}, {3, 4}, -2},        // negative axis: same as 1
+      {{2, 3, 4, 5}, {3, 1, 1}, 1},      // Fluid-era [C, 1, 1] bias
+      {{2, 3, 4, 5}, {5}, -1},           // trailing
+      {{2, 3, 4, 5}, {4, 5}, kNoAxis},   // trailing, axis absent
+      {{2, 3, 4, 5}, {2}, 0},            // leading
+      {{2, 3, 4, 5}, {2, 3, 1, 1}, -1},  // same rank, per (n, c)
+      {{2, 3, 4, 5}, {1, 1, 1, 1}, -1},  // same rank scalar
+      {{3}, {2, 3, 4}, 1},               // X is the smaller one
       {{4}, {2, 3, 4}, -1},
       {{3, 1}, {2, 3, 4}, 1},
-      {{2, 1, 4}, {1, 3, 1}, -1},       // size-1 dims on both sides
+      {{2, 1, 4}, {1, 3, 1}, -1},  // size-1 dims on both sides
       {{5, 1, 7, 1}, {1, 6, 1, 2}, -1},
       {{1, 6, 1}, {5, 1, 1}, -1},
-      {{13, 127}, {127}, -1},           // odd sizes
+      {{13, 127}, {127}, -1},  // odd sizes
       {{127, 13}, {127}, 0},
       {{13, 1, 127}, {13, 127, 1}, -1},
-      {{2, 3}, {1}, -1},                // scalar-like Y
+      {{2, 3}, {1}, -1},  // scalar-like Y
       {{1}, {2, 3}, -1},
-      {{1}, {1}, -1},                   // 1 element
-      {{}, {}, -1},                     // 0-D
+      {{1}, {1}, -1},  // 1 element
+      {{}, {}, -1},    // 0-D
       {{}, {3}, -1},
       {{2, 3}, {}, -1},
-      {{0, 3}, {3}, -1},                // 0-size dims
+      {{0, 3}, {3}, -1},  // 0-size dims
       {{2, 0, 4}, {1, 1, 4}, -1},
       {{0}, {1}, -1},
       {{3}, {0, 3}, -1},
@@ -111,12 +111,12 @@ TEST(ElementwiseAddOp, BroadcastCasesMatchReference) {
 }
 
 TEST(ElementwiseAddOp, OutputShapes) {
-  EXPECT_EQ(RunAdd(RandomTensor<float>({0, 3}), RandomTensor<float>({3}))
-                .dims(),
-            framework::DDim({0, 3}));
-  EXPECT_EQ(RunAdd(RandomTensor<float>({3}), RandomTensor<float>({2, 1, 1}))
-                .dims(),
-            framework::DDim({2, 1, 3}));
+  EXPECT_EQ(
+      RunAdd(RandomTensor<float>({0, 3}), RandomTensor<float>({3})).dims(),
+      framework::DDim({0, 3}));
+  EXPECT_EQ(
+      RunAdd(RandomTensor<float>({3}), RandomTensor<float>({2, 1, 1})).dims(),
+      framework::DDim({2, 1, 3}));
   EXPECT_EQ(RunAdd(RandomTensor<float>({}), RandomTensor<float>({})).dims(),
             framework::DDim({}));
 }
@@ -147,14 +147,13 @@ TEST(ElementwiseAddOp, DataTypes) {
   CheckElementwise<double>("elementwise_add",
                            RandomTensor<double>({4, 13}, -5, 5, 1),
                            RandomTensor<double>({13}, -5, 5, 2), -1, Add);
-  ExpectTensorNear(
-      RunAdd(MakeTensor<int32_t>({2, 2}, {1, -2, 2147483000, 4}),
-             MakeTensor<int32_t>({2}, {10, 20})),
-      MakeTensor<int32_t>({2, 2}, {11, 18, 2147483010, 24}), 0, 0);
-  ExpectTensorNear(
-      RunAdd(MakeTensor<int64_t>({3}, {int64_t{1} << 40, -5, 7}),
-             MakeTensor<int64_t>({1}, {3})),
-      MakeTensor<int64_t>({3}, {(int64_t{1} << 40) + 3, -2, 10}), 0, 0);
+  ExpectTensorNear(RunAdd(MakeTensor<int32_t>({2, 2}, {1, -2, 2147483000, 4}),
+                          MakeTensor<int32_t>({2}, {10, 20})),
+                   MakeTensor<int32_t>({2, 2}, {11, 18, 2147483010, 24}), 0, 0);
+  ExpectTensorNear(RunAdd(MakeTensor<int64_t>({3}, {int64_t{1} << 40, -5, 7}),
+                          MakeTensor<int64_t>({1}, {3})),
+                   MakeTensor<int64_t>({3}, {(int64_t{1} << 40) + 3, -2, 10}),
+                   0, 0);
 }
 
 TEST(ElementwiseAddOp, OutputLoDComesFromX) {
@@ -169,14 +168,17 @@ TEST(ElementwiseAddOp, OutputLoDComesFromX) {
 }
 
 TEST(ElementwiseAddOp, IncompatibleShapesNameBothShapes) {
-  ExpectError([] { RunAdd(RandomTensor<float>({2, 3}), RandomTensor<float>({4})); },
-              ErrorCode::kInvalidArgument,
-              {"elementwise_add", "[2, 3]", "[4]"});
+  ExpectError(
+      [] {
+        RunAdd(RandomTensor<float>({2, 3}), RandomTensor<float>({4}));
+      },
+      ErrorCode::kInvalidArgument, {"elementwise_add", "[2, 3]", "[4]"});
   ExpectError(
       [] {
         RunAdd(RandomTensor<float>({2, 3, 4}), RandomTensor<float>({2, 5, 4}));
       },
-      ErrorCode::kInvalidArgument, {"elementwise_add", "[2, 3, 4]", "[2, 5, 4]"});
+      ErrorCode::kInvalidArgument,
+      {"elementwise_add", "[2, 3, 4]", "[2, 5, 4]"});
   // Conv bias with the wrong axis: Y [3] against W = 5.
   ExpectError(
       [] {
@@ -214,15 +216,16 @@ TEST(ElementwiseAddOp, BadAxis) {
       },
       ErrorCode::kInvalidArgument, {"elementwise_add", "axis", "[1, 3]"});
   // Equal shapes ignore the axis, as in Paddle.
-  ExpectTensorNear(RunAdd(MakeTensor<float>({2}, {1, 2}),
-                          MakeTensor<float>({2}, {3, 4}), 1),
-                   MakeTensor<float>({2}, {4, 6}));
+  ExpectTensorNear(
+      RunAdd(MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({2}, {3, 4}), 1),
+      MakeTensor<float>({2}, {4, 6}));
 }
 
 TEST(ElementwiseAddOp, MixedDataTypesAreRejected) {
   ExpectError(
       [] {
-        RunAdd(RandomTensor<float>({2, 3}), MakeTensor<int32_t>({3}, {1, 2, 3}));
+        RunAdd(RandomTensor<float>({2, 3}),
+               MakeTensor<int32_t>({3}, {1, 2, 3}));
       },
       ErrorCode::kInvalidArgument, {"elementwise_add", "float32", "int32"});
 }

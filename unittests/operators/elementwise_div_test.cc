@@ -27,9 +27,9 @@ TEST(ElementwiseDivOp, ByHand) {
                           MakeTensor<float>({2}, {2, 4})),
                    MakeTensor<float>({2, 2}, {0.5f, 0.5f, 1.5f, -1}));
   // X broadcast against Y: 1 / Y.
-  ExpectTensorNear(RunDiv(MakeTensor<float>({1}, {1}),
-                          MakeTensor<float>({3}, {2, 4, -8})),
-                   MakeTensor<float>({3}, {0.5f, 0.25f, -0.125f}));
+  ExpectTensorNear(
+      RunDiv(MakeTensor<float>({1}, {1}), MakeTensor<float>({3}, {2, 4, -8})),
+      MakeTensor<float>({3}, {0.5f, 0.25f, -0.125f}));
 }
 
 TEST(ElementwiseDivOp, BroadcastMatchesReference) {
@@ -55,10 +55,9 @@ TEST(ElementwiseDivOp, IntegerDivisionTruncates) {
   ExpectTensorNear(RunDiv(MakeTensor<int32_t>({4}, {7, -7, 7, -7}),
                           MakeTensor<int32_t>({4}, {2, 2, -2, -2})),
                    MakeTensor<int32_t>({4}, {3, -3, -3, 3}), 0, 0);
-  ExpectTensorNear(
-      RunDiv(MakeTensor<int64_t>({2}, {int64_t{1} << 40, -9}),
-             MakeTensor<int64_t>({1}, {4})),
-      MakeTensor<int64_t>({2}, {int64_t{1} << 38, -2}), 0, 0);
+  ExpectTensorNear(RunDiv(MakeTensor<int64_t>({2}, {int64_t{1} << 40, -9}),
+                          MakeTensor<int64_t>({1}, {4})),
+                   MakeTensor<int64_t>({2}, {int64_t{1} << 38, -2}), 0, 0);
   // The one overflowing quotient wraps instead of trapping.
   const int32_t min = std::numeric_limits<int32_t>::min();
   ExpectTensorNear(RunDiv(MakeTensor<int32_t>({2}, {min, 6}),
@@ -80,10 +79,10 @@ TEST(ElementwiseDivOp, IntegerDivisionByZeroIsAnError) {
       },
       ErrorCode::kInvalidArgument, {"elementwise_div", "division by zero"});
   // No element is divided when the output is empty.
-  EXPECT_EQ(RunDiv(MakeTensor<int32_t>({0, 1}, {}),
-                   MakeTensor<int32_t>({1}, {0}))
-                .numel(),
-            0);
+  EXPECT_EQ(
+      RunDiv(MakeTensor<int32_t>({0, 1}, {}), MakeTensor<int32_t>({1}, {0}))
+          .numel(),
+      0);
 }
 
 TEST(ElementwiseDivOp, DataTypes) {
@@ -94,7 +93,9 @@ TEST(ElementwiseDivOp, DataTypes) {
 
 TEST(ElementwiseDivOp, Errors) {
   ExpectError(
-      [] { RunDiv(RandomTensor<float>({4, 3}), RandomTensor<float>({2, 3})); },
+      [] {
+        RunDiv(RandomTensor<float>({4, 3}), RandomTensor<float>({2, 3}));
+      },
       ErrorCode::kInvalidArgument, {"elementwise_div", "[4, 3]", "[2, 3]"});
 }
 

@@ -34,8 +34,7 @@ TEST(ElementwiseMulOp, BroadcastMatchesReference) {
   CheckElementwise<float>("elementwise_mul",
                           RandomTensor<float>({2, 13, 5, 7}, -5, 5, 1),
                           RandomTensor<float>({13, 5}, -5, 5, 2), 1, Mul);
-  CheckElementwise<float>("elementwise_mul",
-                          RandomTensor<float>({7}, -5, 5, 1),
+  CheckElementwise<float>("elementwise_mul", RandomTensor<float>({7}, -5, 5, 1),
                           RandomTensor<float>({2, 7, 3}, -5, 5, 2), 1, Mul);
   CheckElementwise<float>("elementwise_mul",
                           RandomTensor<float>({127, 1}, -5, 5, 1),
@@ -60,7 +59,9 @@ TEST(ElementwiseMulOp, DataTypes) {
 
 TEST(ElementwiseMulOp, Errors) {
   ExpectError(
-      [] { RunMul(RandomTensor<float>({4, 3}), RandomTensor<float>({4})); },
+      [] {
+        RunMul(RandomTensor<float>({4, 3}), RandomTensor<float>({4}));
+      },
       ErrorCode::kInvalidArgument, {"elementwise_mul", "[4, 3]", "[4]"});
 }
 

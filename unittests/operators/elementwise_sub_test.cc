@@ -55,16 +55,18 @@ TEST(ElementwiseSubOp, DataTypes) {
   ExpectTensorNear(RunSub(MakeTensor<int32_t>({3}, {1, -2, 3}),
                           MakeTensor<int32_t>({1}, {5})),
                    MakeTensor<int32_t>({3}, {-4, -7, -2}), 0, 0);
-  ExpectTensorNear(RunSub(MakeTensor<int64_t>({2}, {int64_t{1} << 40, 0}),
-                          MakeTensor<int64_t>({2}, {1, int64_t{1} << 41})),
-                   MakeTensor<int64_t>({2}, {(int64_t{1} << 40) - 1,
-                                             -(int64_t{1} << 41)}),
-                   0, 0);
+  ExpectTensorNear(
+      RunSub(MakeTensor<int64_t>({2}, {int64_t{1} << 40, 0}),
+             MakeTensor<int64_t>({2}, {1, int64_t{1} << 41})),
+      MakeTensor<int64_t>({2}, {(int64_t{1} << 40) - 1, -(int64_t{1} << 41)}),
+      0, 0);
 }
 
 TEST(ElementwiseSubOp, Errors) {
   ExpectError(
-      [] { RunSub(RandomTensor<float>({2, 3}), RandomTensor<float>({2})); },
+      [] {
+        RunSub(RandomTensor<float>({2, 3}), RandomTensor<float>({2}));
+      },
       ErrorCode::kInvalidArgument, {"elementwise_sub", "[2, 3]", "[2]"});
   ExpectError(
       [] {

@@ -68,17 +68,16 @@ void CheckElementwise(const std::string& op,
                       Fn fn,
                       int threads = 1) {
   SCOPED_TRACE(op + " X " + framework::DimsToString(x.dims()) + " Y " +
-               framework::DimsToString(y.dims()) +
-               " axis " + std::to_string(axis) + " threads " +
-               std::to_string(threads));
+               framework::DimsToString(y.dims()) + " axis " +
+               std::to_string(axis) + " threads " + std::to_string(threads));
   OpTester t(op);
   t.Input("X", x).Input("Y", y).Output("Out", framework::ToDataType<T>());
   if (axis != kNoAxis) t.Attr("axis", axis);
   t.Run(framework::LibraryType::Plain(), threads);
-  ExpectTensorNear(t.GetOutput("Out"),
-                   ReferenceElementwise<T>(
-                       x, y, axis == kNoAxis ? -1 : axis, fn),
-                   1e-6, 1e-6);
+  ExpectTensorNear(
+      t.GetOutput("Out"),
+      ReferenceElementwise<T>(x, y, axis == kNoAxis ? -1 : axis, fn), 1e-6,
+      1e-6);
 }
 
 }  // namespace testing

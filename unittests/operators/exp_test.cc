@@ -29,9 +29,8 @@ TEST(ExpOp, OverflowAndUnderflow) {
 }
 
 TEST(ExpOp, IntegerTypesTruncate) {
-  ExpectTensorNear(
-      RunUnary("exp", MakeTensor<int32_t>({5}, {0, 1, 2, 3, -1})),
-      MakeTensor<int32_t>({5}, {1, 2, 7, 20, 0}), 0, 0);
+  ExpectTensorNear(RunUnary("exp", MakeTensor<int32_t>({5}, {0, 1, 2, 3, -1})),
+                   MakeTensor<int32_t>({5}, {1, 2, 7, 20, 0}), 0, 0);
   ExpectTensorNear(RunUnary("exp", MakeTensor<int64_t>({2}, {10, 30})),
                    MakeTensor<int64_t>({2}, {22026, 10686474581524}), 0, 0);
 }

@@ -23,8 +23,7 @@ Tensor Flatten(const DDim& x_dims,
                int stop,
                const framework::LoD& lod = {}) {
   OpTester t("flatten_contiguous_range");
-  t.Input("X",
-          MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
       .Output("Out")
       .Attr("start_axis", start)
       .Attr("stop_axis", stop);
@@ -75,13 +74,24 @@ TEST(FlattenContiguousRangeOp, Int64Data) {
 }
 
 TEST(FlattenContiguousRangeOp, Errors) {
-  ExpectError([] { Flatten({2, 3, 4}, 2, 1); }, ErrorCode::kInvalidArgument,
-              {"flatten_contiguous_range", "start_axis", "stop_axis",
-               "[2, 3, 4]"});
-  ExpectError([] { Flatten({2, 3, 4}, 0, 3); }, ErrorCode::kInvalidArgument,
-              {"flatten_contiguous_range", "stop_axis = 3"});
-  ExpectError([] { Flatten({2, 3, 4}, -4, 1); }, ErrorCode::kInvalidArgument,
-              {"flatten_contiguous_range", "start_axis = -4"});
+  ExpectError(
+      [] {
+        Flatten({2, 3, 4}, 2, 1);
+      },
+      ErrorCode::kInvalidArgument,
+      {"flatten_contiguous_range", "start_axis", "stop_axis", "[2, 3, 4]"});
+  ExpectError(
+      [] {
+        Flatten({2, 3, 4}, 0, 3);
+      },
+      ErrorCode::kInvalidArgument,
+      {"flatten_contiguous_range", "stop_axis = 3"});
+  ExpectError(
+      [] {
+        Flatten({2, 3, 4}, -4, 1);
+      },
+      ErrorCode::kInvalidArgument,
+      {"flatten_contiguous_range", "start_axis = -4"});
 }
 
 TEST(FlattenContiguousRangeOp, AllKernelsAgree) {

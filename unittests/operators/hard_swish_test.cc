@@ -15,7 +15,8 @@ double HardSwish(double x, double threshold, double scale, double offset) {
 TEST(HardSwishOp, DefaultsAre6And6And3) {
   // Kinks at x = -3 and x = 3.
   ExpectTensorNear(
-      RunUnary("hard_swish", MakeTensor<float>({7}, {-10, -3, -1, 0, 1, 3, 10})),
+      RunUnary("hard_swish",
+               MakeTensor<float>({7}, {-10, -3, -1, 0, 1, 3, 10})),
       MakeTensor<float>({7}, {0, 0, -1.0f / 3, 0, 2.0f / 3, 3, 10}), 1e-6,
       1e-6);
 }

@@ -26,8 +26,9 @@ TEST(LeakyReluOp, HonoursAlpha) {
 
 TEST(LeakyReluOp, AllKernelsAgree) {
   OpTester t("leaky_relu");
-  t.Input("X", RandomTensor<float>({2, 3, 13})).Output("Out").Attr("alpha",
-                                                                  0.1f);
+  t.Input("X", RandomTensor<float>({2, 3, 13}))
+      .Output("Out")
+      .Attr("alpha", 0.1f);
   t.RunAllKernels();
 }
 

@@ -24,12 +24,11 @@ std::vector<double> ReferenceMatmul(const Tensor& x,
                                     bool transpose_y,
                                     double alpha) {
   const RefOperand a = ToRefOperand<T>(x, /*vector_as_row=*/true, transpose_x);
-  const RefOperand b =
-      ToRefOperand<T>(y, /*vector_as_row=*/false, transpose_y);
+  const RefOperand b = ToRefOperand<T>(y, /*vector_as_row=*/false, transpose_y);
   const bool a_batched = !a.batch.empty();
   const bool b_batched = !b.batch.empty();
-  const int64_t count = a_batched ? a.BatchCount()
-                                  : (b_batched ? b.BatchCount() : 1);
+  const int64_t count =
+      a_batched ? a.BatchCount() : (b_batched ? b.BatchCount() : 1);
   std::vector<double> out;
   for (int64_t i = 0; i < count; ++i) {
     NaiveMatmul(a.Matrix(a_batched ? i : 0), b.Matrix(b_batched ? i : 0),
@@ -143,8 +142,7 @@ TEST(MatmulOp, VectorIsPromotedBeforeTranspose) {
       .Output("Out")
       .Attr("transpose_X", true);
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"),
-                   MakeTensor<float>({2, 2}, {3, 4, 6, 8}));
+  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<float>({2, 2}, {3, 4, 6, 8}));
 }
 
 TEST(MatmulOp, Alpha) {
@@ -184,8 +182,7 @@ TEST(MatmulOp, OddSizesAndThreads) {
   CheckMatmul<float>({127, 13}, {127, 13}, true, false, {13, 13}, 1.0f, 2);
   CheckMatmul<double>({3, 127, 13}, {3, 127, 13}, true, false, {3, 13, 13},
                       0.25f, 4);
-  CheckMatmul<float>({127, 127}, {127, 127}, false, true, {127, 127}, 1.0f,
-                     4);
+  CheckMatmul<float>({127, 127}, {127, 127}, false, true, {127, 127}, 1.0f, 4);
   CheckMatmul<float>({1, 200}, {700, 200}, false, true, {1, 700}, 1.0f, 4);
 }
 
@@ -217,9 +214,9 @@ TEST(MatmulOp, BatchCountsMustBeEqual) {
     t.Input("X", RandomTensor<float>(x_dims))
         .Input("Y", RandomTensor<float>({3, 4, 5}))
         .Output("Out");
-    ExpectError([&] { t.Run(); }, ErrorCode::kInvalidArgument,
-                {"matmul", framework::DimsToString(x_dims), "[3, 4, 5]",
-                 "batch"});
+    ExpectError(
+        [&] { t.Run(); }, ErrorCode::kInvalidArgument,
+        {"matmul", framework::DimsToString(x_dims), "[3, 4, 5]", "batch"});
   }
 }
 

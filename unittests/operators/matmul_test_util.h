@@ -91,8 +91,7 @@ template <typename T>
 framework::Tensor RefTensor(const framework::DDim& dims,
                             const std::vector<double>& values,
                             const framework::LoD& lod = {}) {
-  return MakeTensor<T>(dims, std::vector<T>(values.begin(), values.end()),
-                       lod);
+  return MakeTensor<T>(dims, std::vector<T>(values.begin(), values.end()), lod);
 }
 
 /// Tolerances per element type: float sums over K = 127 terms drift by a

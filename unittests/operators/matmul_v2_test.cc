@@ -22,10 +22,10 @@ std::vector<double> ReferenceMatmulV2(const Tensor& x,
                                       const Tensor& y,
                                       bool trans_x,
                                       bool trans_y) {
-  const RefOperand a = ToRefOperand<T>(x, /*vector_as_row=*/true,
-                                       x.rank() > 1 && trans_x);
-  const RefOperand b = ToRefOperand<T>(y, /*vector_as_row=*/false,
-                                       y.rank() > 1 && trans_y);
+  const RefOperand a =
+      ToRefOperand<T>(x, /*vector_as_row=*/true, x.rank() > 1 && trans_x);
+  const RefOperand b =
+      ToRefOperand<T>(y, /*vector_as_row=*/false, y.rank() > 1 && trans_y);
   const int rank = static_cast<int>(std::max(a.batch.size(), b.batch.size()));
   DDim xb(rank, 1);
   DDim yb(rank, 1);
@@ -52,8 +52,7 @@ std::vector<double> ReferenceMatmulV2(const Tensor& x,
       x_mul *= xb[i];
       y_mul *= yb[i];
     }
-    NaiveMatmul(a.Matrix(xi), b.Matrix(yi), a.rows, a.cols, b.cols, 1.0,
-                &out);
+    NaiveMatmul(a.Matrix(xi), b.Matrix(yi), a.rows, a.cols, b.cols, 1.0, &out);
   }
   return out;
 }
@@ -77,10 +76,10 @@ void CheckMatmulV2(const DDim& x_dims,
   t.Attr("trans_x", trans_x).Attr("trans_y", trans_y);
   t.Run(framework::LibraryType::Plain(), threads);
   const double tol = RefTolerance<T>();
-  ExpectTensorNear(t.GetOutput("Out"),
-                   RefTensor<T>(out_dims,
-                                ReferenceMatmulV2<T>(x, y, trans_x, trans_y)),
-                   tol, tol);
+  ExpectTensorNear(
+      t.GetOutput("Out"),
+      RefTensor<T>(out_dims, ReferenceMatmulV2<T>(x, y, trans_x, trans_y)), tol,
+      tol);
 }
 
 TEST(MatmulV2Op, HandComputed2D) {
@@ -130,8 +129,7 @@ TEST(MatmulV2Op, TwoDAllTransposes) {
 TEST(MatmulV2Op, Batched3DAnd4D) {
   CheckMatmulV2<float>({5, 2, 3}, {5, 3, 4}, false, false, {5, 2, 4});
   CheckMatmulV2<float>({5, 3, 2}, {5, 4, 3}, true, true, {5, 2, 4});
-  CheckMatmulV2<float>({2, 3, 4, 5}, {2, 3, 5, 6}, false, false,
-                       {2, 3, 4, 6});
+  CheckMatmulV2<float>({2, 3, 4, 5}, {2, 3, 5, 6}, false, false, {2, 3, 4, 6});
   CheckMatmulV2<float>({2, 3, 5, 4}, {2, 3, 5, 6}, true, false, {2, 3, 4, 6});
   CheckMatmulV2<float>({2, 3, 4, 5}, {2, 3, 6, 5}, false, true, {2, 3, 4, 6});
 }
@@ -228,8 +226,7 @@ TEST(MatmulV2Op, MultiThreadedSplits) {
   CheckMatmulV2<float>({1, 300}, {300, 1000}, false, false, {1, 1000}, 4);
   CheckMatmulV2<float>({300}, {1000, 300}, false, true, {1000}, 4);
   // Many small batches.
-  CheckMatmulV2<double>({64, 13, 13}, {13, 13}, false, false, {64, 13, 13},
-                        4);
+  CheckMatmulV2<double>({64, 13, 13}, {13, 13}, false, false, {64, 13, 13}, 4);
   CheckMatmulV2<int32_t>({1, 3}, {3, 700}, false, false, {1, 700}, 4);
 }
 
@@ -252,9 +249,7 @@ TEST(MatmulV2Op, OutputKeepsLodOfX) {
   const framework::LoD lod = {{0, 1, 3}};
   Tensor x = MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6}, lod);
   OpTester t("matmul_v2");
-  t.Input("X", x)
-      .Input("Y", MakeTensor<float>({2, 1}, {1, 1}))
-      .Output("Out");
+  t.Input("X", x).Input("Y", MakeTensor<float>({2, 1}, {1, 1})).Output("Out");
   t.Run();
   ExpectTensorNear(t.GetOutput("Out"),
                    MakeTensor<float>({3, 1}, {3, 7, 11}, lod));
@@ -270,15 +265,20 @@ TEST(MatmulV2Op, InnerDimMismatchNamesBothShapes) {
         .Attr("trans_y", trans_y);
     t.Run();
   };
-  ExpectError([&] { run({2, 3}, {4, 5}, false, false); },
-              ErrorCode::kInvalidArgument,
-              {"matmul_v2", "[2, 3]", "[4, 5]", "3 vs 4"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {4, 5}, false, false);
+      },
+      ErrorCode::kInvalidArgument, {"matmul_v2", "[2, 3]", "[4, 5]", "3 vs 4"});
   // Fits only without trans_x.
-  ExpectError([&] { run({2, 3}, {3, 5}, true, false); },
-              ErrorCode::kInvalidArgument,
-              {"matmul_v2", "[2, 3]", "[3, 5]", "trans_x=true"});
-  ExpectError([&] { run({4}, {5}, false, false); },
-              ErrorCode::kInvalidArgument, {"matmul_v2", "[4]", "[5]"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {3, 5}, true, false);
+      },
+      ErrorCode::kInvalidArgument,
+      {"matmul_v2", "[2, 3]", "[3, 5]", "trans_x=true"});
+  ExpectError([&] { run({4}, {5}, false, false); }, ErrorCode::kInvalidArgument,
+              {"matmul_v2", "[4]", "[5]"});
 }
 
 TEST(MatmulV2Op, BatchMismatchNamesBothShapes) {

@@ -58,11 +58,10 @@ void CheckMul(const DDim& x_dims,
       .Attr("y_num_col_dims", y_num_col_dims);
   t.Run(framework::LibraryType::Plain(), threads);
   const double tol = RefTolerance<T>();
-  ExpectTensorNear(
-      t.GetOutput("Out"),
-      RefTensor<T>(out_dims,
-                   ReferenceMul<T>(x, y, x_num_col_dims, y_num_col_dims)),
-      tol, tol);
+  ExpectTensorNear(t.GetOutput("Out"),
+                   RefTensor<T>(out_dims, ReferenceMul<T>(x, y, x_num_col_dims,
+                                                          y_num_col_dims)),
+                   tol, tol);
 }
 
 TEST(MulOp, HandComputed) {
@@ -108,15 +107,12 @@ TEST(MulOp, NumColDimsStoredAsLong) {
   Tensor x = RandomTensor<float>({2, 3, 4}, -1, 1, 1);
   Tensor y = RandomTensor<float>({4, 5}, -1, 1, 2);
   OpTester t("mul");
-  t.Input("X", x)
-      .Input("Y", y)
-      .Output("Out")
-      .Attr("x_num_col_dims", int64_t{2});
+  t.Input("X", x).Input("Y", y).Output("Out").Attr("x_num_col_dims",
+                                                   int64_t{2});
   t.Run();
-  ExpectTensorNear(
-      t.GetOutput("Out"),
-      RefTensor<float>({2, 3, 5}, ReferenceMul<float>(x, y, 2, 1)), 1e-5,
-      1e-5);
+  ExpectTensorNear(t.GetOutput("Out"),
+                   RefTensor<float>({2, 3, 5}, ReferenceMul<float>(x, y, 2, 1)),
+                   1e-5, 1e-5);
 }
 
 TEST(MulOp, ZeroSizedDims) {

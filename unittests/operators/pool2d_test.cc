@@ -14,7 +14,8 @@ namespace {
 using Attrs = std::vector<std::pair<std::string, framework::Attribute>>;
 
 /// Runs pool2d on x with the given attributes and returns Out.
-framework::Tensor RunPool(const framework::Tensor& x, const Attrs& attrs,
+framework::Tensor RunPool(const framework::Tensor& x,
+                          const Attrs& attrs,
                           int threads = 1) {
   OpTester t("pool2d");
   t.Input("X", x).Output("Out", x.dtype());
@@ -120,8 +121,10 @@ struct PoolCase {
 };
 
 /// The spec's §3 rules written out directly, NCHW.
-std::vector<double> NaivePool(const PoolCase& k, const std::vector<double>& in,
-                              int64_t* oh_out, int64_t* ow_out) {
+std::vector<double> NaivePool(const PoolCase& k,
+                              const std::vector<double>& in,
+                              int64_t* oh_out,
+                              int64_t* ow_out) {
   int64_t pads[4];
   if (k.paddings.size() == 2) {
     pads[0] = pads[1] = k.paddings[0];
@@ -201,10 +204,9 @@ void CheckPoolCase(const PoolCase& k, int threads) {
   auto ref = NaivePool(k, std::vector<double>(in.begin(), in.end()), &oh, &ow);
   std::vector<T> expected(ref.begin(), ref.end());
   const bool nhwc = k.data_format == "NHWC";
-  framework::Tensor x =
-      nhwc ? MakeTensor<T>({k.n, k.h, k.w, k.c},
-                           NchwToNhwc(in, k.n, k.c, k.h, k.w))
-           : MakeTensor<T>({k.n, k.c, k.h, k.w}, in);
+  framework::Tensor x = nhwc ? MakeTensor<T>({k.n, k.h, k.w, k.c},
+                                             NchwToNhwc(in, k.n, k.c, k.h, k.w))
+                             : MakeTensor<T>({k.n, k.c, k.h, k.w}, in);
   auto out = RunPool(x,
                      {{"pooling_type", k.type},
                       {"ksize", k.ksize},
@@ -218,8 +220,9 @@ void CheckPoolCase(const PoolCase& k, int threads) {
                       {"data_format", k.data_format}},
                      threads);
   if (nhwc) {
-    ExpectTensorNear(out, MakeTensor<T>({k.n, oh, ow, k.c},
-                                        NchwToNhwc(expected, k.n, k.c, oh, ow)));
+    ExpectTensorNear(out,
+                     MakeTensor<T>({k.n, oh, ow, k.c},
+                                   NchwToNhwc(expected, k.n, k.c, oh, ow)));
   } else {
     ExpectTensorNear(out, MakeTensor<T>({k.n, k.c, oh, ow}, expected));
   }

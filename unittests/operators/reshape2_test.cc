@@ -38,8 +38,8 @@ TEST(Reshape2Op, ZeroCopiesAndMinusOneInfers) {
   EXPECT_EQ(Reshape({2, 3, 4}, {-1, 0, 2}).dims(), (DDim{4, 3, 2}));
   EXPECT_EQ(Reshape({2, 3, 4}, {0, 0, 0}).dims(), (DDim{2, 3, 4}));
   EXPECT_EQ(Reshape({13}, {-1}).dims(), (DDim{13}));
-  ExpectTensorNear(Reshape({2, 3, 4}, {-1}),
-                   MakeTensor<float>({24}, Iota(24)), 0, 0);
+  ExpectTensorNear(Reshape({2, 3, 4}, {-1}), MakeTensor<float>({24}, Iota(24)),
+                   0, 0);
 }
 
 TEST(Reshape2Op, OneElementAndZeroD) {
@@ -69,8 +69,11 @@ TEST(Reshape2Op, ZeroSizeInput) {
   // Another target dim is 0, so -1 is ambiguous: zero dims pair with zero
   // dims and -1 takes the rest.
   EXPECT_EQ(Reshape({2, 0, 3}, {0, 0, -1}).dims(), (DDim{2, 0, 3}));
-  ExpectError([] { Reshape({2, 0}, {0, 5}); }, ErrorCode::kInvalidArgument,
-              {"reshape2", "[2, 0]", "[0, 5]"});
+  ExpectError(
+      [] {
+        Reshape({2, 0}, {0, 5});
+      },
+      ErrorCode::kInvalidArgument, {"reshape2", "[2, 0]", "[0, 5]"});
 }
 
 TEST(Reshape2Op, Int64AndBoolData) {
@@ -97,8 +100,8 @@ TEST(Reshape2Op, ShapeTensorWinsOverShapeAndAttribute) {
   OpTester t("reshape2");
   t.Input("X", MakeTensor<float>({2, 12}, Iota(24)))
       .Input("Shape", MakeTensor<int32_t>({2}, {3, 8}))
-      .Inputs("ShapeTensor", {MakeTensor<int32_t>({1}, {4}),
-                              MakeTensor<int64_t>({1}, {-1})})
+      .Inputs("ShapeTensor",
+              {MakeTensor<int32_t>({1}, {4}), MakeTensor<int64_t>({1}, {-1})})
       .Output("Out")
       .Attr("shape", std::vector<int32_t>{-1, 1});
   t.Run();
@@ -135,6 +138,17 @@ TEST(Reshape2Op, LoDKeptOnlyWhenDimZeroUnchanged) {
       .Attr("shape", std::vector<int32_t>{2, 4});
   drop.Run();
   EXPECT_TRUE(drop.GetOutput("Out").lod().empty());
+}
+
+TEST(Reshape2Op, InPlace) {
+  OpTester t("reshape2");
+  t.Input("X", MakeTensor<float>({2, 3}, Iota(6)))
+      .Output("Out")
+      .AliasOutputToInput("Out", "X")
+      .Attr("shape", std::vector<int32_t>{3, 2});
+  t.Run();
+  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<float>({3, 2}, Iota(6)), 0,
+                   0);
 }
 
 TEST(Reshape2Op, Errors) {

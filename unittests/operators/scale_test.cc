@@ -63,16 +63,18 @@ TEST(ScaleOp, ScaleTensorOverridesAttribute) {
                             {{"scale", 100.0f}, {"bias", 1.0f}}, &s),
                    MakeTensor<float>({2}, {-2, -5}), 0, 0);
   const Tensor s0 = MakeTensor<float>({}, {0.5f});
-  ExpectTensorNear(
-      RunScale(MakeTensor<double>({2}, {1, 2}),
-               {{"bias", 1.0f}, {"bias_after_scale", false}}, &s0),
-      MakeTensor<double>({2}, {1, 1.5}), 0, 0);
+  ExpectTensorNear(RunScale(MakeTensor<double>({2}, {1, 2}),
+                            {{"bias", 1.0f}, {"bias_after_scale", false}}, &s0),
+                   MakeTensor<double>({2}, {1, 1.5}), 0, 0);
 }
 
 TEST(ScaleOp, ScaleTensorMustHaveOneElement) {
   const Tensor s = MakeTensor<float>({2}, {1, 2});
-  ExpectError([&] { RunScale(MakeTensor<float>({2}, {1, 2}), {}, &s); },
-              ErrorCode::kInvalidArgument, {"scale", "ScaleTensor", "[2]"});
+  ExpectError(
+      [&] {
+        RunScale(MakeTensor<float>({2}, {1, 2}), {}, &s);
+      },
+      ErrorCode::kInvalidArgument, {"scale", "ScaleTensor", "[2]"});
 }
 
 TEST(ScaleOp, IntegerTypesTruncateScaleAndBias) {
@@ -80,9 +82,9 @@ TEST(ScaleOp, IntegerTypesTruncateScaleAndBias) {
   ExpectTensorNear(RunScale(MakeTensor<int32_t>({3}, {1, -2, 5}),
                             {{"scale", 2.7f}, {"bias", 1.9f}}),
                    MakeTensor<int32_t>({3}, {3, -3, 11}), 0, 0);
-  ExpectTensorNear(RunScale(MakeTensor<int32_t>({2}, {7, 9}),
-                            {{"scale", 0.5f}}),
-                   MakeTensor<int32_t>({2}, {0, 0}), 0, 0);
+  ExpectTensorNear(
+      RunScale(MakeTensor<int32_t>({2}, {7, 9}), {{"scale", 0.5f}}),
+      MakeTensor<int32_t>({2}, {0, 0}), 0, 0);
   ExpectTensorNear(
       RunScale(MakeTensor<int64_t>({2}, {int64_t{1} << 40, -1}),
                {{"scale", 3.0f}, {"bias", -2.0f}, {"bias_after_scale", false}}),
@@ -90,10 +92,9 @@ TEST(ScaleOp, IntegerTypesTruncateScaleAndBias) {
 }
 
 TEST(ScaleOp, KeepsLoD) {
-  ExpectTensorNear(
-      RunScale(MakeTensor<float>({2, 1}, {1, 2}, {{0, 1, 2}}),
-               {{"scale", 2.0f}}),
-      MakeTensor<float>({2, 1}, {2, 4}, {{0, 1, 2}}), 0, 0);
+  ExpectTensorNear(RunScale(MakeTensor<float>({2, 1}, {1, 2}, {{0, 1, 2}}),
+                            {{"scale", 2.0f}}),
+                   MakeTensor<float>({2, 1}, {2, 4}, {{0, 1, 2}}), 0, 0);
 }
 
 TEST(ScaleOp, AllKernelsAgree) {

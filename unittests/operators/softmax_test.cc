@@ -49,18 +49,18 @@ Tensor ReferenceSoftmax(const Tensor& x, int axis) {
 
 TEST(SoftmaxOp, ByHand) {
   // Default axis -1; [1, 2, 3] -> e^k / (e + e^2 + e^3).
-  ExpectTensorNear(RunSoftmax(MakeTensor<float>({2, 3}, {1, 2, 3, 0, 0, 0})),
-                   MakeTensor<float>({2, 3},
-                                     {0.090030573f, 0.244728471f, 0.665240956f,
-                                      1.0f / 3, 1.0f / 3, 1.0f / 3}),
-                   1e-6, 1e-6);
+  ExpectTensorNear(
+      RunSoftmax(MakeTensor<float>({2, 3}, {1, 2, 3, 0, 0, 0})),
+      MakeTensor<float>({2, 3}, {0.090030573f, 0.244728471f, 0.665240956f,
+                                 1.0f / 3, 1.0f / 3, 1.0f / 3}),
+      1e-6, 1e-6);
   // axis 0 of the same tensor.
   const float a = 1 / (1 + std::exp(-1.0f));
   const float b = 1 / (1 + std::exp(-2.0f));
   const float c = 1 / (1 + std::exp(-3.0f));
-  ExpectTensorNear(
-      RunSoftmax(MakeTensor<float>({2, 3}, {1, 2, 3, 0, 0, 0}), 0),
-      MakeTensor<float>({2, 3}, {a, b, c, 1 - a, 1 - b, 1 - c}), 1e-6, 1e-6);
+  ExpectTensorNear(RunSoftmax(MakeTensor<float>({2, 3}, {1, 2, 3, 0, 0, 0}), 0),
+                   MakeTensor<float>({2, 3}, {a, b, c, 1 - a, 1 - b, 1 - c}),
+                   1e-6, 1e-6);
 }
 
 TEST(SoftmaxOp, EveryAxisMatchesReference) {
@@ -86,8 +86,7 @@ TEST(SoftmaxOp, LargeValuesAreStable) {
                                  0.665240956f, 0.244728471f, 0.090030573f}),
       1e-6, 1e-5);
   // Strided columns (axis 0) use a different loop.
-  ExpectTensorNear(RunSoftmax(x, 0), ReferenceSoftmax<float>(x, 0), 1e-6,
-                   1e-5);
+  ExpectTensorNear(RunSoftmax(x, 0), ReferenceSoftmax<float>(x, 0), 1e-6, 1e-5);
   const Tensor big = RandomTensor<float>({5, 7}, 1e4, 3e4);
   for (int axis : {0, 1}) {
     ExpectTensorNear(RunSoftmax(big, axis), ReferenceSoftmax<float>(big, axis),
@@ -110,8 +109,7 @@ TEST(SoftmaxOp, SmallAndEmptyShapes) {
   EXPECT_EQ(RunSoftmax(RandomTensor<float>({0, 4})).dims(),
             framework::DDim({0, 4}));
   const Tensor x = RandomTensor<float>({127, 13});
-  ExpectTensorNear(RunSoftmax(x, 0), ReferenceSoftmax<float>(x, 0), 1e-6,
-                   1e-5);
+  ExpectTensorNear(RunSoftmax(x, 0), ReferenceSoftmax<float>(x, 0), 1e-6, 1e-5);
 }
 
 TEST(SoftmaxOp, ThreadedMatchesReference) {
@@ -132,10 +130,16 @@ TEST(SoftmaxOp, KeepsLoD) {
 }
 
 TEST(SoftmaxOp, BadAxis) {
-  ExpectError([] { RunSoftmax(RandomTensor<float>({2, 3}), 2); },
-              ErrorCode::kInvalidArgument, {"softmax", "axis 2", "[2, 3]"});
-  ExpectError([] { RunSoftmax(RandomTensor<float>({2, 3}), -3); },
-              ErrorCode::kInvalidArgument, {"softmax", "axis -3"});
+  ExpectError(
+      [] {
+        RunSoftmax(RandomTensor<float>({2, 3}), 2);
+      },
+      ErrorCode::kInvalidArgument, {"softmax", "axis 2", "[2, 3]"});
+  ExpectError(
+      [] {
+        RunSoftmax(RandomTensor<float>({2, 3}), -3);
+      },
+      ErrorCode::kInvalidArgument, {"softmax", "axis -3"});
   ExpectError([] { RunSoftmax(MakeTensor<float>({}, {1}), 1); },
               ErrorCode::kInvalidArgument, {"softmax", "axis 1", "[]"});
 }

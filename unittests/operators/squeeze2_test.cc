@@ -22,8 +22,7 @@ Tensor Squeeze(const DDim& x_dims,
                const std::vector<int32_t>& axes,
                const framework::LoD& lod = {}) {
   OpTester t("squeeze2");
-  t.Input("X",
-          MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
       .Output("Out")
       .Attr("axes", axes);
   t.Run();
@@ -76,10 +75,16 @@ TEST(Squeeze2Op, BoolData) {
 }
 
 TEST(Squeeze2Op, AxisOutOfRange) {
-  ExpectError([] { Squeeze({1, 3}, {2}); }, ErrorCode::kInvalidArgument,
-              {"squeeze2", "axes = 2", "rank-2"});
-  ExpectError([] { Squeeze({1, 3}, {-3}); }, ErrorCode::kInvalidArgument,
-              {"squeeze2", "-3"});
+  ExpectError(
+      [] {
+        Squeeze({1, 3}, {2});
+      },
+      ErrorCode::kInvalidArgument, {"squeeze2", "axes = 2", "rank-2"});
+  ExpectError(
+      [] {
+        Squeeze({1, 3}, {-3});
+      },
+      ErrorCode::kInvalidArgument, {"squeeze2", "-3"});
   ExpectError([] { Squeeze({}, {1}); }, ErrorCode::kInvalidArgument,
               {"squeeze2", "0-D"});
 }

@@ -18,7 +18,8 @@ Tensor ReferenceTranspose(const Tensor& x, const std::vector<int32_t>& axis) {
   const DDim& xd = x.dims();
   const int rank = static_cast<int>(xd.size());
   DDim od(rank);
-  for (int i = 0; i < rank; ++i) od[i] = xd[axis[i] < 0 ? axis[i] + rank : axis[i]];
+  for (int i = 0; i < rank; ++i)
+    od[i] = xd[axis[i] < 0 ? axis[i] + rank : axis[i]];
   std::vector<T> in = ToVector<T>(x);
   std::vector<T> out(in.size());
   std::vector<int64_t> oi(rank, 0);
@@ -40,7 +41,8 @@ Tensor ReferenceTranspose(const Tensor& x, const std::vector<int32_t>& axis) {
 }
 
 template <typename T>
-void Check(const Tensor& x, const std::vector<int32_t>& axis,
+void Check(const Tensor& x,
+           const std::vector<int32_t>& axis,
            DataType dtype = DataType::kFloat32) {
   OpTester t("transpose2");
   t.Input("X", x).Output("Out", dtype).Attr("axis", axis);
@@ -80,9 +82,9 @@ TEST(Transpose2Op, NegativeAxesNormalized) {
 }
 
 TEST(Transpose2Op, IntAndBoolData) {
-  Check<int64_t>(MakeTensor<int64_t>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7,
-                                                 int64_t(1) << 40}),
-                 {2, 1, 0}, DataType::kInt64);
+  Check<int64_t>(
+      MakeTensor<int64_t>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, int64_t(1) << 40}),
+      {2, 1, 0}, DataType::kInt64);
   Check<int32_t>(MakeTensor<int32_t>({3, 2}, {1, 2, 3, 4, 5, 6}), {1, 0},
                  DataType::kInt32);
   Check<bool>(MakeTensor<bool>({2, 3}, {true, false, false, true, true, false}),
@@ -110,8 +112,9 @@ TEST(Transpose2Op, BadPermutation) {
   auto run = [](std::vector<int32_t> axis) {
     return [axis] {
       OpTester t("transpose2");
-      t.Input("X", RandomTensor<float>({2, 3, 4})).Output("Out").Attr("axis",
-                                                                      axis);
+      t.Input("X", RandomTensor<float>({2, 3, 4}))
+          .Output("Out")
+          .Attr("axis", axis);
       t.Run();
     };
   };
@@ -135,8 +138,8 @@ TEST(Transpose2Op, MultiThreaded) {
   OpTester t("transpose2");
   t.Input("X", x).Output("Out").Attr("axis", std::vector<int32_t>{2, 0, 1});
   t.Run(framework::LibraryType::Plain(), /*threads=*/2);
-  ExpectTensorNear(t.GetOutput("Out"),
-                   ReferenceTranspose<float>(x, {2, 0, 1}), 0, 0);
+  ExpectTensorNear(t.GetOutput("Out"), ReferenceTranspose<float>(x, {2, 0, 1}),
+                   0, 0);
 }
 
 TEST(Transpose2Op, AllKernelsAgree) {

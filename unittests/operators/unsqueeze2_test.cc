@@ -22,8 +22,7 @@ Tensor Unsqueeze(const DDim& x_dims,
                  const std::vector<int32_t>& axes,
                  const framework::LoD& lod = {}) {
   OpTester t("unsqueeze2");
-  t.Input("X",
-          MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
       .Output("Out")
       .Attr("axes", axes);
   t.Run();
@@ -41,7 +40,7 @@ TEST(Unsqueeze2Op, AxesApplyOneAtATime) {
   EXPECT_EQ(Unsqueeze({3, 4}, {2, 0}).dims(), (DDim{1, 3, 4, 1}));
   // -1 counts against the rank after the first insert (3): position 3.
   EXPECT_EQ(Unsqueeze({3, 4}, {0, -1}).dims(), (DDim{1, 3, 4, 1}));
-  EXPECT_EQ(Unsqueeze({3, 4}, {3, 3}).dims(), (DDim{3, 4, 1, 1}));
+  EXPECT_EQ(Unsqueeze({3, 4}, {2, 3}).dims(), (DDim{3, 4, 1, 1}));
   EXPECT_EQ(Unsqueeze({2}, {0, 0, 0, 0, 0}).dims(), (DDim{1, 1, 1, 1, 1, 2}));
 }
 
@@ -66,8 +65,8 @@ TEST(Unsqueeze2Op, AxesTensorWinsOverListAndAttribute) {
 TEST(Unsqueeze2Op, AxesTensorListWinsOverAttribute) {
   OpTester t("unsqueeze2");
   t.Input("X", MakeTensor<float>({3, 4}, Iota(12)))
-      .Inputs("AxesTensorList", {MakeTensor<int32_t>({1}, {0}),
-                                 MakeTensor<int64_t>({1}, {3})})
+      .Inputs("AxesTensorList",
+              {MakeTensor<int32_t>({1}, {0}), MakeTensor<int64_t>({1}, {3})})
       .Output("Out")
       .Attr("axes", std::vector<int32_t>{2});
   t.Run();
@@ -91,10 +90,16 @@ TEST(Unsqueeze2Op, Int64Data) {
 }
 
 TEST(Unsqueeze2Op, AxisOutOfRange) {
-  ExpectError([] { Unsqueeze({3, 4}, {3}); }, ErrorCode::kInvalidArgument,
-              {"unsqueeze2", "axis 3", "[3, 4]"});
-  ExpectError([] { Unsqueeze({3, 4}, {-4}); }, ErrorCode::kInvalidArgument,
-              {"unsqueeze2", "axis -4"});
+  ExpectError(
+      [] {
+        Unsqueeze({3, 4}, {3});
+      },
+      ErrorCode::kInvalidArgument, {"unsqueeze2", "axis 3", "[3, 4]"});
+  ExpectError(
+      [] {
+        Unsqueeze({3, 4}, {-4});
+      },
+      ErrorCode::kInvalidArgument, {"unsqueeze2", "axis -4"});
   ExpectError(
       [] {
         OpTester t("unsqueeze2");

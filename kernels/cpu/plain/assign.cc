@@ -44,14 +44,17 @@ class AssignKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(assign, PLAIN, CPUPlace,
-                   paddle_lite::kernels::AssignKernel<float>,
-                   paddle_lite::kernels::AssignKernel<double>,
-                   paddle_lite::kernels::AssignKernel<int32_t>,
-                   paddle_lite::kernels::AssignKernel<int64_t>,
-                   paddle_lite::kernels::AssignKernel<bool>,
-                   paddle_lite::kernels::AssignKernel<uint8_t>,
-                   paddle_lite::kernels::AssignKernel<int8_t>,
-                   paddle_lite::kernels::AssignKernel<int16_t>,
-                   paddle_lite::kernels::AssignKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::AssignKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    assign,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::AssignKernel<float>,
+    paddle_lite::kernels::AssignKernel<double>,
+    paddle_lite::kernels::AssignKernel<int32_t>,
+    paddle_lite::kernels::AssignKernel<int64_t>,
+    paddle_lite::kernels::AssignKernel<bool>,
+    paddle_lite::kernels::AssignKernel<uint8_t>,
+    paddle_lite::kernels::AssignKernel<int8_t>,
+    paddle_lite::kernels::AssignKernel<int16_t>,
+    paddle_lite::kernels::AssignKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::AssignKernel<paddle_lite::platform::bfloat16>);

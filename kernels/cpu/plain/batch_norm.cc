@@ -23,19 +23,21 @@ class BatchNormKernel : public framework::OpKernel<T> {
     const bool channel_last = layout == "NHWC" || layout == "NDHWC";
     const int64_t c = channel_last ? dims.back() : dims[1];
     // NCHW: [outer = N][c][inner = spatial]; NHWC: [outer = N * spatial][c].
-    const int64_t outer = channel_last ? x->numel() / std::max<int64_t>(c, 1)
-                                       : dims[0];
+    const int64_t outer =
+        channel_last ? x->numel() / std::max<int64_t>(c, 1) : dims[0];
     const int64_t inner =
-        channel_last ? 1 : framework::Product(dims, 2, static_cast<int>(dims.size()));
+        channel_last
+            ? 1
+            : framework::Product(dims, 2, static_cast<int>(dims.size()));
     T* out = y->mutable_data<T>(ctx.GetPlace());
     if (x->numel() == 0) return;
     const T* in = x->data<T>();
     const T epsilon = static_cast<T>(ctx.Attr<float>("epsilon"));
 
     std::vector<T> mean(c), variance(c);
-    const bool running_stats =
-        (ctx.Attr<bool>("is_test") && !ctx.Attr<bool>("trainable_statistics")) ||
-        ctx.Attr<bool>("use_global_stats");
+    const bool running_stats = (ctx.Attr<bool>("is_test") &&
+                                !ctx.Attr<bool>("trainable_statistics")) ||
+                               ctx.Attr<bool>("use_global_stats");
     if (running_stats) {
       const T* m = ctx.Input<framework::Tensor>("Mean")->data<T>();
       const T* v = ctx.Input<framework::Tensor>("Variance")->data<T>();
@@ -111,6 +113,8 @@ class BatchNormKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(batch_norm, PLAIN, CPUPlace,
+REGISTER_OP_KERNEL(batch_norm,
+                   PLAIN,
+                   CPUPlace,
                    paddle_lite::kernels::BatchNormKernel<float>,
                    paddle_lite::kernels::BatchNormKernel<double>);

@@ -60,14 +60,17 @@ class CastKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(cast, PLAIN, CPUPlace,
-                   paddle_lite::kernels::CastKernel<float>,
-                   paddle_lite::kernels::CastKernel<double>,
-                   paddle_lite::kernels::CastKernel<int32_t>,
-                   paddle_lite::kernels::CastKernel<int64_t>,
-                   paddle_lite::kernels::CastKernel<bool>,
-                   paddle_lite::kernels::CastKernel<uint8_t>,
-                   paddle_lite::kernels::CastKernel<int8_t>,
-                   paddle_lite::kernels::CastKernel<int16_t>,
-                   paddle_lite::kernels::CastKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::CastKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    cast,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::CastKernel<float>,
+    paddle_lite::kernels::CastKernel<double>,
+    paddle_lite::kernels::CastKernel<int32_t>,
+    paddle_lite::kernels::CastKernel<int64_t>,
+    paddle_lite::kernels::CastKernel<bool>,
+    paddle_lite::kernels::CastKernel<uint8_t>,
+    paddle_lite::kernels::CastKernel<int8_t>,
+    paddle_lite::kernels::CastKernel<int16_t>,
+    paddle_lite::kernels::CastKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::CastKernel<paddle_lite::platform::bfloat16>);

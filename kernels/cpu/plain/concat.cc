@@ -36,8 +36,7 @@ class ConcatKernel : public framework::OpKernel<T> {
     };
     std::vector<Part> parts;
     int64_t offset = 0;
-    for (const framework::Tensor* x :
-         ctx.MultiInput<framework::Tensor>("X")) {
+    for (const framework::Tensor* x : ctx.MultiInput<framework::Tensor>("X")) {
       if (x->numel() == 0) continue;
       const int64_t row = x->numel() / outer;
       parts.push_back({x->data<T>(), row, offset});
@@ -58,14 +57,17 @@ class ConcatKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(concat, PLAIN, CPUPlace,
-                   paddle_lite::kernels::ConcatKernel<float>,
-                   paddle_lite::kernels::ConcatKernel<double>,
-                   paddle_lite::kernels::ConcatKernel<int32_t>,
-                   paddle_lite::kernels::ConcatKernel<int64_t>,
-                   paddle_lite::kernels::ConcatKernel<bool>,
-                   paddle_lite::kernels::ConcatKernel<uint8_t>,
-                   paddle_lite::kernels::ConcatKernel<int8_t>,
-                   paddle_lite::kernels::ConcatKernel<int16_t>,
-                   paddle_lite::kernels::ConcatKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::ConcatKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    concat,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::ConcatKernel<float>,
+    paddle_lite::kernels::ConcatKernel<double>,
+    paddle_lite::kernels::ConcatKernel<int32_t>,
+    paddle_lite::kernels::ConcatKernel<int64_t>,
+    paddle_lite::kernels::ConcatKernel<bool>,
+    paddle_lite::kernels::ConcatKernel<uint8_t>,
+    paddle_lite::kernels::ConcatKernel<int8_t>,
+    paddle_lite::kernels::ConcatKernel<int16_t>,
+    paddle_lite::kernels::ConcatKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::ConcatKernel<paddle_lite::platform::bfloat16>);

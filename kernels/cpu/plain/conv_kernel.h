@@ -28,8 +28,8 @@ namespace kernels {
 namespace conv_detail {
 
 template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic,
-                               Eigen::RowMajor>;
+using RowMajor =
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <typename T>
 using ConstStridedMap =
     Eigen::Map<const RowMajor<T>, 0, Eigen::OuterStride<Eigen::Dynamic>>;
@@ -191,13 +191,14 @@ void GemmConv(const platform::CPUDeviceContext& dev,
                       g.stride_w == 1 && g.pad.top == 0 && g.pad.left == 0 &&
                       g.pad.bottom == 0 && g.pad.right == 0;
 
-  // A column tile of about 64K elements stays in L2 next to the filter
+  // A column tile of about 128K elements stays in L2 next to the filter
   // block Eigen is streaming; then split further until every thread has a
   // few tasks, over pixels first and output channels last (splitting
   // channels repeats the im2col).
   const int64_t units = g.batch * g.groups;
   const int64_t want = dev.num_threads() > 1 ? 4 * dev.num_threads() : 1;
-  int64_t tile = std::clamp<int64_t>(65536 / std::max<int64_t>(k, 1), 64, 4096);
+  int64_t tile =
+      std::clamp<int64_t>(131072 / std::max<int64_t>(k, 1), 64, 4096);
   int64_t tiles = (pixels + tile - 1) / tile;
   if (units * tiles < want) {
     tiles = std::min((pixels + 15) / 16, (want + units - 1) / units);

@@ -2,6 +2,8 @@
 // direct depthwise path when groups == C.
 #include "kernels/cpu/plain/conv_kernel.h"
 
-REGISTER_OP_KERNEL(depthwise_conv2d, PLAIN, CPUPlace,
+REGISTER_OP_KERNEL(depthwise_conv2d,
+                   PLAIN,
+                   CPUPlace,
                    paddle_lite::kernels::ConvKernel<float>,
                    paddle_lite::kernels::ConvKernel<double>);

@@ -20,13 +20,14 @@ namespace kernels {
 /// merged. Equal shapes thus become one flat loop, and the conv-bias case
 /// (X [N, C, H, W] + Y [C], axis 1) becomes N*C rows of H*W elements each
 /// combined with one scalar of Y. Work is split over output elements, so
-/// a single long row is split across threads too.
-template <typename T, typename Functor>
+/// a single long row is split across threads too. Out's element type
+/// may differ from the inputs' (comparisons such as less_than write bool).
+template <typename T, typename Functor, typename OutT>
 void ElementwiseBroadcastLoop(const platform::CPUDeviceContext& dev,
                               const operators::ElementwiseBroadcast& shapes,
                               const T* x,
                               const T* y,
-                              T* out,
+                              OutT* out,
                               Functor f) {
   const int64_t numel = framework::Product(shapes.out);
   if (numel == 0) return;
@@ -91,7 +92,7 @@ void ElementwiseBroadcastLoop(const platform::CPUDeviceContext& dev,
     int64_t pos = begin;
     while (pos < end) {
       const int64_t len = std::min(inner - col, end - pos);
-      T* o = out + pos;
+      OutT* o = out + pos;
       if (inner_y_bcast) {
         const T* xp = x + x_off + col;
         const T yv = y[y_off];

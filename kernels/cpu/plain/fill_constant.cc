@@ -13,15 +13,11 @@ namespace kernels {
 
 namespace {
 
-// The value as the op's inputs give it, before conversion to T.
+// The value as the op's inputs give it, before conversion to T. Shape
+// inference has checked that a ValueTensor holds one element.
 operators::FillValue ReadFillValue(const framework::ExecutionContext& ctx) {
   if (ctx.HasInput("ValueTensor")) {
     const auto* t = ctx.Input<framework::Tensor>("ValueTensor");
-    PADDLE_ENFORCE_EQ(t->numel(), 1,
-                      errors::InvalidArgument(
-                          "fill_constant: ValueTensor must hold one value, "
-                          "got ",
-                          framework::TensorSummary(*t), "."));
     operators::FillValue v;
     framework::VisitDataType(t->dtype(), [&](auto zero) {
       using V = decltype(zero);
@@ -68,14 +64,17 @@ class FillConstantKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(fill_constant, PLAIN, CPUPlace,
-                   paddle_lite::kernels::FillConstantKernel<float>,
-                   paddle_lite::kernels::FillConstantKernel<double>,
-                   paddle_lite::kernels::FillConstantKernel<int32_t>,
-                   paddle_lite::kernels::FillConstantKernel<int64_t>,
-                   paddle_lite::kernels::FillConstantKernel<bool>,
-                   paddle_lite::kernels::FillConstantKernel<uint8_t>,
-                   paddle_lite::kernels::FillConstantKernel<int8_t>,
-                   paddle_lite::kernels::FillConstantKernel<int16_t>,
-                   paddle_lite::kernels::FillConstantKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::FillConstantKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    fill_constant,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::FillConstantKernel<float>,
+    paddle_lite::kernels::FillConstantKernel<double>,
+    paddle_lite::kernels::FillConstantKernel<int32_t>,
+    paddle_lite::kernels::FillConstantKernel<int64_t>,
+    paddle_lite::kernels::FillConstantKernel<bool>,
+    paddle_lite::kernels::FillConstantKernel<uint8_t>,
+    paddle_lite::kernels::FillConstantKernel<int8_t>,
+    paddle_lite::kernels::FillConstantKernel<int16_t>,
+    paddle_lite::kernels::FillConstantKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::FillConstantKernel<paddle_lite::platform::bfloat16>);

@@ -28,9 +28,9 @@ struct GemmShape {
 
 namespace gemm_internal {
 
-// Rows of C per work unit: tall enough that packing B for a unit costs
-// little next to the unit's multiply-adds.
-constexpr int64_t kRowTile = 64;
+// Fewest rows of C per work unit: each unit packs its own copy of op(B),
+// which must stay cheap next to the unit's multiply-adds.
+constexpr int64_t kMinRowTile = 64;
 // Narrowest column part when one product is split by columns.
 constexpr int64_t kMinColPart = 128;
 
@@ -121,13 +121,19 @@ void BatchedGemm(const platform::CPUDeviceContext& dev,
   const T* a_data = a.data<T>();
   const T* b_data = b.data<T>();
 
-  const int64_t row_tile = std::min(s.m, gemm_internal::kRowTile);
+  // About two units per thread (some slack for uneven threads), whole
+  // matrices when the batch alone provides that.
+  const int64_t threads = dev.num_threads();
+  const int64_t rows_per_unit = (batch * s.m + 2 * threads - 1) / (2 * threads);
+  const int64_t row_tile =
+      std::min(s.m, std::max(rows_per_unit, gemm_internal::kMinRowTile));
   const int64_t row_tiles = (s.m + row_tile - 1) / row_tile;
   int64_t col_parts = 1;
-  const int64_t threads = dev.num_threads();
   if (threads > 1 && batch * row_tiles < threads) {
-    const int64_t wanted = (threads + batch * row_tiles - 1) / (batch * row_tiles);
-    const int64_t widest = std::max<int64_t>(1, s.n / gemm_internal::kMinColPart);
+    const int64_t wanted =
+        (threads + batch * row_tiles - 1) / (batch * row_tiles);
+    const int64_t widest =
+        std::max<int64_t>(1, s.n / gemm_internal::kMinColPart);
     col_parts = std::min(wanted, widest);
   }
   const int64_t col_step = (s.n + col_parts - 1) / col_parts;
@@ -141,24 +147,22 @@ void BatchedGemm(const platform::CPUDeviceContext& dev,
   // cycle (the plain integer loop is slower, which only makes it split
   // sooner).
   const double cost = static_cast<double>(row_tile) * col_step * s.k / 4.0;
-  dev.ParallelFor(
-      groups * row_tiles, cost, [&](int64_t begin, int64_t end) {
-        while (begin < end) {
-          const int64_t group = begin / row_tiles;
-          const int64_t first_tile = begin - group * row_tiles;
-          const int64_t end_tile =
-              std::min(end - group * row_tiles, row_tiles);
-          const int64_t r0 = first_tile * row_tile;
-          const int64_t rows = std::min(end_tile * row_tile, s.m) - r0;
-          const int64_t i = group / col_parts;
-          const int64_t c0 = (group % col_parts) * col_step;
-          const int64_t cols = std::min(col_step, s.n - c0);
-          gemm_internal::GemmBlock<T>(s, alpha, a_data + a_offsets[i],
-                                      b_data + b_offsets[i],
-                                      c + i * matrix_size, r0, rows, c0, cols);
-          begin = group * row_tiles + end_tile;
-        }
-      });
+  dev.ParallelFor(groups * row_tiles, cost, [&](int64_t begin, int64_t end) {
+    while (begin < end) {
+      const int64_t group = begin / row_tiles;
+      const int64_t first_tile = begin - group * row_tiles;
+      const int64_t end_tile = std::min(end - group * row_tiles, row_tiles);
+      const int64_t r0 = first_tile * row_tile;
+      const int64_t rows = std::min(end_tile * row_tile, s.m) - r0;
+      const int64_t i = group / col_parts;
+      const int64_t c0 = (group % col_parts) * col_step;
+      const int64_t cols = std::min(col_step, s.n - c0);
+      gemm_internal::GemmBlock<T>(s, alpha, a_data + a_offsets[i],
+                                  b_data + b_offsets[i], c + i * matrix_size,
+                                  r0, rows, c0, cols);
+      begin = group * row_tiles + end_tile;
+    }
+  });
 }
 
 }  // namespace kernels

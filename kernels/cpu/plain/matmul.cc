@@ -14,15 +14,14 @@ class MatmulKernel : public framework::OpKernel<T> {
     const auto* x = ctx.Input<framework::Tensor>("X");
     const auto* y = ctx.Input<framework::Tensor>("Y");
     auto* out = ctx.Output<framework::Tensor>("Out");
-    const operators::MatmulPlan plan =
-        operators::PlanMatmul(x->dims(), y->dims(),
-                              ctx.Attr<bool>("transpose_X"),
-                              ctx.Attr<bool>("transpose_Y"));
+    const operators::MatmulPlan plan = operators::PlanMatmul(
+        x->dims(), y->dims(), ctx.Attr<bool>("transpose_X"),
+        ctx.Attr<bool>("transpose_Y"));
     GemmShape shape{plan.m, plan.n, plan.k, plan.trans_x, plan.trans_y};
     T* o = out->mutable_data<T>(ctx.GetPlace());
     BatchedGemm<T>(ctx.device_context<platform::CPUDeviceContext>(), shape,
-                   static_cast<T>(ctx.Attr<float>("alpha")), *x,
-                   plan.x_offsets, *y, plan.y_offsets, o);
+                   static_cast<T>(ctx.Attr<float>("alpha")), *x, plan.x_offsets,
+                   *y, plan.y_offsets, o);
   }
 };
 

@@ -14,9 +14,9 @@ class MatmulV2Kernel : public framework::OpKernel<T> {
     const auto* x = ctx.Input<framework::Tensor>("X");
     const auto* y = ctx.Input<framework::Tensor>("Y");
     auto* out = ctx.Output<framework::Tensor>("Out");
-    const operators::MatmulPlan plan = operators::PlanMatmulV2(
-        x->dims(), y->dims(), ctx.Attr<bool>("trans_x"),
-        ctx.Attr<bool>("trans_y"));
+    const operators::MatmulPlan plan =
+        operators::PlanMatmulV2(x->dims(), y->dims(), ctx.Attr<bool>("trans_x"),
+                                ctx.Attr<bool>("trans_y"));
     GemmShape shape{plan.m, plan.n, plan.k, plan.trans_x, plan.trans_y};
     T* o = out->mutable_data<T>(ctx.GetPlace());
     BatchedGemm<T>(ctx.device_context<platform::CPUDeviceContext>(), shape,

@@ -52,10 +52,91 @@ Windows MakeWindows(int64_t in,
   return w;
 }
 
-/// Paddle's comparison order: a NaN input propagates.
+// Reducers: a start value, how one input joins, and the final value from
+// the window's divisor.
 template <typename T>
-inline T Max(T acc, T x) {
-  return acc > x ? acc : x;
+struct MaxReducer {
+  // Padding never wins, and an empty window yields -FLT_MAX (Paddle's
+  // start value, also for double).
+  static T Init() { return static_cast<T>(-FLT_MAX); }
+  // Paddle's comparison, kept for its NaN behaviour.
+  static T Add(T acc, T x) { return acc > x ? acc : x; }
+  static T Finish(T acc, int64_t) { return acc; }
+};
+
+template <typename T>
+struct AvgReducer {
+  static T Init() { return T(0); }
+  static T Add(T acc, T x) { return acc + x; }
+  static T Finish(T acc, int64_t divisor) {
+    return acc / static_cast<T>(divisor);
+  }
+};
+
+/// NCHW: one work unit is one output row of one (image, channel) plane.
+/// The window is reduced down the rows first, for all input columns at
+/// once (a loop that vectorizes), then across the columns of each output.
+template <typename T, typename R>
+void PoolChannelFirst(const platform::CPUDeviceContext& dev,
+                      const operators::Pool2DGeometry& g,
+                      const Windows& wh,
+                      const Windows& ww,
+                      double cost,
+                      const T* in,
+                      T* out) {
+  const int64_t rows = g.batch * g.channels * g.out_h;
+  dev.ParallelFor(rows, cost * g.out_w, [&](int64_t begin, int64_t end) {
+    std::vector<T> columns(g.in_w);
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t oh = r % g.out_h;
+      const T* plane = in + (r / g.out_h) * g.in_h * g.in_w;
+      std::fill(columns.begin(), columns.end(), R::Init());
+      T* col = columns.data();
+      for (int64_t h = wh.begin[oh]; h < wh.end[oh]; ++h) {
+        const T* row = plane + h * g.in_w;
+        for (int64_t w = 0; w < g.in_w; ++w) col[w] = R::Add(col[w], row[w]);
+      }
+      T* dst = out + r * g.out_w;
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        T acc = R::Init();
+        for (int64_t w = ww.begin[ow]; w < ww.end[ow]; ++w) {
+          acc = R::Add(acc, col[w]);
+        }
+        dst[ow] = R::Finish(acc, wh.size[oh] * ww.size[ow]);
+      }
+    }
+  });
+}
+
+/// NHWC: one work unit is one output pixel, channels innermost.
+template <typename T, typename R>
+void PoolChannelLast(const platform::CPUDeviceContext& dev,
+                     const operators::Pool2DGeometry& g,
+                     const Windows& wh,
+                     const Windows& ww,
+                     double cost,
+                     const T* in,
+                     T* out) {
+  const int64_t c = g.channels;
+  const int64_t pixels = g.batch * g.out_h * g.out_w;
+  dev.ParallelFor(pixels, cost * c, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t ow = p % g.out_w;
+      const int64_t oh = (p / g.out_w) % g.out_h;
+      const int64_t n = p / (g.out_w * g.out_h);
+      const T* image = in + n * g.in_h * g.in_w * c;
+      T* dst = out + p * c;
+      std::fill(dst, dst + c, R::Init());
+      for (int64_t h = wh.begin[oh]; h < wh.end[oh]; ++h) {
+        for (int64_t w = ww.begin[ow]; w < ww.end[ow]; ++w) {
+          const T* src = image + (h * g.in_w + w) * c;
+          for (int64_t ch = 0; ch < c; ++ch) dst[ch] = R::Add(dst[ch], src[ch]);
+        }
+      }
+      const int64_t divisor = wh.size[oh] * ww.size[ow];
+      for (int64_t ch = 0; ch < c; ++ch) dst[ch] = R::Finish(dst[ch], divisor);
+    }
+  });
 }
 
 template <typename T>
@@ -75,66 +156,24 @@ class Pool2dKernel : public framework::OpKernel<T> {
                                    g.pad.top, g.adaptive, exclusive);
     const Windows ww = MakeWindows(g.in_w, g.out_w, g.kernel_w, g.stride_w,
                                    g.pad.left, g.adaptive, exclusive);
-    // Padding never wins a max, and an empty window yields -FLT_MAX.
-    const T lowest = static_cast<T>(-FLT_MAX);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    // Rough inputs read per output, plus the per-output overhead.
     const double cost = static_cast<double>(g.in_h) * g.in_w /
                             std::max<int64_t>(g.out_h * g.out_w, 1) +
                         4;
-    const int64_t c = g.channels;
-
-    if (!g.channel_last) {
-      // One unit = one output row of one (image, channel) plane.
-      const int64_t rows = g.batch * c * g.out_h;
-      dev.ParallelFor(rows, cost * g.out_w, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const int64_t oh = r % g.out_h;
-          const T* plane = in + (r / g.out_h) * g.in_h * g.in_w;
-          T* dst = o + r * g.out_w;
-          for (int64_t ow = 0; ow < g.out_w; ++ow) {
-            T acc = is_max ? lowest : T(0);
-            for (int64_t h = wh.begin[oh]; h < wh.end[oh]; ++h) {
-              const T* row = plane + h * g.in_w;
-              for (int64_t w = ww.begin[ow]; w < ww.end[ow]; ++w) {
-                acc = is_max ? Max(acc, row[w]) : acc + row[w];
-              }
-            }
-            dst[ow] = is_max ? acc
-                             : acc / static_cast<T>(wh.size[oh] * ww.size[ow]);
-          }
-        }
-      });
-      return;
-    }
-
-    // NHWC: one unit = one output pixel, channels innermost.
-    const int64_t pixels = g.batch * g.out_h * g.out_w;
-    dev.ParallelFor(pixels, cost * c, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const int64_t ow = p % g.out_w;
-        const int64_t oh = (p / g.out_w) % g.out_h;
-        const int64_t n = p / (g.out_w * g.out_h);
-        const T* image = in + n * g.in_h * g.in_w * c;
-        T* dst = o + p * c;
-        std::fill(dst, dst + c, is_max ? lowest : T(0));
-        for (int64_t h = wh.begin[oh]; h < wh.end[oh]; ++h) {
-          for (int64_t w = ww.begin[ow]; w < ww.end[ow]; ++w) {
-            const T* src = image + (h * g.in_w + w) * c;
-            if (is_max) {
-              for (int64_t ch = 0; ch < c; ++ch) {
-                dst[ch] = Max(dst[ch], src[ch]);
-              }
-            } else {
-              for (int64_t ch = 0; ch < c; ++ch) dst[ch] += src[ch];
-            }
-          }
-        }
-        if (!is_max) {
-          const T divisor = static_cast<T>(wh.size[oh] * ww.size[ow]);
-          for (int64_t ch = 0; ch < c; ++ch) dst[ch] /= divisor;
-        }
+    if (g.channel_last) {
+      if (is_max) {
+        PoolChannelLast<T, MaxReducer<T>>(dev, g, wh, ww, cost, in, o);
+      } else {
+        PoolChannelLast<T, AvgReducer<T>>(dev, g, wh, ww, cost, in, o);
       }
-    });
+    } else {
+      if (is_max) {
+        PoolChannelFirst<T, MaxReducer<T>>(dev, g, wh, ww, cost, in, o);
+      } else {
+        PoolChannelFirst<T, AvgReducer<T>>(dev, g, wh, ww, cost, in, o);
+      }
+    }
   }
 };
 
@@ -142,6 +181,8 @@ class Pool2dKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(pool2d, PLAIN, CPUPlace,
+REGISTER_OP_KERNEL(pool2d,
+                   PLAIN,
+                   CPUPlace,
                    paddle_lite::kernels::Pool2dKernel<float>,
                    paddle_lite::kernels::Pool2dKernel<double>);

@@ -22,14 +22,17 @@ class ShapeKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(shape, PLAIN, CPUPlace,
-                   paddle_lite::kernels::ShapeKernel<float>,
-                   paddle_lite::kernels::ShapeKernel<double>,
-                   paddle_lite::kernels::ShapeKernel<int32_t>,
-                   paddle_lite::kernels::ShapeKernel<int64_t>,
-                   paddle_lite::kernels::ShapeKernel<bool>,
-                   paddle_lite::kernels::ShapeKernel<uint8_t>,
-                   paddle_lite::kernels::ShapeKernel<int8_t>,
-                   paddle_lite::kernels::ShapeKernel<int16_t>,
-                   paddle_lite::kernels::ShapeKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::ShapeKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    shape,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::ShapeKernel<float>,
+    paddle_lite::kernels::ShapeKernel<double>,
+    paddle_lite::kernels::ShapeKernel<int32_t>,
+    paddle_lite::kernels::ShapeKernel<int64_t>,
+    paddle_lite::kernels::ShapeKernel<bool>,
+    paddle_lite::kernels::ShapeKernel<uint8_t>,
+    paddle_lite::kernels::ShapeKernel<int8_t>,
+    paddle_lite::kernels::ShapeKernel<int16_t>,
+    paddle_lite::kernels::ShapeKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::ShapeKernel<paddle_lite::platform::bfloat16>);

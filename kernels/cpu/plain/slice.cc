@@ -67,14 +67,17 @@ class SliceKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(slice, PLAIN, CPUPlace,
-                   paddle_lite::kernels::SliceKernel<float>,
-                   paddle_lite::kernels::SliceKernel<double>,
-                   paddle_lite::kernels::SliceKernel<int32_t>,
-                   paddle_lite::kernels::SliceKernel<int64_t>,
-                   paddle_lite::kernels::SliceKernel<bool>,
-                   paddle_lite::kernels::SliceKernel<uint8_t>,
-                   paddle_lite::kernels::SliceKernel<int8_t>,
-                   paddle_lite::kernels::SliceKernel<int16_t>,
-                   paddle_lite::kernels::SliceKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::SliceKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    slice,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::SliceKernel<float>,
+    paddle_lite::kernels::SliceKernel<double>,
+    paddle_lite::kernels::SliceKernel<int32_t>,
+    paddle_lite::kernels::SliceKernel<int64_t>,
+    paddle_lite::kernels::SliceKernel<bool>,
+    paddle_lite::kernels::SliceKernel<uint8_t>,
+    paddle_lite::kernels::SliceKernel<int8_t>,
+    paddle_lite::kernels::SliceKernel<int16_t>,
+    paddle_lite::kernels::SliceKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::SliceKernel<paddle_lite::platform::bfloat16>);

@@ -56,14 +56,17 @@ class SplitKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(split, PLAIN, CPUPlace,
-                   paddle_lite::kernels::SplitKernel<float>,
-                   paddle_lite::kernels::SplitKernel<double>,
-                   paddle_lite::kernels::SplitKernel<int32_t>,
-                   paddle_lite::kernels::SplitKernel<int64_t>,
-                   paddle_lite::kernels::SplitKernel<bool>,
-                   paddle_lite::kernels::SplitKernel<uint8_t>,
-                   paddle_lite::kernels::SplitKernel<int8_t>,
-                   paddle_lite::kernels::SplitKernel<int16_t>,
-                   paddle_lite::kernels::SplitKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::SplitKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    split,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::SplitKernel<float>,
+    paddle_lite::kernels::SplitKernel<double>,
+    paddle_lite::kernels::SplitKernel<int32_t>,
+    paddle_lite::kernels::SplitKernel<int64_t>,
+    paddle_lite::kernels::SplitKernel<bool>,
+    paddle_lite::kernels::SplitKernel<uint8_t>,
+    paddle_lite::kernels::SplitKernel<int8_t>,
+    paddle_lite::kernels::SplitKernel<int16_t>,
+    paddle_lite::kernels::SplitKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::SplitKernel<paddle_lite::platform::bfloat16>);

@@ -41,14 +41,17 @@ class StackKernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(stack, PLAIN, CPUPlace,
-                   paddle_lite::kernels::StackKernel<float>,
-                   paddle_lite::kernels::StackKernel<double>,
-                   paddle_lite::kernels::StackKernel<int32_t>,
-                   paddle_lite::kernels::StackKernel<int64_t>,
-                   paddle_lite::kernels::StackKernel<bool>,
-                   paddle_lite::kernels::StackKernel<uint8_t>,
-                   paddle_lite::kernels::StackKernel<int8_t>,
-                   paddle_lite::kernels::StackKernel<int16_t>,
-                   paddle_lite::kernels::StackKernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::StackKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    stack,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::StackKernel<float>,
+    paddle_lite::kernels::StackKernel<double>,
+    paddle_lite::kernels::StackKernel<int32_t>,
+    paddle_lite::kernels::StackKernel<int64_t>,
+    paddle_lite::kernels::StackKernel<bool>,
+    paddle_lite::kernels::StackKernel<uint8_t>,
+    paddle_lite::kernels::StackKernel<int8_t>,
+    paddle_lite::kernels::StackKernel<int16_t>,
+    paddle_lite::kernels::StackKernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::StackKernel<paddle_lite::platform::bfloat16>);

@@ -41,8 +41,7 @@ class Transpose2Kernel : public framework::OpKernel<T> {
     const int64_t inner_stride = strides[rank - 1];
     const int64_t rows = n / inner;
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        rows, static_cast<double>(inner) * 2,
-        [&](int64_t begin, int64_t end) {
+        rows, static_cast<double>(inner) * 2, [&](int64_t begin, int64_t end) {
           // Index of row `begin` over the leading rank-1 output dims.
           std::vector<int64_t> idx(rank, 0);
           int64_t offset = 0;
@@ -75,14 +74,17 @@ class Transpose2Kernel : public framework::OpKernel<T> {
 }  // namespace kernels
 }  // namespace paddle_lite
 
-REGISTER_OP_KERNEL(transpose2, PLAIN, CPUPlace,
-                   paddle_lite::kernels::Transpose2Kernel<float>,
-                   paddle_lite::kernels::Transpose2Kernel<double>,
-                   paddle_lite::kernels::Transpose2Kernel<int32_t>,
-                   paddle_lite::kernels::Transpose2Kernel<int64_t>,
-                   paddle_lite::kernels::Transpose2Kernel<bool>,
-                   paddle_lite::kernels::Transpose2Kernel<uint8_t>,
-                   paddle_lite::kernels::Transpose2Kernel<int8_t>,
-                   paddle_lite::kernels::Transpose2Kernel<int16_t>,
-                   paddle_lite::kernels::Transpose2Kernel<paddle_lite::platform::float16>,
-                   paddle_lite::kernels::Transpose2Kernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(
+    transpose2,
+    PLAIN,
+    CPUPlace,
+    paddle_lite::kernels::Transpose2Kernel<float>,
+    paddle_lite::kernels::Transpose2Kernel<double>,
+    paddle_lite::kernels::Transpose2Kernel<int32_t>,
+    paddle_lite::kernels::Transpose2Kernel<int64_t>,
+    paddle_lite::kernels::Transpose2Kernel<bool>,
+    paddle_lite::kernels::Transpose2Kernel<uint8_t>,
+    paddle_lite::kernels::Transpose2Kernel<int8_t>,
+    paddle_lite::kernels::Transpose2Kernel<int16_t>,
+    paddle_lite::kernels::Transpose2Kernel<paddle_lite::platform::float16>,
+    paddle_lite::kernels::Transpose2Kernel<paddle_lite::platform::bfloat16>);

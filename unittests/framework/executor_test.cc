@@ -1,0 +1,140 @@
+// The executor: feed and fetch by col, shapes re-inferred between runs,
+// errors that name the op, and every missing kernel listed at once.
+#include "framework/executor.h"
+
+#include "framework/program_builder.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace {
+
+using testing::ExpectError;
+using testing::MakeTensor;
+
+struct Runner {
+  explicit Runner(const ProgramDesc& p)
+      : program(p), pool(platform::DeviceContextOptions{1}),
+        executor(program, KernelPreference{}, &pool) {
+    executor.Prepare(0);
+    scope.Var("feed")->GetMutable<TensorList>()->resize(
+        program.FeedTargetNames().size());
+  }
+  void Feed(int col, Tensor t) {
+    (*scope.Var("feed")->GetMutable<TensorList>())[col] = std::move(t);
+  }
+  const Tensor& Fetched(int col) {
+    return scope.FindVar("fetch")->Get<TensorList>().at(col);
+  }
+  ProgramDesc program;
+  platform::DeviceContextPool pool;
+  Executor executor;
+  Scope scope;
+};
+
+// Two inputs and two outputs whose cols cross: out col 0 = relu(b), out
+// col 1 = relu(a).
+ProgramDesc CrossedProgram() {
+  ProgramBuilder builder;
+  auto a = builder.AddInput("a", DataType::kFloat32, {-1, 2});
+  auto b = builder.AddInput("b", DataType::kFloat32, {-1, 2});
+  auto ra = builder.AddVar("relu_a");
+  auto rb = builder.AddVar("relu_b");
+  builder.AddOp("relu", {{"X", {a}}}, {{"Out", {ra}}});
+  builder.AddOp("relu", {{"X", {b}}}, {{"Out", {rb}}});
+  builder.AddOutput(rb);
+  builder.AddOutput(ra);
+  return builder.Build();
+}
+
+TEST(Executor, FeedAndFetchFollowCol) {
+  ProgramDesc p = CrossedProgram();
+  // Paddle's saver writes feed ops in descending col order.
+  ASSERT_EQ(p.blocks[0].ops[0].type, "feed");
+  EXPECT_EQ(AttrCast<int>(p.blocks[0].ops[0].attrs.at("col")), 1);
+  EXPECT_EQ(p.FeedTargetNames(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.FetchTargetNames(),
+            (std::vector<std::string>{"relu_b", "relu_a"}));
+  Runner r(p);
+  r.Feed(0, MakeTensor<float>({1, 2}, {-1, 1}));
+  r.Feed(1, MakeTensor<float>({1, 2}, {2, -2}));
+  r.executor.Run(0, &r.scope);
+  testing::ExpectTensorNear(r.Fetched(0), MakeTensor<float>({1, 2}, {2, 0}));
+  testing::ExpectTensorNear(r.Fetched(1), MakeTensor<float>({1, 2}, {0, 1}));
+}
+
+TEST(Executor, ShapesAreReinferredWhenInputsChange) {
+  Runner r(CrossedProgram());
+  for (int rows : {1, 5, 2, 0, 3}) {
+    std::vector<float> values(rows * 2, -1.0f);
+    r.Feed(0, MakeTensor<float>({rows, 2}, values));
+    r.Feed(1, MakeTensor<float>({rows, 2}, values));
+    r.executor.Run(0, &r.scope);
+    EXPECT_EQ(r.Fetched(0).dims(), (DDim{rows, 2}));
+    EXPECT_EQ(r.Fetched(1).dims(), (DDim{rows, 2}));
+  }
+}
+
+TEST(Executor, DeclaredShapesAreOnlyHints) {
+  Runner r(CrossedProgram());  // declares [-1, 2]
+  r.Feed(0, MakeTensor<float>({2, 2, 2}, std::vector<float>(8, 1)));
+  r.Feed(1, MakeTensor<float>({3}, {1, 2, 3}));
+  r.executor.Run(0, &r.scope);
+  EXPECT_EQ(r.Fetched(0).dims(), (DDim{3}));
+  EXPECT_EQ(r.Fetched(1).dims(), (DDim{2, 2, 2}));
+}
+
+TEST(Executor, WrongInputTypeNamesTheInput) {
+  Runner r(CrossedProgram());
+  r.Feed(0, MakeTensor<int64_t>({1}, {1}));
+  r.Feed(1, MakeTensor<float>({1}, {1}));
+  ExpectError([&] { r.executor.Run(0, &r.scope); },
+              ErrorCode::kInvalidArgument,
+              {"op 'feed' (#1 in block 0", "'a'", "int64", "float32"});
+}
+
+TEST(Executor, MissingInputIsReported) {
+  Runner r(CrossedProgram());
+  r.Feed(0, MakeTensor<float>({1}, {1}));
+  ExpectError([&] { r.executor.Run(0, &r.scope); },
+              ErrorCode::kPreconditionNotMet, {"'b'", "not given"});
+}
+
+TEST(Executor, EveryOpWithoutKernelIsListed) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kInt8, {2});
+  auto y = builder.AddVar("y", DataType::kInt8);
+  auto z = builder.AddVar("z", DataType::kInt8);
+  auto w = builder.AddVar("w", DataType::kInt8);
+  builder.AddOp("relu", {{"X", {x}}}, {{"Out", {y}}});
+  builder.AddOp("relu", {{"X", {y}}}, {{"Out", {z}}});
+  builder.AddOp("not_a_real_op", {{"X", {z}}}, {{"Out", {w}}});
+  builder.AddOutput(w);
+  ProgramDesc p = builder.Build();
+  platform::DeviceContextPool pool({1});
+  Executor executor(p, KernelPreference{}, &pool);
+  ExpectError([&] { executor.Prepare(0); }, ErrorCode::kUnimplemented,
+              {"3 op(s)", "#1 relu (int8)", "#2 relu (int8)",
+               "#3 not_a_real_op", "not registered"});
+  // Inspection still works and marks them.
+  const auto& block = executor.PrepareForInspection(0);
+  EXPECT_EQ(block.ops.size(), 5u);
+  EXPECT_FALSE(block.ops[1].problem.empty());
+  EXPECT_EQ(block.ops[3].op, nullptr);
+}
+
+TEST(Executor, KernelErrorsNameTheOp) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {2});
+  auto y = builder.AddVar("y");
+  builder.AddOp("relu", {{"X", {x}}}, {{"Out", {y}}});
+  builder.AddOutput(y);
+  Runner r(builder.Build());
+  r.Feed(0, Tensor());  // never written
+  ExpectError([&] { r.executor.Run(0, &r.scope); },
+              ErrorCode::kPreconditionNotMet, {"'x'"});
+}
+
+}  // namespace
+}  // namespace framework
+}  // namespace paddle_lite

@@ -1,0 +1,287 @@
+// Loading models in every layout PaddlePaddle writes, and the errors a
+// broken or mismatching file gives.
+#include "framework/model_io.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "framework/executor.h"
+#include "framework/npy.h"
+#include "framework/program_builder.h"
+#include "framework/program_io.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace {
+
+using testing::ExpectError;
+using testing::MakeTensor;
+
+std::string TempDir(const std::string& name) {
+  std::string dir = "/tmp/pdlite_test_" + std::to_string(getpid()) + "_" + name;
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+// x -> relu -> scale-free program with two parameters (w, b) that are only
+// read by a `sum`-free op chain: relu(x) is the output; the parameters are
+// loaded and checked but the math stays trivial.
+ProgramBuilder TinyProgram() {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
+  b.AddParameter("b_param", MakeTensor<float>({3}, {1, 2, 3}));
+  b.AddParameter("a_param", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  auto y = b.AddVar("y");
+  b.AddOp("relu", {{"X", {x}}}, {{"Out", {y}}});
+  b.AddOutput(y);
+  return b;
+}
+
+void ExpectLoaded(const Model& model) {
+  ASSERT_EQ(model.program->blocks.size(), 1u);
+  auto* a = model.weights->FindVar("a_param");
+  ASSERT_NE(a, nullptr);
+  testing::ExpectTensorNear(a->Get<Tensor>(),
+                            MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(model.program->FeedTargetNames(), std::vector<std::string>{"x"});
+  EXPECT_EQ(model.program->FetchTargetNames(), std::vector<std::string>{"y"});
+}
+
+void WriteSeparate(const ProgramBuilder& b, const std::string& dir) {
+  WriteStringToFile(dir + "/__model__", SerializeProgramDesc(b.Build()));
+  for (auto& name : b.Build().ParameterNames()) {
+    std::string bytes;
+    SerializeTensor(b.parameters().FindVar(name)->Get<Tensor>(), &bytes);
+    WriteStringToFile(dir + "/" + name, bytes);
+  }
+}
+
+TEST(ModelIO, PdmodelAndPdiparamsAsFolderOrFile) {
+  auto dir = TempDir("combined");
+  TinyProgram().Save(dir + "/inference");
+  ExpectLoaded(LoadModel(dir));
+  ExpectLoaded(LoadModel(dir + "/inference.pdmodel"));
+  ExpectLoaded(
+      LoadModel(dir + "/inference.pdmodel", dir + "/inference.pdiparams"));
+}
+
+TEST(ModelIO, ModelAndParamsFiles) {
+  auto dir = TempDir("legacy_combined");
+  TinyProgram().Save(dir + "/m");
+  rename((dir + "/m.pdmodel").c_str(), (dir + "/__model__").c_str());
+  rename((dir + "/m.pdiparams").c_str(), (dir + "/__params__").c_str());
+  ExpectLoaded(LoadModel(dir));
+  ExpectLoaded(LoadModel(dir + "/__model__"));
+}
+
+TEST(ModelIO, OneFilePerParameter) {
+  auto dir = TempDir("separate");
+  WriteSeparate(TinyProgram(), dir);
+  // Extra files in the folder are ignored.
+  WriteStringToFile(dir + "/README", "not a tensor");
+  auto files = ResolveModelFiles(dir);
+  EXPECT_TRUE(files.params_file.empty());
+  ExpectLoaded(LoadModel(dir));
+}
+
+TEST(ModelIO, FromBuffers) {
+  auto b = TinyProgram();
+  std::string params;
+  for (auto& name : b.Build().ParameterNames()) {
+    SerializeTensor(b.parameters().FindVar(name)->Get<Tensor>(), &params);
+  }
+  ExpectLoaded(LoadModelFromBuffers(SerializeProgramDesc(b.Build()), params));
+}
+
+TEST(ModelIO, CombinedParamsAreSortedByName) {
+  auto b = TinyProgram();
+  EXPECT_EQ(b.Build().ParameterNames(),
+            (std::vector<std::string>{"a_param", "b_param"}));
+}
+
+TEST(ModelIO, MissingThingsAreNotFound) {
+  ExpectError([] { LoadModel("/nonexistent/model"); }, ErrorCode::kNotFound,
+              {"/nonexistent/model"});
+  auto empty = TempDir("empty");
+  ExpectError([&] { LoadModel(empty); }, ErrorCode::kNotFound,
+              {empty, "pdmodel"});
+  auto dir = TempDir("missing_param");
+  WriteSeparate(TinyProgram(), dir);
+  unlink((dir + "/b_param").c_str());
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kNotFound,
+              {dir + "/b_param", "'b_param'"});
+}
+
+TEST(ModelIO, TruncatedParamsNameFileAndVariable) {
+  auto dir = TempDir("truncated");
+  TinyProgram().Save(dir + "/m");
+  std::string bytes = ReadFileToString(dir + "/m.pdiparams");
+  // Cut inside the data of the second tensor, then inside the header.
+  for (size_t cut : {bytes.size() - 3, bytes.size() - 20}) {
+    WriteStringToFile(dir + "/m.pdiparams", bytes.substr(0, cut));
+    ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+                {"m.pdiparams", "truncated", "'b_param'"});
+  }
+  WriteStringToFile(dir + "/m.pdiparams", bytes.substr(0, 50));
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+              {"m.pdiparams", "truncated"});
+}
+
+TEST(ModelIO, TrailingBytesMeanProgramAndParamsDisagree) {
+  auto dir = TempDir("trailing");
+  TinyProgram().Save(dir + "/m");
+  std::string bytes = ReadFileToString(dir + "/m.pdiparams");
+  WriteStringToFile(dir + "/m.pdiparams", bytes + "1234");
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+              {"m.pdiparams", "4 bytes are left", "do not belong together"});
+}
+
+TEST(ModelIO, CorruptedHeaderIsReported) {
+  auto dir = TempDir("corrupted");
+  TinyProgram().Save(dir + "/m");
+  std::string bytes = ReadFileToString(dir + "/m.pdiparams");
+  bytes[0] = 7;  // LoD stream version of the first tensor
+  WriteStringToFile(dir + "/m.pdiparams", bytes);
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+              {"m.pdiparams", "'a_param'", "LoD stream version 7"});
+}
+
+TEST(ModelIO, DtypeOrDimsDisagreeingWithVarDesc) {
+  auto dir = TempDir("mismatch");
+  ProgramBuilder b = TinyProgram();
+  ProgramDesc program = b.Build();
+  // The file holds float64 for a float32 variable.
+  std::string params;
+  SerializeTensor(MakeTensor<double>({2, 3}, {1, 2, 3, 4, 5, 6}), &params);
+  SerializeTensor(b.parameters().FindVar("b_param")->Get<Tensor>(), &params);
+  WriteStringToFile(dir + "/m.pdmodel", SerializeProgramDesc(program));
+  WriteStringToFile(dir + "/m.pdiparams", params);
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+              {"m.pdiparams", "'a_param'", "float64", "float32"});
+  // Wrong dims.
+  params.clear();
+  SerializeTensor(MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6}), &params);
+  SerializeTensor(b.parameters().FindVar("b_param")->Get<Tensor>(), &params);
+  WriteStringToFile(dir + "/m.pdiparams", params);
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+              {"'a_param'", "[3, 2]", "[2, 3]"});
+}
+
+TEST(ModelIO, GarbageProgramIsReported) {
+  auto dir = TempDir("garbage");
+  WriteStringToFile(dir + "/x.pdmodel", std::string(100, '\xde'));
+  ExpectError([&] { LoadModel(dir + "/x.pdmodel"); },
+              ErrorCode::kInvalidArgument, {"x.pdmodel", "ProgramDesc"});
+  WriteStringToFile(dir + "/x.pdmodel", "");
+  ExpectError([&] { LoadModel(dir + "/x.pdmodel"); },
+              ErrorCode::kInvalidArgument, {"x.pdmodel", "empty"});
+  std::string good = SerializeProgramDesc(TinyProgram().Build());
+  WriteStringToFile(dir + "/x.pdmodel", good.substr(0, good.size() / 2));
+  ExpectError([&] { LoadModel(dir + "/x.pdmodel"); },
+              ErrorCode::kInvalidArgument, {"x.pdmodel"});
+}
+
+TEST(ProgramIO, RoundTripKeepsEverything) {
+  ProgramDesc p = TinyProgram().Build();
+  p.blocks[0].ops[1].attrs["ints"] = std::vector<int32_t>{1, -2};
+  p.blocks[0].ops[1].attrs["longs"] = std::vector<int64_t>{-1, 1LL << 40};
+  p.blocks[0].ops[1].attrs["s"] = std::string("text");
+  p.blocks[0].ops[1].attrs["b"] = true;
+  p.blocks[0].ops[1].attrs["f64s"] = std::vector<double>{0.5};
+  Scalar sc;
+  sc.kind = Scalar::kInt64;
+  sc.i = 7;
+  p.blocks[0].ops[1].attrs["scalars"] = std::vector<Scalar>{sc};
+  p.op_version_map = {{"relu", 1}};
+  ProgramDesc q = ParseProgramDesc(SerializeProgramDesc(p), "mem");
+  ASSERT_EQ(q.blocks.size(), 1u);
+  EXPECT_EQ(q.version, p.version);
+  EXPECT_EQ(q.op_version_map, p.op_version_map);
+  EXPECT_EQ(q.blocks[0].ops.size(), p.blocks[0].ops.size());
+  EXPECT_EQ(q.blocks[0].ops[1].attrs, p.blocks[0].ops[1].attrs);
+  EXPECT_EQ(q.blocks[0].vars.size(), p.blocks[0].vars.size());
+  EXPECT_EQ(q.blocks[0].FindVar("x")->dims, (DDim{-1, 3}));
+}
+
+TEST(ProgramIO, DimsParsePackedOrNot) {
+  int type = 0;
+  DDim dims;
+  // field 1 = 5 (FP32), then dims 3 and 4 unpacked: 10 03 10 04
+  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x10\x03\x10\x04", 6),
+                              &type, &dims));
+  EXPECT_EQ(type, 5);
+  EXPECT_EQ(dims, (DDim{3, 4}));
+  // the same dims packed: 12 02 03 04
+  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x12\x02\x03\x04", 6),
+                              &type, &dims));
+  EXPECT_EQ(dims, (DDim{3, 4}));
+  // -1 as a 10-byte varint
+  ASSERT_TRUE(ParseTensorDesc(
+      std::string("\x08\x05\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 13),
+      &type, &dims));
+  EXPECT_EQ(dims, (DDim{-1}));
+}
+
+TEST(Attribute, ConvertsNumericallyAcrossVersions) {
+  EXPECT_EQ(AttrCast<bool>(Attribute(int32_t{1})), true);  // is_test as INT
+  EXPECT_EQ(AttrCast<int32_t>(Attribute(true)), 1);
+  EXPECT_EQ(AttrCast<std::vector<int64_t>>(
+                Attribute(std::vector<int32_t>{1, -1})),
+            (std::vector<int64_t>{1, -1}));  // shape INTS vs LONGS
+  EXPECT_EQ(AttrCast<std::vector<int32_t>>(
+                Attribute(std::vector<int64_t>{2, 3})),
+            (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(AttrCast<int64_t>(Attribute(int64_t{-1})), -1);
+  EXPECT_FLOAT_EQ(AttrCast<float>(Attribute(double{0.25})), 0.25f);
+  ExpectError([] { AttrCast<std::string>(Attribute(int32_t{1})); },
+              ErrorCode::kInvalidArgument, {"INT", "cannot be read"});
+}
+
+TEST(Npy, RoundTripsEveryType) {
+  auto dir = TempDir("npy");
+  std::vector<Tensor> tensors = {
+      MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
+      MakeTensor<double>({1}, {0.5}),
+      MakeTensor<int64_t>({3}, {-1, 0, 1LL << 40}),
+      MakeTensor<int32_t>({0, 2}, {}),
+      MakeTensor<uint8_t>({2}, {0, 255}),
+      MakeTensor<bool>({2}, {true, false}),
+      MakeTensor<float>({}, {7})};
+  for (auto& t : tensors) {
+    WriteNpy(dir + "/t.npy", t);
+    std::string bytes = ReadFileToString(dir + "/t.npy");
+    EXPECT_EQ(bytes.size() % 64, t.memory_size() % 64);  // 64-byte header
+    testing::ExpectTensorNear(ReadNpy(dir + "/t.npy"), t, 0, 0);
+  }
+}
+
+TEST(Npy, BadFilesAreReported) {
+  auto dir = TempDir("npy_bad");
+  std::string good = SerializeNpy(MakeTensor<float>({2}, {1, 2}));
+  WriteStringToFile(dir + "/short.npy", good.substr(0, good.size() - 2));
+  ExpectError([&] { ReadNpy(dir + "/short.npy"); }, ErrorCode::kInvalidArgument,
+              {"short.npy", "needs 8 data bytes"});
+  std::string fortran = good;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  WriteStringToFile(dir + "/f.npy", fortran);
+  ExpectError([&] { ReadNpy(dir + "/f.npy"); }, ErrorCode::kInvalidArgument,
+              {"f.npy", "fortran_order"});
+  std::string big = good;
+  big.replace(big.find("<f4"), 3, ">f4");
+  WriteStringToFile(dir + "/b.npy", big);
+  ExpectError([&] { ReadNpy(dir + "/b.npy"); }, ErrorCode::kInvalidArgument,
+              {"big-endian"});
+  WriteStringToFile(dir + "/n.npy", "hello");
+  ExpectError([&] { ReadNpy(dir + "/n.npy"); }, ErrorCode::kInvalidArgument,
+              {"n.npy"});
+  ExpectError([&] { ReadNpy(dir + "/none.npy"); }, ErrorCode::kNotFound,
+              {"none.npy"});
+}
+
+}  // namespace
+}  // namespace framework
+}  // namespace paddle_lite

@@ -1,0 +1,208 @@
+// The public API on the shipped demo model (and a real one when
+// ../shared/models is there): paths and buffers, errors, reshape between
+// runs, and clones running in parallel.
+#include <fstream>
+#include <iterator>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+#include "framework/model_io.h"
+#include "framework/npy.h"
+#include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace {
+
+const std::string kDemo = std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+std::vector<float> RunDemo(Predictor* p, const framework::Tensor& input) {
+  auto in = p->GetInputHandle("x");
+  in->Reshape(input.dims());
+  in->CopyFromCpu(input.data<float>());
+  p->Run();
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  int64_t n = 0;
+  const float* data = out->data<float>(&n);
+  return std::vector<float>(data, data + n);
+}
+
+framework::Tensor DemoInput() {
+  return framework::ReadNpy(kDemo + "/input_x.npy");
+}
+
+std::vector<float> DemoExpected() {
+  return testing::ToVector<float>(
+      framework::ReadNpy(kDemo + "/expected_softmax.tmp_0.npy"));
+}
+
+TEST(Predictor, RunsFromFolderFileAndBuffers) {
+  auto expected = DemoExpected();
+  Config by_dir(kDemo);
+  Config by_files(kDemo + "/model.pdmodel", kDemo + "/model.pdiparams");
+  Config by_buffers;
+  std::string prog = Slurp(kDemo + "/model.pdmodel");
+  std::string params = Slurp(kDemo + "/model.pdiparams");
+  by_buffers.SetModelBuffer(prog.data(), prog.size(), params.data(),
+                            params.size());
+  for (Config* c : {&by_dir, &by_files, &by_buffers}) {
+    auto p = CreatePredictor(*c);
+    EXPECT_EQ(p->GetInputNames(), std::vector<std::string>{"x"});
+    EXPECT_EQ(p->GetOutputNames(), std::vector<std::string>{"softmax.tmp_0"});
+    auto got = RunDemo(p.get(), DemoInput());
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], expected[i], 1e-6);
+    }
+  }
+}
+
+TEST(Predictor, HandlesReportShapeTypeAndLoD) {
+  auto p = CreatePredictor(Config(kDemo));
+  auto in = p->GetInputHandle("x");
+  EXPECT_EQ(in->type(), DataType::FLOAT32);
+  in->Reshape({1, 3, 32, 32});
+  EXPECT_EQ(in->shape(), (std::vector<int64_t>{1, 3, 32, 32}));
+  float* data = in->mutable_data<float>();  // zero-copy input
+  for (int i = 0; i < 3 * 32 * 32; ++i) data[i] = 0.5f;
+  in->SetLoD({{0, 1}});
+  EXPECT_EQ(in->lod(), (LoD{{0, 1}}));
+  p->Run();
+  auto out = p->GetOutputHandle("softmax.tmp_0");
+  EXPECT_EQ(out->shape(), (std::vector<int64_t>{1, 10}));
+  EXPECT_EQ(out->type(), DataType::FLOAT32);
+  EXPECT_STREQ(DataTypeName(out->type()), "float32");
+}
+
+TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
+  auto expect = [](const std::function<void()>& fn, ErrorCode code,
+                   const std::string& fragment) {
+    testing::ExpectError(fn, code, {fragment});
+  };
+  expect([] { CreatePredictor(Config("/no/such/model")); },
+         ErrorCode::kNotFound, "/no/such/model");
+  expect([] { CreatePredictor(Config()); }, ErrorCode::kInvalidArgument,
+         "names no model");
+  auto p = CreatePredictor(Config(kDemo));
+  expect([&] { p->GetInputHandle("y"); }, ErrorCode::kNotFound, "'x'");
+  expect([&] { p->GetOutputHandle("nope"); }, ErrorCode::kNotFound,
+         "softmax.tmp_0");
+  expect([&] { p->Run(); }, ErrorCode::kPreconditionNotMet, "'x'");
+  auto in = p->GetInputHandle("x");
+  expect([&] { in->CopyFromCpu(static_cast<const float*>(nullptr)); },
+         ErrorCode::kPreconditionNotMet, "Reshape");
+  // An int input where the model wants float32.
+  in->Reshape({1, 3, 32, 32});
+  std::vector<int32_t> ints(3 * 32 * 32, 1);
+  in->CopyFromCpu(ints.data());
+  expect([&] { p->Run(); }, ErrorCode::kInvalidArgument, "float32");
+  // A wrong channel count fails in the conv with the shapes in the message.
+  in->Reshape({1, 4, 32, 32});
+  std::vector<float> four(4 * 32 * 32, 1.0f);
+  in->CopyFromCpu(four.data());
+  expect([&] { p->Run(); }, ErrorCode::kInvalidArgument, "conv2d");
+  auto out = p->GetOutputHandle("softmax.tmp_0");
+  expect([&] { out->Reshape({1}); }, ErrorCode::kPreconditionNotMet,
+         "read-only");
+  expect([] { Config().SetDevice("cuda:x"); }, ErrorCode::kInvalidArgument,
+         "cuda:x");
+  expect([] { Config().SetCpuThreads(0); }, ErrorCode::kInvalidArgument,
+         "threads");
+}
+
+TEST(Predictor, ReshapeBetweenRunsGivesFreshAnswers) {
+  auto p = CreatePredictor(Config(kDemo));
+  auto input = DemoInput();
+  auto full = RunDemo(p.get(), input);
+  for (int round = 0; round < 3; ++round) {
+    auto first = RunDemo(p.get(), input.Slice(0, 1));
+    ASSERT_EQ(first.size(), 10u);
+    for (int k = 0; k < 10; ++k) EXPECT_NEAR(first[k], full[k], 1e-6);
+    auto second = RunDemo(p.get(), input.Slice(1, 2));
+    for (int k = 0; k < 10; ++k) EXPECT_NEAR(second[k], full[10 + k], 1e-6);
+    auto again = RunDemo(p.get(), input);
+    EXPECT_EQ(again, full);
+  }
+}
+
+// Clones share the weights and run in parallel threads with identical
+// results (run under ThreadSanitizer by scripts/sanitize.sh).
+void CheckClonesInParallel(const std::string& dir,
+                           const framework::Tensor& input,
+                           const std::string& input_name) {
+  Config config(dir);
+  config.SetCpuThreads(2);
+  auto main = CreatePredictor(config);
+  auto run = [&](Predictor* p) {
+    auto in = p->GetInputHandle(input_name);
+    in->Reshape(input.dims());
+    in->CopyFromCpu(input.data<float>());
+    p->Run();
+    auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+    int64_t n = 0;
+    const float* d = out->data<float>(&n);
+    return std::vector<float>(d, d + n);
+  };
+  auto reference = run(main.get());
+  std::vector<std::unique_ptr<Predictor>> clones;
+  for (int i = 0; i < 3; ++i) clones.push_back(main->Clone());
+  std::vector<std::vector<float>> results(clones.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < clones.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < 3; ++k) results[i] = run(clones[i].get());
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& r : results) EXPECT_EQ(r, reference);
+  // The original still works after its clones ran.
+  EXPECT_EQ(run(main.get()), reference);
+}
+
+TEST(Predictor, ClonesRunInParallelWithIdenticalResults) {
+  CheckClonesInParallel(kDemo, DemoInput(), "x");
+}
+
+TEST(Predictor, RealModelClonesRunInParallel) {
+  std::string dir = std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
+  CheckClonesInParallel(dir, framework::ReadNpy(dir + "/ref/input_x.npy"), "x");
+}
+
+TEST(Predictor, SavedRealModelRoundTripsWithIdenticalOutputs) {
+  std::string dir = std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
+  auto input = framework::ReadNpy(dir + "/ref/input_x.npy");
+  auto run = [&](const Config& config) {
+    auto p = CreatePredictor(config);
+    auto in = p->GetInputHandle("x");
+    in->Reshape(input.dims());
+    in->CopyFromCpu(input.data<float>());
+    p->Run();
+    auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+    int64_t n = 0;
+    const float* d = out->data<float>(&n);
+    return std::vector<float>(d, d + n);
+  };
+  auto original = run(Config(dir));
+  // load, save, load: the saved files give bit-identical outputs.
+  auto model = framework::LoadModel(dir);
+  std::string prefix = "/tmp/pdlite_roundtrip_" + std::to_string(getpid());
+  framework::SaveModel(*model.program, *model.weights, prefix);
+  auto again = run(Config(prefix + ".pdmodel", prefix + ".pdiparams"));
+  EXPECT_EQ(original, again);
+  // and the params file is byte-identical to PaddlePaddle's.
+  EXPECT_EQ(Slurp(prefix + ".pdiparams"), Slurp(dir + "/inference.pdiparams"));
+}
+
+}  // namespace
+}  // namespace paddle_lite
