@@ -73,7 +73,7 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
   co_blocks = (cout_g + co_block - 1) / co_block;
 
   const double cost = (2.0 * cin_g + 1.0) * co_block * taps * rows * g.in_w;
-  for (int64_t phase = 0; phase < 2; ++phase) {
+  for (int64_t phase = 0; phase < 1; ++phase) {
     const int64_t phase_bands = (bands - phase + 1) / 2;
     const int64_t tasks = units * phase_bands * co_blocks;
     if (tasks == 0) continue;

@@ -144,8 +144,8 @@ void BatchedGemm(const platform::CPUDeviceContext& dev,
   // thread computes each matrix with one call.
   const int64_t groups = batch * col_parts;
   // Cycles per unit, assuming Eigen's SIMD kernel does ~4 multiply-adds a
-  // cycle (the plain integer loop is slower, which only makes it split
-  // sooner).
+  // cycle; this underestimates the plain integer loop, which then stays on
+  // one thread for somewhat larger products than it ideally would.
   const double cost = static_cast<double>(row_tile) * col_step * s.k / 4.0;
   dev.ParallelFor(groups * row_tiles, cost, [&](int64_t begin, int64_t end) {
     while (begin < end) {

@@ -67,7 +67,7 @@ inline LinearTaps MakeLinearTaps(int64_t in,
                                  bool align_corners,
                                  int align_mode) {
   const float ratio = Ratio(in, out, scale, align_corners);
-  const bool half_pixel = align_mode == 0 && !align_corners;
+  const bool half_pixel = align_mode == 0;
   LinearTaps taps;
   taps.i0.resize(out);
   taps.i1.resize(out);

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Command-line behaviour of pdlite: exit codes, usage, outputs written.
+#   pdlite_test.sh PDLITE SOURCE_DIR
+set -u
+pdlite="$1"
+demo="$2/models/demo_convnet"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+expect() {  # expect CODE PATTERN -- command...
+  local code="$1" pattern="$2"
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local got=$?
+  if [ "$got" -ne "$code" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* -> exit $got (want $code), output lacks /$pattern/:"
+    echo "$out" | head -20
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+expect 2 "usage:" -- "$pdlite"
+expect 0 "usage:" -- "$pdlite" --help
+expect 2 "unknown command 'fly'" -- "$pdlite" fly
+expect 2 "unknown flag '--bogus'" -- "$pdlite" run --bogus 1
+expect 2 "run needs --model" -- "$pdlite" run
+expect 2 "NAME=FILE.npy" -- "$pdlite" run --model "$demo" --input nonsense
+expect 2 "missing --input x=FILE.npy" -- "$pdlite" run --model "$demo"
+expect 2 "its inputs are: x" -- "$pdlite" run --model "$demo" --input y="$demo/input_x.npy"
+expect 2 "--lod expects" -- "$pdlite" run --model "$demo" --input x="$demo/input_x.npy" --lod x=a,b
+expect 1 "NotFound: .*no/such" -- "$pdlite" run --model /no/such --input x="$demo/input_x.npy"
+expect 1 "NotFound: .*missing.npy" -- "$pdlite" run --model "$demo" --input x="$tmp/missing.npy"
+expect 0 "softmax.tmp_0: float32 \[2, 10\]  min 0.08" -- \
+  "$pdlite" run --model "$demo" --input x="$demo/input_x.npy" --output-dir "$tmp/out"
+if [ -f "$tmp/out/softmax.tmp_0.npy" ]; then passed=$((passed + 1)); else
+  echo "FAIL: run wrote no $tmp/out/softmax.tmp_0.npy"; failed=$((failed + 1)); fi
+expect 0 "OK: every output matches" -- \
+  "$pdlite" run --model "$demo" --inputs "$demo" --expected "$demo" --threads 2
+# A reference that differs gives exit 3.
+cp "$demo/input_x.npy" "$tmp/input_x.npy"
+"$pdlite" run --model "$demo" --input x="$demo/input_x.npy" --output-dir "$tmp/ref" >/dev/null
+mv "$tmp/ref/softmax.tmp_0.npy" "$tmp/ref/expected_softmax.tmp_0.npy"
+expect 0 "OK" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp/ref"
+# Flip the top byte of the last float: a mismatch.
+size=$(stat -c %s "$tmp/ref/expected_softmax.tmp_0.npy")
+printf '\x3f' | dd of="$tmp/ref/expected_softmax.tmp_0.npy" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+expect 3 "MISMATCH softmax.tmp_0\[19\]" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp/ref" --threads 3
+expect 0 "every op has a kernel on cpu" -- "$pdlite" inspect --model "$demo"
+expect 0 "#2 +batch_norm -> bn1.tmp_0 .*PLAIN} \(exact match\)" -- "$pdlite" inspect --model "$demo"
+expect 0 "version +2.6.0" -- "$pdlite" inspect --model "$demo/model.pdmodel"
+expect 1 "InvalidArgument: .*not a PaddlePaddle ProgramDesc" -- "$pdlite" inspect --model "$tmp/input_x.npy"
+expect 0 "conv2d  \{float32, cpu, AnyLayout, PLAIN\}  .*kernels/cpu/plain/conv2d.cc  \[core\]" -- "$pdlite" kernels --op conv2d
+expect 1 "no kernel is registered for op 'nope'" -- "$pdlite" kernels --op nope
+expect 2 "belong to \`run\`" -- "$pdlite" inspect --model "$demo" --input x=a.npy
+
+echo "pdlite: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
