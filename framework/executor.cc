@@ -2,12 +2,44 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+#include <list>
+#include <map>
+#include <set>
 #include <sstream>
+#include <unordered_map>
 
+#include "framework/memory_plan.h"
 #include "framework/op_registry.h"
 
 namespace paddle_lite {
 namespace framework {
+
+// What a recording run learns about one op.
+struct Executor::OpRecord {
+  bool read_values = false;      // its shape inference read input values
+  bool kernel_set_dims = false;  // its kernel changed an output's dims
+};
+
+// A plan for one input-shape signature of the main block.
+struct Executor::Plan {
+  std::string signature;
+  platform::AllocationPtr arena;
+  // Every planned tensor as the recording run left it, pointed into the
+  // arena; replay restores these before running.
+  struct PlannedTensor {
+    Variable* var;
+    DDim dims;
+    DataType dtype;
+    LoD lod;
+    platform::AllocationPtr region;
+    size_t offset;  // within the region (views such as split outputs)
+  };
+  std::vector<PlannedTensor> tensors;
+  std::vector<char> infer_shape;  // per op: still infer shapes on replay
+  size_t arena_bytes = 0;
+  size_t unplanned_bytes = 0;
+};
 
 struct Executor::BlockState {
   PreparedBlock block;
@@ -16,14 +48,18 @@ struct Executor::BlockState {
   // main block runs in one scope per predictor, so this is built once.
   const Scope* resolved_scope = nullptr;
   std::vector<RuntimeContext> contexts;
+  // Plans by input signature, most recently used first.
+  std::list<std::unique_ptr<Plan>> plans;
 };
 
 Executor::Executor(const ProgramDesc& program,
                    KernelPreference preference,
-                   platform::DeviceContextPool* contexts)
+                   platform::DeviceContextPool* contexts,
+                   ExecutorOptions options)
     : program_(program),
       preference_(std::move(preference)),
-      contexts_(contexts) {}
+      contexts_(contexts),
+      options_(options) {}
 
 Executor::~Executor() = default;
 
@@ -158,28 +194,267 @@ RuntimeContext ResolveVariables(const OperatorBase& op, Scope* scope) {
 
 }  // namespace
 
+std::vector<RuntimeContext> Executor::ResolveBlock(int block_idx,
+                                                   Scope* scope) {
+  BlockState& state = State(block_idx, /*strict=*/true);
+  CreateBlockVariables(program_.blocks[block_idx], scope);
+  std::vector<RuntimeContext> contexts;
+  contexts.reserve(state.block.ops.size());
+  for (auto& p : state.block.ops) {
+    contexts.push_back(ResolveVariables(*p.op, scope));
+  }
+  return contexts;
+}
+
+void Executor::RunResolved(int block_idx, Scope* scope,
+                           const std::vector<RuntimeContext>& contexts) {
+  BlockState& state = State(block_idx, /*strict=*/true);
+  for (size_t i = 0; i < state.block.ops.size(); ++i) {
+    RunOp(state.block.ops[i], contexts[i], scope, block_idx);
+  }
+}
+
 void Executor::Run(int block_idx, Scope* scope) {
   BlockState& state = State(block_idx, /*strict=*/true);
-  const BlockDesc& desc = program_.blocks[block_idx];
+  // The main block runs in one scope per predictor: resolve once, then
+  // reuse. Other scopes (tests, sub-blocks) resolve on each call.
+  if (block_idx != 0) {
+    RunResolved(block_idx, scope, ResolveBlock(block_idx, scope));
+    return;
+  }
   if (state.resolved_scope != scope) {
-    CreateBlockVariables(desc, scope);
-    std::vector<RuntimeContext> contexts;
-    for (auto& p : state.block.ops) {
-      contexts.push_back(ResolveVariables(*p.op, scope));
-    }
-    // Sub-blocks run in fresh step scopes each time: resolve, don't cache.
-    if (block_idx != 0) {
-      for (size_t i = 0; i < state.block.ops.size(); ++i) {
-        RunOp(state.block.ops[i], contexts[i], scope, block_idx);
-      }
-      return;
-    }
-    state.contexts = std::move(contexts);
+    state.contexts = ResolveBlock(block_idx, scope);
     state.resolved_scope = scope;
+    state.plans.clear();
   }
-  for (size_t i = 0; i < state.block.ops.size(); ++i) {
-    RunOp(state.block.ops[i], state.contexts[i], scope, block_idx);
+  if (!options_.plan_replay) {
+    stats_ = RunStats();
+    stats_.ops_inferred = static_cast<int>(state.block.ops.size());
+    RunResolved(block_idx, scope, state.contexts);
+    return;
   }
+  RunMainBlock(state, scope);
+}
+
+namespace {
+
+// The input-shape signature of a run: dtype, dims and LoD of every feed.
+std::string FeedSignature(const PreparedBlock& block,
+                          const std::vector<RuntimeContext>& contexts) {
+  std::ostringstream sig;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    if (block.ops[i].type != "feed") continue;
+    auto* x = contexts[i].FindInput("X");
+    if (x == nullptr || x->empty() || !(*x)[0]->IsType<TensorList>()) continue;
+    const auto& feeds = (*x)[0]->Get<TensorList>();
+    int col = block.ops[i].op->Attr<int>("col");
+    sig << col << ":";
+    if (col >= 0 && col < static_cast<int>(feeds.size())) {
+      const Tensor& t = feeds[col];
+      sig << static_cast<int>(t.dtype());
+      for (auto d : t.dims()) sig << "," << d;
+      for (auto& level : t.lod()) {
+        sig << "|";
+        for (auto o : level) sig << o << ",";
+      }
+    }
+    sig << ";";
+  }
+  return sig.str();
+}
+
+void CollectSubBlockNames(const ProgramDesc& program, int block_idx,
+                          std::set<std::string>* names) {
+  for (auto& op : program.blocks[block_idx].ops) {
+    for (auto* slots : {&op.inputs, &op.outputs}) {
+      for (auto& kv : *slots) names->insert(kv.second.begin(), kv.second.end());
+    }
+    for (auto& kv : op.attrs) {
+      if (TypeOf(kv.second) == AttrType::kBlock) {
+        CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx,
+                             names);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Executor::RunMainBlock(BlockState& state, Scope* scope) {
+  const auto& ops = state.block.ops;
+  std::string signature = FeedSignature(state.block, state.contexts);
+  stats_ = RunStats();
+  for (auto it = state.plans.begin(); it != state.plans.end(); ++it) {
+    if ((*it)->signature != signature) continue;
+    state.plans.splice(state.plans.begin(), state.plans, it);
+    Plan& plan = *state.plans.front();
+    for (auto& p : plan.tensors) {
+      Tensor* t = p.var->GetMutable<Tensor>();
+      t->ResetHolder(p.region, p.offset, p.dtype, p.region->place());
+      t->Resize(p.dims);
+      t->set_lod(p.lod);
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      stats_.ops_inferred += plan.infer_shape[i];
+      RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+    }
+    stats_.replayed = true;
+    stats_.arena_bytes = plan.arena_bytes;
+    stats_.unplanned_bytes = plan.unplanned_bytes;
+    stats_.plans_cached = state.plans.size();
+    return;
+  }
+  // A new signature: run with full shape inference, recording what replay
+  // needs, then plan the memory for the next run of these shapes.
+  std::vector<OpRecord> records(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    RunOp(ops[i], state.contexts[i], scope, 0, true, &records[i]);
+  }
+  stats_.ops_inferred = static_cast<int>(ops.size());
+  auto plan = BuildPlan(state, scope, records);
+  plan->signature = signature;
+  stats_.arena_bytes = plan->arena_bytes;
+  stats_.unplanned_bytes = plan->unplanned_bytes;
+  state.plans.push_front(std::move(plan));
+  while (state.plans.size() > std::max<size_t>(options_.max_plans, 1)) {
+    state.plans.pop_back();
+  }
+  stats_.plans_cached = state.plans.size();
+}
+
+std::unique_ptr<Executor::Plan> Executor::BuildPlan(
+    BlockState& state, Scope* scope, const std::vector<OpRecord>& records) {
+  const BlockDesc& desc = program_.blocks[0];
+  const auto& ops = state.block.ops;
+  const int end = static_cast<int>(ops.size());
+  auto plan = std::make_unique<Plan>();
+
+  // Which ops must still infer shapes on replay: those whose shapes depend
+  // on values, whose kernels set dims, that run sub-blocks, that write a
+  // variable another op also writes, or that read such an op's outputs.
+  std::unordered_map<std::string, int> writers;
+  for (auto& p : ops) {
+    if (!p.op) continue;
+    for (auto& kv : p.op->Outputs()) {
+      for (auto& name : kv.second) ++writers[name];
+    }
+  }
+  std::set<std::string> dynamic;
+  plan->infer_shape.assign(ops.size(), 0);
+  for (int i = 0; i < end; ++i) {
+    const OperatorBase& op = *ops[i].op;
+    bool infer = !op.IsKernelOp() || records[i].read_values ||
+                 records[i].kernel_set_dims;
+    for (auto& kv : op.Inputs()) {
+      for (auto& name : kv.second) infer = infer || dynamic.count(name);
+    }
+    for (auto& kv : op.Outputs()) {
+      for (auto& name : kv.second) infer = infer || writers[name] > 1;
+    }
+    plan->infer_shape[i] = infer;
+    if (infer) {
+      for (auto& kv : op.Outputs()) {
+        dynamic.insert(kv.second.begin(), kv.second.end());
+      }
+    }
+  }
+
+  // Lifetimes by name over the ops of block 0; names a sub-block uses live
+  // through the op that runs it; fetched outputs live to the end.
+  std::unordered_map<std::string, std::pair<int, int>> lifetime;
+  auto use = [&lifetime](const std::string& name, int i) {
+    auto it = lifetime.find(name);
+    if (it == lifetime.end()) {
+      lifetime.emplace(name, std::make_pair(i, i));
+    } else {
+      it->second.second = std::max(it->second.second, i);
+    }
+  };
+  std::set<std::string> feeds, fetches;
+  for (int i = 0; i < end; ++i) {
+    const OperatorBase& op = *ops[i].op;
+    for (auto* slots : {&op.Inputs(), &op.Outputs()}) {
+      for (auto& kv : *slots) {
+        for (auto& name : kv.second) use(name, i);
+      }
+    }
+    for (auto& kv : op.Attrs()) {
+      if (TypeOf(kv.second) != AttrType::kBlock) continue;
+      std::set<std::string> inner;
+      CollectSubBlockNames(program_, std::get<BlockRef>(kv.second).idx,
+                           &inner);
+      for (auto& name : inner) use(name, i);
+    }
+    if (op.Type() == "feed") feeds.insert(op.Output("Out"));
+    if (op.Type() == "fetch") fetches.insert(op.Input("X"));
+  }
+
+  // Buffers that are not ours to place: feeds (the caller's memory) and
+  // weights, and anything sharing a buffer with them.
+  std::set<const platform::Allocation*> foreign;
+  for (const Scope* s = scope; s != nullptr; s = s->parent()) {
+    for (auto& name : s->LocalVarNames()) {
+      Variable* v = s->FindLocalVar(name);
+      if (!v->IsType<Tensor>() || !v->Get<Tensor>().IsInitialized()) continue;
+      const VarDesc* vd = desc.FindVar(name);
+      if (s != scope || feeds.count(name) || (vd && vd->persistable) ||
+          vd == nullptr) {
+        foreign.insert(v->Get<Tensor>().holder().get());
+      }
+    }
+  }
+
+  // One buffer per allocation the recording run made; the variables
+  // sharing it (reshape outputs, views) move together.
+  std::map<const platform::Allocation*, size_t> buffer_of;
+  std::vector<BufferLifetime> buffers;
+  std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> members;
+  for (auto& var : desc.vars) {
+    if (var.persistable || !var.is_tensor() || feeds.count(var.name)) continue;
+    Variable* v = scope->FindLocalVar(var.name);
+    if (v == nullptr || !v->IsType<Tensor>()) continue;
+    const Tensor& t = v->Get<Tensor>();
+    if (!t.IsInitialized() || !t.place().is_host()) continue;
+    const platform::Allocation* holder = t.holder().get();
+    if (foreign.count(holder)) continue;
+    auto life = lifetime.find(var.name);
+    if (life == lifetime.end()) continue;
+    int first = life->second.first;
+    int last = fetches.count(var.name) ? end : life->second.second;
+    auto found = buffer_of.find(holder);
+    if (found == buffer_of.end()) {
+      found = buffer_of.emplace(holder, buffers.size()).first;
+      buffers.push_back(BufferLifetime{holder->size(), first, last});
+      members.emplace_back();
+    } else {
+      auto& b = buffers[found->second];
+      b.first_op = std::min(b.first_op, first);
+      b.last_op = std::max(b.last_op, last);
+    }
+    members[found->second].emplace_back(v, &var);
+  }
+  MemoryPlanResult layout = PlanMemory(buffers);
+  plan->arena_bytes = layout.arena_bytes;
+  plan->unplanned_bytes = layout.total_bytes;
+  if (buffers.empty()) return plan;
+
+  platform::Place cpu = platform::CPUPlace{};
+  plan->arena = platform::GetAllocator(cpu)->Allocate(layout.arena_bytes);
+  char* base = static_cast<char*>(plan->arena->ptr());
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    // A region keeps the whole arena alive (shared_ptr aliasing).
+    auto owner = std::make_shared<std::pair<platform::AllocationPtr,
+                                            platform::Allocation>>(
+        plan->arena,
+        platform::Allocation(base + layout.offsets[b], buffers[b].bytes, cpu));
+    platform::AllocationPtr region(owner, &owner->second);
+    for (auto& m : members[b]) {
+      const Tensor& t = m.first->Get<Tensor>();
+      plan->tensors.push_back(Plan::PlannedTensor{
+          m.first, t.dims(), t.dtype(), t.lod(), region, t.offset()});
+    }
+  }
+  return plan;
 }
 
 namespace {
@@ -206,7 +481,8 @@ RuntimeContext TransferInputs(const RuntimeContext& ctx,
 }  // namespace
 
 void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
-                     Scope* scope, int block_idx) {
+                     Scope* scope, int block_idx, bool infer_shape,
+                     OpRecord* record) {
   const OperatorBase& op = *prepared.op;
   try {
     if (!op.IsKernelOp()) {
@@ -219,19 +495,38 @@ void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
     if (platform::SameKind(place, preference_.place)) place = preference_.place;
     platform::DeviceContext* dev_ctx = contexts_->Get(place);
     auto& kop = static_cast<const OperatorWithKernel&>(op);
-    if (!choice.needs_transfer) {
-      ExecutionContext exec_ctx(op, *scope, *dev_ctx, ctx);
+    std::vector<std::unique_ptr<Variable>> temps;
+    RuntimeContext moved;
+    const RuntimeContext* run_ctx = &ctx;
+    if (choice.needs_transfer) {
+      moved = TransferInputs(ctx, place, &temps);
+      run_ctx = &moved;
+    }
+    ExecutionContext exec_ctx(op, *scope, *dev_ctx, *run_ctx);
+    if (infer_shape) {
       InferShapeContext shape_ctx(exec_ctx);
       kop.InferShape(&shape_ctx);
+      if (record) record->read_values = shape_ctx.read_values();
+    }
+    if (record == nullptr) {
       choice.kernel->fn(exec_ctx);
       return;
     }
-    std::vector<std::unique_ptr<Variable>> temps;
-    RuntimeContext moved = TransferInputs(ctx, place, &temps);
-    ExecutionContext exec_ctx(op, *scope, *dev_ctx, moved);
-    InferShapeContext shape_ctx(exec_ctx);
-    kop.InferShape(&shape_ctx);
+    std::vector<DDim> inferred;
+    for (auto& kv : run_ctx->outputs) {
+      for (auto* v : kv.second) {
+        inferred.push_back(v && v->IsType<Tensor>() ? v->Get<Tensor>().dims()
+                                                    : DDim{});
+      }
+    }
     choice.kernel->fn(exec_ctx);
+    size_t k = 0;
+    for (auto& kv : run_ctx->outputs) {
+      for (auto* v : kv.second) {
+        DDim now = v && v->IsType<Tensor>() ? v->Get<Tensor>().dims() : DDim{};
+        record->kernel_set_dims |= now != inferred[k++];
+      }
+    }
   } catch (const Exception& e) {
     platform::RethrowWithContext(
         e, OpLocation(op, prepared.index, block_idx));

@@ -36,12 +36,34 @@ struct PreparedBlock {
   std::vector<PreparedOp> ops;
 };
 
+/// How the main block reuses work between runs.
+struct ExecutorOptions {
+  /// Plan memory and replay shapes per input-shape signature: the first run
+  /// with new input shapes records, later runs with the same shapes reuse
+  /// one arena (buffers placed by liveness) and skip shape inference where
+  /// shapes cannot change.
+  bool plan_replay = true;
+  /// Plans kept (least recently used dropped first), bounding memory when
+  /// input shapes vary.
+  size_t max_plans = 8;
+};
+
+/// What the last Run() of the main block did (for benchmarks and tests).
+struct RunStats {
+  bool replayed = false;       // a cached plan was used
+  size_t arena_bytes = 0;      // bytes of the plan's arena (0: no plan)
+  size_t unplanned_bytes = 0;  // what the planned buffers take separately
+  size_t plans_cached = 0;
+  int ops_inferred = 0;        // ops whose shapes were inferred
+};
+
 class Executor {
  public:
   /// `program` and `contexts` must outlive the executor.
   Executor(const ProgramDesc& program,
            KernelPreference preference,
-           platform::DeviceContextPool* contexts);
+           platform::DeviceContextPool* contexts,
+           ExecutorOptions options = {});
   ~Executor();
 
   /// Creates the ops of a block and chooses their kernels. Throws
@@ -57,19 +79,37 @@ class Executor {
   /// Errors are rethrown with the op's type, index and output prefixed.
   void Run(int block_idx, Scope* scope);
 
+  /// For control flow ops that run a sub-block many times in one scope:
+  /// creates the block's local variables in `scope` and resolves every
+  /// op's variables once; RunResolved then runs the block with them.
+  std::vector<RuntimeContext> ResolveBlock(int block_idx, Scope* scope);
+  void RunResolved(int block_idx, Scope* scope,
+                   const std::vector<RuntimeContext>& contexts);
+
+  const RunStats& last_run_stats() const { return stats_; }
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }
   platform::DeviceContextPool* contexts() const { return contexts_; }
 
  private:
   struct BlockState;
+  struct Plan;
+  struct OpRecord;
   BlockState& State(int block_idx, bool strict);
+  /// Runs one op; infers shapes first unless `infer_shape` is false. With
+  /// `record`, notes what replay needs to know about the op.
   void RunOp(const PreparedOp& op, const RuntimeContext& ctx, Scope* scope,
-             int block_idx);
+             int block_idx, bool infer_shape = true,
+             OpRecord* record = nullptr);
+  void RunMainBlock(BlockState& state, Scope* scope);
+  std::unique_ptr<Plan> BuildPlan(BlockState& state, Scope* scope,
+                                  const std::vector<OpRecord>& records);
 
   const ProgramDesc& program_;
   KernelPreference preference_;
   platform::DeviceContextPool* contexts_;
+  ExecutorOptions options_;
+  RunStats stats_;
   std::mutex mu_;
   std::map<int, std::unique_ptr<BlockState>> blocks_;
 };

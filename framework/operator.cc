@@ -187,7 +187,7 @@ const std::vector<Variable*>& ExecutionContext::OutputVars(
 }
 
 DDim InferShapeContext::GetInputDim(const std::string& slot) const {
-  return GetInputTensor(slot).dims();
+  return InputTensor(slot, 0).dims();
 }
 
 std::vector<DDim> InferShapeContext::GetInputsDim(
@@ -200,15 +200,21 @@ std::vector<DDim> InferShapeContext::GetInputsDim(
 }
 
 DataType InferShapeContext::GetInputDataType(const std::string& slot) const {
-  return GetInputTensor(slot).dtype();
+  return InputTensor(slot, 0).dtype();
 }
 
 const LoD& InferShapeContext::GetInputLoD(const std::string& slot) const {
-  return GetInputTensor(slot).lod();
+  return InputTensor(slot, 0).lod();
 }
 
 const Tensor& InferShapeContext::GetInputTensor(const std::string& slot,
                                                 size_t i) const {
+  read_values_ = true;
+  return InputTensor(slot, i);
+}
+
+const Tensor& InferShapeContext::InputTensor(const std::string& slot,
+                                             size_t i) const {
   auto& vars = ctx_.InputVars(slot);
   PADDLE_ENFORCE(i < vars.size() && vars[i] != nullptr,
                  errors::NotFound("Op '", op().Type(), "' has no input '",
@@ -251,7 +257,7 @@ void InferShapeContext::ShareLoD(const std::string& in,
                                  const std::string& out) const {
   Variable* var = ctx_.OutputVar(out);
   if (var == nullptr || !ctx_.HasInput(in)) return;
-  var->GetMutable<Tensor>()->set_lod(GetInputTensor(in).lod());
+  var->GetMutable<Tensor>()->set_lod(InputTensor(in, 0).lod());
 }
 
 }  // namespace framework

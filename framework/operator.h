@@ -241,8 +241,15 @@ class InferShapeContext {
   }
   const ExecutionContext& exec_context() const { return ctx_; }
 
+  /// True once GetInputTensor() was called: the output shapes may depend on
+  /// input values, not only on input shapes (plan replay re-infers them).
+  bool read_values() const { return read_values_; }
+
  private:
+  const Tensor& InputTensor(const std::string& slot, size_t i) const;
+
   const ExecutionContext& ctx_;
+  mutable bool read_values_ = false;
 };
 
 }  // namespace framework

@@ -17,13 +17,26 @@ ProgramBuilder::ProgramBuilder() : params_(std::make_shared<Scope>()) {
   block_.vars.push_back(fetch);
 }
 
-VarDesc* ProgramBuilder::Declare(const std::string& name) {
-  PADDLE_ENFORCE(block_.FindVar(name) == nullptr,
+int ProgramBuilder::AddBlock(int parent) {
+  PADDLE_ENFORCE(parent >= 0 && parent <= static_cast<int>(sub_blocks_.size()),
+                 errors::OutOfRange("ProgramBuilder: no block ", parent, "."));
+  BlockDesc block;
+  block.idx = static_cast<int>(sub_blocks_.size()) + 1;
+  block.parent_idx = parent;
+  sub_blocks_.push_back(std::move(block));
+  return sub_blocks_.back().idx;
+}
+
+VarDesc* ProgramBuilder::Declare(const std::string& name, int block) {
+  PADDLE_ENFORCE(block >= 0 && block <= static_cast<int>(sub_blocks_.size()),
+                 errors::OutOfRange("ProgramBuilder: no block ", block, "."));
+  BlockDesc& b = block == 0 ? block_ : sub_blocks_[block - 1];
+  PADDLE_ENFORCE(b.FindVar(name) == nullptr,
                  errors::AlreadyExists("ProgramBuilder: variable '", name,
                                        "' is declared twice."));
-  block_.vars.emplace_back();
-  block_.vars.back().name = name;
-  return &block_.vars.back();
+  b.vars.emplace_back();
+  b.vars.back().name = name;
+  return &b.vars.back();
 }
 
 std::string ProgramBuilder::AddInput(const std::string& name, DataType type,
@@ -50,15 +63,17 @@ std::string ProgramBuilder::AddParameter(const std::string& name,
 }
 
 std::string ProgramBuilder::AddVar(const std::string& name, DataType type,
-                                   DDim dims) {
-  VarDesc* var = Declare(name);
+                                   DDim dims, int block) {
+  VarDesc* var = Declare(name, block);
   var->dtype = type;
   var->dims = std::move(dims);
   return name;
 }
 
 void ProgramBuilder::AddOp(const std::string& type, VarNameMap inputs,
-                           VarNameMap outputs, AttributeMap attrs) {
+                           VarNameMap outputs, AttributeMap attrs, int block) {
+  PADDLE_ENFORCE(block >= 0 && block <= static_cast<int>(sub_blocks_.size()),
+                 errors::OutOfRange("ProgramBuilder: no block ", block, "."));
   OpDesc op;
   op.type = type;
   op.inputs = std::move(inputs);
@@ -67,14 +82,19 @@ void ProgramBuilder::AddOp(const std::string& type, VarNameMap inputs,
   for (auto* slots : {&op.inputs, &op.outputs}) {
     for (auto& kv : *slots) {
       for (auto& name : kv.second) {
-        PADDLE_ENFORCE(block_.FindVar(name) != nullptr,
+        bool declared = false;
+        for (int b = block; b >= 0 && !declared;
+             b = b == 0 ? -1 : sub_blocks_[b - 1].parent_idx) {
+          declared = (b == 0 ? block_ : sub_blocks_[b - 1]).FindVar(name);
+        }
+        PADDLE_ENFORCE(declared,
                        errors::NotFound("ProgramBuilder: op '", type,
                                         "' uses undeclared variable '", name,
                                         "'."));
       }
     }
   }
-  block_.ops.push_back(std::move(op));
+  (block == 0 ? block_ : sub_blocks_[block - 1]).ops.push_back(std::move(op));
 }
 
 void ProgramBuilder::AddOutput(const std::string& name) {
@@ -107,6 +127,8 @@ ProgramDesc ProgramBuilder::Build() const {
     block.ops.push_back(std::move(fetch));
   }
   program.blocks.push_back(std::move(block));
+  program.blocks.insert(program.blocks.end(), sub_blocks_.begin(),
+                        sub_blocks_.end());
   return program;
 }
 

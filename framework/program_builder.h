@@ -32,12 +32,17 @@ class ProgramBuilder {
                        int lod_level = 0);
   /// A persistable parameter with its value (CPU tensor, copied).
   std::string AddParameter(const std::string& name, const Tensor& value);
-  /// An intermediate variable (dims unknown until run time by default).
+  /// An intermediate variable (dims unknown until run time by default),
+  /// declared in block `block` (0 = the main block).
   std::string AddVar(const std::string& name,
-                     DataType type = DataType::kFloat32, DDim dims = {});
-  /// Appends an op to block 0. Slots and attributes as Paddle names them.
+                     DataType type = DataType::kFloat32, DDim dims = {},
+                     int block = 0);
+  /// Appends an op to a block. Slots and attributes as Paddle names them.
   void AddOp(const std::string& type, VarNameMap inputs, VarNameMap outputs,
-             AttributeMap attrs = {});
+             AttributeMap attrs = {}, int block = 0);
+  /// A new sub-block (for control flow ops) whose parent is `parent`;
+  /// returns its index.
+  int AddBlock(int parent = 0);
   /// Marks a variable as a model output fetched at the next `col`.
   void AddOutput(const std::string& name);
   /// ProgramDesc.version written to the file (default 2.6.0).
@@ -52,8 +57,9 @@ class ProgramBuilder {
   void Save(const std::string& prefix) const;
 
  private:
-  VarDesc* Declare(const std::string& name);
+  VarDesc* Declare(const std::string& name, int block = 0);
   BlockDesc block_;
+  std::vector<BlockDesc> sub_blocks_;  // blocks 1, 2, ...
   std::vector<std::string> inputs_;
   std::vector<std::string> outputs_;
   std::shared_ptr<Scope> params_;

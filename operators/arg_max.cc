@@ -17,17 +17,18 @@ class ArgMaxOp : public framework::OperatorWithKernel {
     const int rank = static_cast<int>(x.size());
     const int64_t axis_attr = ctx->Attr<int64_t>("axis");
     const int dtype = ctx->Attr<int>("dtype");
-    PADDLE_ENFORCE(
-        dtype == -1 || dtype == 2 || dtype == 3,
-        errors::InvalidArgument(Type(), ": attribute 'dtype' must be 2 "
-                                        "(int32), 3 (int64) or -1 (int64), "
-                                        "got ",
-                                dtype));
+    PADDLE_ENFORCE(dtype == -1 || dtype == 2 || dtype == 3,
+                   errors::InvalidArgument(Type(),
+                                           ": attribute 'dtype' must be 2 "
+                                           "(int32), 3 (int64) or -1 (int64), "
+                                           "got ",
+                                           dtype));
     // A 0-D input behaves like [1]: axis 0 or -1.
-    const int axis = NormalizeAxis(axis_attr, std::max(rank, 1), Type(), "axis");
+    const int axis =
+        NormalizeAxis(axis_attr, std::max(rank, 1), Type(), "axis");
     const bool flatten = ctx->Attr<bool>("flatten");
-    const int64_t reduced = flatten ? framework::Product(x)
-                                    : (rank == 0 ? 1 : x[axis]);
+    const int64_t reduced =
+        flatten ? framework::Product(x) : (rank == 0 ? 1 : x[axis]);
     framework::DDim out;
     if (flatten) {
       // X is seen as 1-D: one index, [1] as in files saved by Paddle <=
@@ -47,12 +48,12 @@ class ArgMaxOp : public framework::OperatorWithKernel {
     }
     // An empty reduced axis has no maximum (other empty dims just give an
     // empty result).
-    PADDLE_ENFORCE(reduced > 0 || framework::Product(out) == 0,
-                   errors::InvalidArgument(
-                       Type(), ": X ", x, " has no elements along ",
-                       flatten ? std::string("the flattened input")
-                               : "axis " + std::to_string(axis),
-                       "; there is no maximum to index"));
+    PADDLE_ENFORCE(
+        reduced > 0 || framework::Product(out) == 0,
+        errors::InvalidArgument(Type(), ": X ", x, " has no elements along ",
+                                flatten ? std::string("the flattened input")
+                                        : "axis " + std::to_string(axis),
+                                "; there is no maximum to index"));
     ctx->SetOutputDim("Out", out);
   }
 };

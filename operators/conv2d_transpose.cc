@@ -47,12 +47,14 @@ class Conv2DTransposeOpMaker : public framework::OpProtoAndCheckerMaker {
         .SetDefault("EXPLICIT")
         .InEnum({"EXPLICIT", "SAME", "VALID"});
     AddAttr<std::vector<int32_t>>(
-        "output_padding", "extra rows/columns at the end, < max(stride, "
-                          "dilation)")
+        "output_padding",
+        "extra rows/columns at the end, < max(stride, "
+        "dilation)")
         .SetDefault({});
     AddAttr<std::vector<int32_t>>(
-        "output_size", "[out_h, out_w]; picks one of the `stride` sizes "
-                       "that convolve back to Input's size")
+        "output_size",
+        "[out_h, out_w]; picks one of the `stride` sizes "
+        "that convolve back to Input's size")
         .SetDefault({});
     AddAttr<int32_t>("groups", "channel groups; Cin divisible by it")
         .SetDefault(1);

@@ -57,11 +57,10 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
           "KH, KW]), but Input is ",
           input, " (data_format ", data_format,
           "); the error may come from a wrong data_format"));
-  PADDLE_ENFORCE_EQ(
-      g.in_channels % g.groups, 0,
-      errors::InvalidArgument(type, ": Input channels ", g.in_channels,
-                              " of Input ", input,
-                              " must be divisible by groups ", g.groups));
+  PADDLE_ENFORCE_EQ(g.in_channels % g.groups, 0,
+                    errors::InvalidArgument(
+                        type, ": Input channels ", g.in_channels, " of Input ",
+                        input, " must be divisible by groups ", g.groups));
   g.out_channels = filter[1] * g.groups;
   g.kernel_h = filter[2];
   g.kernel_w = filter[3];
@@ -124,12 +123,13 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
     if (!output_size.empty()) {
       PADDLE_ENFORCE(
           output_size[i] >= infer && output_size[i] < infer + stride[i],
-          errors::InvalidArgument(
-              type, ": output_size ", output_size, " must satisfy ", infer,
-              " <= output_size[", i, "] < ", infer + stride[i],
-              " (the size inferred from Input ", input, ", Filter ", filter,
-              ", strides ", strides, " and paddings, plus less than one "
-              "stride)"));
+          errors::InvalidArgument(type, ": output_size ", output_size,
+                                  " must satisfy ", infer, " <= output_size[",
+                                  i, "] < ", infer + stride[i],
+                                  " (the size inferred from Input ", input,
+                                  ", Filter ", filter, ", strides ", strides,
+                                  " and paddings, plus less than one "
+                                  "stride)"));
       out[i] = output_size[i];
     } else if (!output_padding.empty()) {
       const int64_t limit = std::max(stride[i], dilation[i]);
@@ -150,9 +150,9 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
       errors::InvalidArgument(
           type, ": output size [", g.out_h, ", ", g.out_w,
           "] is not positive for Input ", input, ", Filter ", filter,
-          ", strides ", strides, ", paddings [", g.pad.top, ", ",
-          g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
-          "], dilations [", g.dilation_h, ", ", g.dilation_w,
+          ", strides ", strides, ", paddings [", g.pad.top, ", ", g.pad.bottom,
+          ", ", g.pad.left, ", ", g.pad.right, "], dilations [", g.dilation_h,
+          ", ", g.dilation_w,
           "]; the paddings remove more than the transpose produces"));
   return g;
 }

@@ -57,8 +57,9 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
   const int rank = static_cast<int>(dims.size());
   PADDLE_ENFORCE(rank >= 3 && rank <= 5,
                  errors::InvalidArgument(
-                     type, ": X must be 3-D, 4-D or 5-D ([N, C, (D,) (H,) W] "
-                           "or channel-last), got ",
+                     type,
+                     ": X must be 3-D, 4-D or 5-D ([N, C, (D,) (H,) W] "
+                     "or channel-last), got ",
                      dims));
   InterpGeometry g;
   const std::string layout = ctx.Attr<std::string>("data_layout");
@@ -70,11 +71,12 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
   g.channels = g.channel_last ? dims[rank - 1] : dims[1];
   for (int i = first; i < 3; ++i) {
     g.in[i] = dims[first_dim + i - first];
-    PADDLE_ENFORCE_GT(g.in[i], 0,
-                      errors::InvalidArgument(
-                          type, ": the spatial dims of X must be > 0 (there "
+    PADDLE_ENFORCE_GT(
+        g.in[i], 0,
+        errors::InvalidArgument(type,
+                                ": the spatial dims of X must be > 0 (there "
                                 "is nothing to sample from), got X ",
-                          dims, " with data_layout ", layout));
+                                dims, " with data_layout ", layout));
   }
 
   auto bad_count = [&](const std::string& what, size_t got) {
@@ -135,7 +137,8 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
       for (int i = first; i < 3; ++i) {
         g.scale[i] = scales[i - first];
         // Paddle truncates the float product.
-        g.out[i] = static_cast<int64_t>(static_cast<float>(g.in[i]) * g.scale[i]);
+        g.out[i] =
+            static_cast<int64_t>(static_cast<float>(g.in[i]) * g.scale[i]);
       }
     } else {
       const char* names[3] = {"out_d", "out_h", "out_w"};

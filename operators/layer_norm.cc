@@ -14,9 +14,9 @@ class LayerNormOp : public framework::OperatorWithKernel {
     const int rank = static_cast<int>(x.size());
     const int axis = ctx->Attr<int>("begin_norm_axis");
     PADDLE_ENFORCE(axis >= 1 && axis < rank,
-                   errors::InvalidArgument(
-                       Type(), ": begin_norm_axis ", axis,
-                       " must lie in [1, rank) = [1, ", rank, ") for X ", x));
+                   errors::InvalidArgument(Type(), ": begin_norm_axis ", axis,
+                                           " must lie in [1, rank) = [1, ",
+                                           rank, ") for X ", x));
     const int64_t left = framework::Product(x, 0, axis);
     const int64_t right = framework::Product(x, axis, rank);
     for (const char* slot : {"Scale", "Bias"}) {

@@ -14,8 +14,9 @@ class LookupTableOp : public framework::OperatorWithKernel {
     auto out = ctx->GetInputDim("Ids");
     PADDLE_ENFORCE(!out.empty() && out.back() == 1,
                    errors::InvalidArgument(
-                       Type(), ": the last dim of Ids must be 1 (e.g. [T, 1]), "
-                               "got Ids ",
+                       Type(),
+                       ": the last dim of Ids must be 1 (e.g. [T, 1]), "
+                       "got Ids ",
                        out, "; lookup_table_v2 takes ids of any shape"));
     out.back() = table[1];
     ctx->SetOutputDim("Out", out);

@@ -17,14 +17,16 @@ inline framework::DDim CheckLookupTableInputs(
   const auto table = ctx.GetInputDim("W");
   const auto ids = ctx.GetInputDim("Ids");
   PADDLE_ENFORCE_EQ(table.size(), 2u,
-                    errors::InvalidArgument(type, ": W must be a 2-D [V, D] "
-                                                  "table, got ",
+                    errors::InvalidArgument(type,
+                                            ": W must be a 2-D [V, D] "
+                                            "table, got ",
                                             table, " (Ids ", ids, ")"));
   const framework::DataType id_type = ctx.GetInputDataType("Ids");
   PADDLE_ENFORCE(id_type == framework::DataType::kInt64 ||
                      id_type == framework::DataType::kInt32,
-                 errors::InvalidArgument(type, ": Ids must be int64 or int32, "
-                                               "got ",
+                 errors::InvalidArgument(type,
+                                         ": Ids must be int64 or int32, "
+                                         "got ",
                                          id_type, " ", ids));
   return table;
 }
@@ -36,8 +38,7 @@ class LookupTableOpMaker : public framework::OpProtoAndCheckerMaker {
     AddInput("W", "[V, D] embedding table");
     AddInput("Ids", "integer row ids into W");
     AddOutput("Out", "the looked-up rows, LoD of Ids");
-    AddAttr<int64_t>("padding_idx",
-                     "id whose rows are all zeros; -1 = none")
+    AddAttr<int64_t>("padding_idx", "id whose rows are all zeros; -1 = none")
         .SetDefault(-1);
   }
 };

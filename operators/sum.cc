@@ -14,24 +14,26 @@ class SumOp : public framework::OperatorWithKernel {
   void InferShape(framework::InferShapeContext* ctx) const override {
     const std::vector<framework::DDim> dims = ctx->GetInputsDim("X");
     PADDLE_ENFORCE(!dims.empty(),
-                   errors::InvalidArgument(Type(), ": X must list at least "
-                                                   "one tensor"));
+                   errors::InvalidArgument(Type(),
+                                           ": X must list at least "
+                                           "one tensor"));
     const framework::DataType type = ctx->GetInputDataType("X");
     const auto& names = ctx->op().InputList("X");
     for (size_t i = 1; i < dims.size(); ++i) {
       PADDLE_ENFORCE(
           dims[i] == dims[0],
-          errors::InvalidArgument(Type(), ": every X must have the shape of "
-                                          "X[0] ",
+          errors::InvalidArgument(Type(),
+                                  ": every X must have the shape of "
+                                  "X[0] ",
                                   dims[0], " (no broadcasting), but X[", i,
                                   "] (", names[i], ") is ", dims[i]));
       const framework::DataType t = ctx->GetInputTensor("X", i).dtype();
-      PADDLE_ENFORCE_EQ(
-          t, type,
-          errors::InvalidArgument(Type(), ": every X must have the dtype of "
-                                          "X[0] (",
-                                  type, "), but X[", i, "] (", names[i],
-                                  ") is ", t));
+      PADDLE_ENFORCE_EQ(t, type,
+                        errors::InvalidArgument(
+                            Type(),
+                            ": every X must have the dtype of "
+                            "X[0] (",
+                            type, "), but X[", i, "] (", names[i], ") is ", t));
     }
     ctx->SetOutputDim("Out", dims[0]);
     ctx->ShareLoD("X", "Out");

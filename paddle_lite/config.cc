@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "paddle_lite/paddle_lite.h"
 #include "platform/enforce.h"
 #include "platform/place.h"
@@ -36,6 +38,20 @@ void Config::SetDevice(const std::string& place) {
 
 void Config::SetKernelLibraries(std::vector<std::string> libraries) {
   libraries_ = std::move(libraries);
+}
+
+void Config::EnableMKLDNN(bool enable) {
+  auto it = std::find(libraries_.begin(), libraries_.end(), "MKLDNN");
+  if (enable && it == libraries_.end()) {
+    libraries_.insert(libraries_.begin(), "MKLDNN");
+  } else if (!enable && it != libraries_.end()) {
+    libraries_.erase(it);
+  }
+}
+
+bool Config::mkldnn_enabled() const {
+  return std::find(libraries_.begin(), libraries_.end(), "MKLDNN") !=
+         libraries_.end();
 }
 
 }  // namespace paddle_lite

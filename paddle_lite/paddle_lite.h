@@ -68,8 +68,16 @@ class Config {
   /// device such as "npu:1". Ops without a kernel there run on the CPU.
   void SetDevice(const std::string& place);
   /// Kernel libraries to prefer, best first (e.g. {"MKLDNN"}); PLAIN is
-  /// always the fallback.
+  /// always the fallback. Replaces the default, which is {"MKLDNN"}.
   void SetKernelLibraries(std::vector<std::string> libraries);
+  /// Prefers oneDNN kernels on the CPU (on by default); off leaves the
+  /// plain reference kernels (and any other preferred library).
+  void EnableMKLDNN(bool enable = true);
+  bool mkldnn_enabled() const;
+  /// Memory planning and plan replay (on by default): runs with input
+  /// shapes seen before reuse one planned arena and skip shape inference.
+  void EnableMemoryOptim(bool enable = true) { memory_optim_ = enable; }
+  bool memory_optim_enabled() const { return memory_optim_; }
 
   const std::string& model_path() const { return model_path_; }
   const std::string& params_file() const { return params_file_; }
@@ -90,7 +98,16 @@ class Config {
   std::string params_buffer_;
   int cpu_threads_ = 1;
   std::string device_ = "cpu";
-  std::vector<std::string> libraries_;
+  std::vector<std::string> libraries_{"MKLDNN"};
+  bool memory_optim_ = true;
+};
+
+/// What the last Run() did, for benchmarks and memory checks.
+struct RunStats {
+  bool replayed = false;       // input shapes matched a cached plan
+  size_t arena_bytes = 0;      // intermediate buffers, planned by liveness
+  size_t unplanned_bytes = 0;  // what they would take without planning
+  size_t plans_cached = 0;     // input-shape signatures remembered
 };
 
 class Predictor;
@@ -154,6 +171,8 @@ class Predictor {
 
   /// Runs the model on the current inputs.
   void Run();
+  /// About the last Run().
+  RunStats last_run_stats() const;
 
   /// A new predictor on the same (shared, read-only) weights, with its own
   /// inputs, outputs and intermediate buffers.

@@ -84,8 +84,10 @@ struct Predictor::Impl {
     for (auto& lib : config.kernel_libraries()) {
       preference.libraries.push_back(fw::LibraryType::FromName(lib));
     }
+    fw::ExecutorOptions options;
+    options.plan_replay = config.memory_optim_enabled();
     executor = std::make_unique<fw::Executor>(*program, preference,
-                                              contexts.get());
+                                              contexts.get(), options);
     executor->Prepare(0);
     scope = &weights->NewScope();
     for (const char* list : {"feed", "fetch"}) {
@@ -177,6 +179,16 @@ void Predictor::Run() {
                        "Run()."));
   }
   impl_->executor->Run(0, impl_->scope);
+}
+
+RunStats Predictor::last_run_stats() const {
+  const auto& s = impl_->executor->last_run_stats();
+  RunStats out;
+  out.replayed = s.replayed;
+  out.arena_bytes = s.arena_bytes;
+  out.unplanned_bytes = s.unplanned_bytes;
+  out.plans_cached = s.plans_cached;
+  return out;
 }
 
 std::unique_ptr<Predictor> Predictor::Clone() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <typeindex>
 #include <unordered_map>
 
 #include "platform/place.h"
@@ -26,6 +27,22 @@ class DeviceContext {
   virtual Place GetPlace() const = 0;
   /// Blocks until all work queued on this context is done.
   virtual void Wait() const {}
+
+  /// State a kernel library keeps per context (a oneDNN engine, stream and
+  /// primitive cache; a plugin's handles), made on first use as
+  /// `T(args...)`, owned by the context and freed with it. One per type.
+  template <typename T, typename... Args>
+  T& GetResource(Args&&... args) const {
+    std::lock_guard<std::mutex> lock(resources_mu_);
+    auto& slot = resources_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>(std::forward<Args>(args)...);
+    return *static_cast<T*>(slot.get());
+  }
+
+ private:
+  mutable std::mutex resources_mu_;
+  mutable std::unordered_map<std::type_index, std::shared_ptr<void>>
+      resources_;
 };
 
 /// Options a predictor passes when it creates its contexts.

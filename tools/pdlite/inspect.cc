@@ -68,7 +68,7 @@ int InspectCommand() {
     std::stringstream libs(FLAGS_libraries);
     std::string lib;
     while (std::getline(libs, lib, ',')) {
-      if (!lib.empty()) {
+      if (!lib.empty() && lib != "PLAIN") {
         preference.libraries.push_back(fw::LibraryType::FromName(lib));
       }
     }

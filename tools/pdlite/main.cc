@@ -12,7 +12,10 @@ DEFINE_string(params, "", "combined parameter file (optional)");
 DEFINE_string(output_dir, "", "where `run` writes one .npy per output");
 DEFINE_int32(threads, 1, "CPU threads of the predictor");
 DEFINE_string(device, "cpu", "place to run on: cpu, cuda:0, <plugin>:N");
-DEFINE_string(libraries, "", "comma-separated kernel libraries to prefer");
+DEFINE_string(libraries, "MKLDNN",
+              "comma-separated kernel libraries to prefer, best first "
+              "(PLAIN is always the fallback; --libraries=PLAIN for the "
+              "reference kernels only)");
 DEFINE_string(expected, "",
               "folder of expected_<output>.npy files to compare with");
 DEFINE_double(atol, 1e-4, "absolute tolerance for --expected");

@@ -8,9 +8,12 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "framework/model_io.h"
 #include "framework/npy.h"
+#include "framework/program_io.h"
 #include "paddle_lite/paddle_lite.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -124,6 +127,83 @@ void PrintSummary(const std::string& name, const fw::Tensor& t) {
   std::cout << "\n";
 }
 
+// Fetch targets written by an NMS op: rows of (class, score, x1, y1, x2, y2)
+// whose order carries no meaning.
+std::set<std::string> DetectionOutputs(const std::string& model,
+                                       const std::string& params) {
+  std::set<std::string> names;
+  auto files = fw::ResolveModelFiles(model, params);
+  auto program = fw::ParseProgramDesc(fw::ReadFileToString(files.program_file),
+                                      files.program_file);
+  for (auto& op : program.blocks[0].ops) {
+    if (op.type.rfind("multiclass_nms", 0) != 0) continue;
+    for (auto& name : op.Output("Out")) names.insert(name);
+  }
+  return names;
+}
+
+void PrintDetections(const fw::Tensor& t) {
+  if (t.rank() != 2 || t.dims()[1] != 6) return;
+  const auto& lod = t.lod();
+  std::vector<size_t> offsets =
+      lod.empty() ? std::vector<size_t>{0, static_cast<size_t>(t.dims()[0])}
+                  : lod.back();
+  for (size_t img = 0; img + 1 < offsets.size(); ++img) {
+    std::cout << "  image " << img << ": " << offsets[img + 1] - offsets[img]
+              << " detection(s)\n";
+    for (size_t r = offsets[img]; r < offsets[img + 1] && r < offsets[img] + 20;
+         ++r) {
+      std::cout << std::fixed << std::setprecision(3) << "    class "
+                << static_cast<int64_t>(At(t, r * 6)) << "  score "
+                << At(t, r * 6 + 1) << "  box [" << At(t, r * 6 + 2) << ", "
+                << At(t, r * 6 + 3) << ", " << At(t, r * 6 + 4) << ", "
+                << At(t, r * 6 + 5) << "]\n";
+    }
+    if (offsets[img + 1] - offsets[img] > 20) std::cout << "    ...\n";
+    std::cout.unsetf(std::ios::fixed);
+  }
+}
+
+// NMS rows are compared as sets: every expected row must be matched by a
+// distinct row of the result with the same class and every value within
+// tolerance. Returns the number of unmatched rows.
+int64_t CompareRowSets(const std::string& name, const fw::Tensor& got,
+                       const fw::Tensor& expected) {
+  int64_t cols = expected.rank() == 2 ? expected.dims()[1] : 1;
+  if (got.dims() != expected.dims()) {
+    std::cout << "  MISMATCH " << name << ": " << got.dims()[0]
+              << " rows, expected " << expected.dims()[0] << " (shape "
+              << got.dims() << " vs " << expected.dims() << ")\n";
+    return std::max<int64_t>(1, expected.dims().empty() ? 1 : expected.dims()[0]);
+  }
+  int64_t rows = expected.dims()[0];
+  std::vector<bool> used(rows, false);
+  int64_t unmatched = 0;
+  for (int64_t e = 0; e < rows; ++e) {
+    bool found = false;
+    for (int64_t g = 0; g < rows && !found; ++g) {
+      if (used[g] || At(got, g * cols) != At(expected, e * cols)) continue;
+      bool close = true;
+      for (int64_t c = 1; c < cols && close; ++c) {
+        double x = At(got, g * cols + c), y = At(expected, e * cols + c);
+        close = std::fabs(x - y) <= FLAGS_atol + FLAGS_rtol * std::fabs(y);
+      }
+      if (close) used[g] = found = true;
+    }
+    if (!found) {
+      if (unmatched < 3) {
+        std::cout << "  MISMATCH " << name << ": expected row " << e
+                  << " (class " << At(expected, e * cols) << ", score "
+                  << At(expected, e * cols + 1) << ") has no match\n";
+      }
+      ++unmatched;
+    }
+  }
+  std::cout << "  check " << name << " (rows as a set): " << unmatched
+            << " of " << rows << " rows unmatched\n";
+  return unmatched;
+}
+
 // Returns the number of mismatching elements (and prints the first few).
 int64_t Compare(const std::string& name, const fw::Tensor& got,
                 const fw::Tensor& expected) {
@@ -207,13 +287,13 @@ int RunCommand(const RepeatedFlags& repeated) {
     config.SetModel(FLAGS_model, FLAGS_params);
     config.SetCpuThreads(FLAGS_threads);
     config.SetDevice(FLAGS_device);
-    if (!FLAGS_libraries.empty()) {
-      std::vector<std::string> libs;
-      std::stringstream ss(FLAGS_libraries);
-      std::string lib;
-      while (std::getline(ss, lib, ',')) libs.push_back(lib);
-      config.SetKernelLibraries(libs);
+    std::vector<std::string> libs;
+    std::stringstream ss(FLAGS_libraries);
+    std::string lib;
+    while (std::getline(ss, lib, ',')) {
+      if (!lib.empty() && lib != "PLAIN") libs.push_back(lib);
     }
+    config.SetKernelLibraries(libs);
     auto predictor = paddle_lite::CreatePredictor(config);
     auto names = predictor->GetInputNames();
     if (!FLAGS_inputs.empty()) {
@@ -246,13 +326,18 @@ int RunCommand(const RepeatedFlags& repeated) {
         return Usage("--lod names '" + kv.first + "', which is not an input");
       }
     }
+    auto detections = DetectionOutputs(FLAGS_model, FLAGS_params);
     int64_t mismatches = 0;
     for (int round = 0; round < FLAGS_repeat; ++round) {
       predictor->Run();
       for (auto& name : predictor->GetOutputNames()) {
         fw::Tensor t = ToTensor(*predictor->GetOutputHandle(name));
         std::string file = FileSafeName(name);
-        if (round == 0) PrintSummary(name, t);
+        bool is_detection = detections.count(name) > 0;
+        if (round == 0) {
+          PrintSummary(name, t);
+          if (is_detection) PrintDetections(t);
+        }
         if (round == 0 && !FLAGS_output_dir.empty()) {
           mkdir(FLAGS_output_dir.c_str(), 0755);
           fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", t);
@@ -268,7 +353,9 @@ int RunCommand(const RepeatedFlags& repeated) {
         }
         if (!FLAGS_expected.empty()) {
           std::string path = FLAGS_expected + "/expected_" + file + ".npy";
-          mismatches += Compare(name, t, fw::ReadNpy(path));
+          fw::Tensor expected = fw::ReadNpy(path);
+          mismatches += is_detection ? CompareRowSets(name, t, expected)
+                                     : Compare(name, t, expected);
         }
       }
     }

@@ -82,7 +82,8 @@ TEST(ArgMaxOp, MiddleAxisMatchesNaive) {
       .Attr("axis", int64_t{1})
       .Attr("keepdims", true);
   t.Run(framework::LibraryType::Plain(), /*threads=*/2);
-  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<int64_t>({3, 1, 5}, expected));
+  ExpectTensorNear(t.GetOutput("Out"),
+                   MakeTensor<int64_t>({3, 1, 5}, expected));
 }
 
 TEST(ArgMaxOp, SmallIntegerTypes) {

@@ -17,8 +17,8 @@ std::vector<float> ResizeRow(const std::vector<float>& in,
                              bool align_corners,
                              int align_mode) {
   OpTester t("bilinear_interp_v2");
-  t.Input("X", MakeTensor<float>({1, 1, 1, static_cast<int64_t>(in.size())},
-                                 in))
+  t.Input("X",
+          MakeTensor<float>({1, 1, 1, static_cast<int64_t>(in.size())}, in))
       .Output("Out")
       .Attr("out_h", 1)
       .Attr("out_w", out_w)
@@ -36,9 +36,9 @@ TEST(BilinearInterpV2Op, AlignCornersDefault) {
       .Attr("out_h", 3)
       .Attr("out_w", 3);
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"),
-                   MakeTensor<float>({1, 1, 3, 3},
-                                     {0, 0.5f, 1, 1, 1.5f, 2, 2, 2.5f, 3}));
+  ExpectTensorNear(
+      t.GetOutput("Out"),
+      MakeTensor<float>({1, 1, 3, 3}, {0, 0.5f, 1, 1, 1.5f, 2, 2, 2.5f, 3}));
 }
 
 TEST(BilinearInterpV2Op, HalfPixelAndAsymmetricUpsample) {
@@ -79,8 +79,9 @@ TEST(BilinearInterpV2Op, OutSizeKeepsTheScaleRatio) {
       .Attr("align_corners", false)
       .Attr("align_mode", 1);
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"),
-                   MakeTensor<float>({1, 1, 1, 6}, {0, 0.5f, 1, 1.5f, 2, 2.5f}));
+  ExpectTensorNear(
+      t.GetOutput("Out"),
+      MakeTensor<float>({1, 1, 1, 6}, {0, 0.5f, 1, 1.5f, 2, 2.5f}));
 }
 
 TEST(BilinearInterpV2Op, ScaleTensorRatioAndSize) {

@@ -53,7 +53,8 @@ std::vector<T> NaiveTranspose(const TransposeCase& k,
       pads[2 * d] = pads[2 * d + 1] = 0;
     } else if (k.padding_algorithm == "SAME") {
       const int64_t out = (in_hw[d] + s - 1) / s;
-      const int64_t sum = std::max<int64_t>((out - 1) * s + ks[d] - in_hw[d], 0);
+      const int64_t sum =
+          std::max<int64_t>((out - 1) * s + ks[d] - in_hw[d], 0);
       pads[2 * d] = sum / 2;
       pads[2 * d + 1] = sum - sum / 2;
       dil[d] = 1;
@@ -120,8 +121,8 @@ template <typename T>
 void CheckCase(const TransposeCase& k, int threads = 1, uint32_t seed = 3) {
   SCOPED_TRACE(k.data_format + " " + k.padding_algorithm + " groups " +
                std::to_string(k.groups) + " threads " +
-               std::to_string(threads) + " size " + std::to_string(k.h) +
-               "x" + std::to_string(k.w));
+               std::to_string(threads) + " size " + std::to_string(k.h) + "x" +
+               std::to_string(k.w));
   const bool nhwc = k.data_format == "NHWC";
   auto in = ToVector<T>(RandomTensor<T>({k.n, k.cin, k.h, k.w}, -1, 1, seed));
   const framework::DDim filter_dims = {k.cin, k.cout / k.groups, k.kh, k.kw};
@@ -158,9 +159,9 @@ TEST(Conv2dTransposeOp, HandComputedWithDefaultAttributes) {
       .Input("Filter", MakeTensor<float>({1, 1, 2, 2}, {1, 1, 1, 1}))
       .Output("Output");
   t.Run();
-  ExpectTensorNear(t.GetOutput("Output"),
-                   MakeTensor<float>({1, 1, 3, 3},
-                                     {1, 3, 2, 4, 10, 6, 3, 7, 4}));
+  ExpectTensorNear(
+      t.GetOutput("Output"),
+      MakeTensor<float>({1, 1, 3, 3}, {1, 3, 2, 4, 10, 6, 3, 7, 4}));
 }
 
 TEST(Conv2dTransposeOp, HandComputedStrideTwoWithOutputPadding) {
@@ -311,6 +312,23 @@ TEST(Conv2dTransposeOp, TwoThreadsSplitBandsAndChannels) {
   CheckCase<float>(k, /*threads=*/2);
 }
 
+TEST(Conv2dTransposeOp, WideImageBlocksOutputChannels) {
+  // 64 channels x 16 taps x 2 rows x 130 columns overflow the column
+  // buffer budget even for the smallest band: output channels are blocked.
+  TransposeCase k;
+  k.cin = 4;
+  k.cout = 64;
+  k.kh = k.kw = 4;
+  k.strides = {2, 2};
+  k.paddings = {1, 1};
+  k.h = 6;
+  k.w = 130;
+  CheckCase<float>(k);
+  k.cout = 66;  // channel blocks of unequal size
+  k.groups = 2;
+  CheckCase<float>(k, /*threads=*/2);
+}
+
 TEST(Conv2dTransposeOp, LargeDetectorUpsample) {
   // The shape of a detector's 2x upsampling head: 2x2 stride 2 (no
   // overlap) on a 120x120 map.
@@ -368,8 +386,9 @@ TEST(Conv2dTransposeOp, RejectsOutputSizeOutsideStride) {
     k.output_size = {bad, 11};
     OpTester t = MakeTester(k, RandomTensor<float>({1, 3, 5, 5}),
                             RandomTensor<float>({3, 4, 3, 3}));
-    ExpectError([&] { t.Run(); }, ErrorCode::kInvalidArgument,
-                {"conv2d_transpose", "output_size", "11 <= output_size[0] < 13"});
+    ExpectError(
+        [&] { t.Run(); }, ErrorCode::kInvalidArgument,
+        {"conv2d_transpose", "output_size", "11 <= output_size[0] < 13"});
   }
 }
 

@@ -78,11 +78,10 @@ std::vector<T> NaiveResize(const std::string& method,
         float sx = std::max(rw * (j + 0.5) - 0.5, 0.0);
         const float d_w = half ? sx - x_w : rw * j - x_w;
         const float d_e = 1.f - d_w;
-        dst[i * out_w + j] = static_cast<T>(
-            src[y_n * in_w + x_w] * d_s * d_e +
-            src[y_s * in_w + x_w] * d_n * d_e +
-            src[y_n * in_w + x_e] * d_s * d_w +
-            src[y_s * in_w + x_e] * d_n * d_w);
+        dst[i * out_w + j] = static_cast<T>(src[y_n * in_w + x_w] * d_s * d_e +
+                                            src[y_s * in_w + x_w] * d_n * d_e +
+                                            src[y_n * in_w + x_e] * d_s * d_w +
+                                            src[y_s * in_w + x_e] * d_n * d_w);
       }
     }
   }
@@ -96,8 +95,8 @@ void CheckResizeCase(const std::string& op_type,
                      const std::string& method,
                      const ResizeCase& k,
                      int threads = 1) {
-  SCOPED_TRACE(op_type + " " + k.data_layout + " " + std::to_string(k.h) +
-               "x" + std::to_string(k.w) + " align_corners " +
+  SCOPED_TRACE(op_type + " " + k.data_layout + " " + std::to_string(k.h) + "x" +
+               std::to_string(k.w) + " align_corners " +
                std::to_string(k.align_corners) + " align_mode " +
                std::to_string(k.align_mode) + " threads " +
                std::to_string(threads));
@@ -110,8 +109,8 @@ void CheckResizeCase(const std::string& op_type,
     oh = static_cast<int64_t>(k.h * sh);
     ow = static_cast<int64_t>(k.w * sw);
   }
-  auto expected = NaiveResize<T>(method, x, k.n, k.c, k.h, k.w, oh, ow, sh,
-                                 sw, k.align_corners, k.align_mode);
+  auto expected = NaiveResize<T>(method, x, k.n, k.c, k.h, k.w, oh, ow, sh, sw,
+                                 k.align_corners, k.align_mode);
   const bool nhwc = k.data_layout == "NHWC";
   OpTester t(op_type);
   t.Input("X", nhwc ? MakeTensor<T>({k.n, k.h, k.w, k.c},
@@ -126,12 +125,11 @@ void CheckResizeCase(const std::string& op_type,
   if (!k.scale.empty()) t.Attr("scale", k.scale);
   t.Run(framework::LibraryType::Plain(), threads);
   const double tol = sizeof(T) == 8 ? 1e-6 : 1e-4;
-  ExpectTensorNear(
-      t.GetOutput("Out"),
-      nhwc ? MakeTensor<T>({k.n, oh, ow, k.c},
-                           NchwToNhwc(expected, k.n, k.c, oh, ow))
-           : MakeTensor<T>({k.n, k.c, oh, ow}, expected),
-      tol, tol);
+  ExpectTensorNear(t.GetOutput("Out"),
+                   nhwc ? MakeTensor<T>({k.n, oh, ow, k.c},
+                                        NchwToNhwc(expected, k.n, k.c, oh, ow))
+                        : MakeTensor<T>({k.n, k.c, oh, ow}, expected),
+                   tol, tol);
 }
 
 /// Resize cases covering up/down sampling, odd sizes, 1-pixel outputs,

@@ -50,8 +50,7 @@ TEST(LayerNormOp, HandComputedDefaults) {
       .Output("Variance");
   t.Run();
   const float a = 1.f / std::sqrt(1.f + 1e-5f);
-  ExpectTensorNear(t.GetOutput("Y"),
-                   MakeTensor<float>({2, 2}, {-a, a, 0, 0}));
+  ExpectTensorNear(t.GetOutput("Y"), MakeTensor<float>({2, 2}, {-a, a, 0, 0}));
   ExpectTensorNear(t.GetOutput("Mean"), MakeTensor<float>({2}, {2, 5}));
   ExpectTensorNear(t.GetOutput("Variance"), MakeTensor<float>({2}, {1, 0}));
 }
@@ -73,11 +72,11 @@ TEST(LayerNormOp, BeginNormAxisOneAndTwoWithScaleAndBias) {
         .Attr("begin_norm_axis", axis)
         .Attr("epsilon", 1e-3f);
     t.Run(framework::LibraryType::Plain(), /*threads=*/2);
-    ExpectTensorNear(t.GetOutput("Y"),
-                     MakeTensor<float>(dims, NaiveLayerNorm<float>(
-                                                 x, left, right, scale, bias,
-                                                 1e-3)),
-                     1e-5, 1e-5);
+    ExpectTensorNear(
+        t.GetOutput("Y"),
+        MakeTensor<float>(
+            dims, NaiveLayerNorm<float>(x, left, right, scale, bias, 1e-3)),
+        1e-5, 1e-5);
   }
 }
 
@@ -141,8 +140,9 @@ TEST(LayerNormOp, RunAllKernels) {
 TEST(LayerNormOp, Errors) {
   {
     OpTester t("layer_norm");
-    t.Input("X", RandomTensor<float>({2, 3})).Output("Y").Attr(
-        "begin_norm_axis", 2);
+    t.Input("X", RandomTensor<float>({2, 3}))
+        .Output("Y")
+        .Attr("begin_norm_axis", 2);
     ExpectError([&] { t.Run(); }, ErrorCode::kInvalidArgument,
                 {"layer_norm", "begin_norm_axis 2", "[2, 3]"});
   }

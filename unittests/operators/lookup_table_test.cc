@@ -107,8 +107,9 @@ TEST(LookupTableV2Op, AnyIdsShapeAndInt32Ids) {
                                                  2, 11, 101, 2, 11, 101}));
 
   OpTester s("lookup_table_v2");
-  s.Input("W", Table()).Input("Ids", MakeTensor<int64_t>({}, {2})).Output(
-      "Out");
+  s.Input("W", Table())
+      .Input("Ids", MakeTensor<int64_t>({}, {2}))
+      .Output("Out");
   s.Run();  // a 0-D id gives one row
   ExpectTensorNear(s.GetOutput("Out"), MakeTensor<float>({3}, {3, 21, 201}));
 }

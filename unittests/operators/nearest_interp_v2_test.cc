@@ -39,8 +39,9 @@ TEST(NearestInterpV2Op, AlignCornersIsTheDefault) {
       .Attr("out_w", 3)
       .Attr("align_mode", 0);
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"),
-                   MakeTensor<float>({1, 1, 3, 3}, {1, 2, 2, 3, 4, 4, 3, 4, 4}));
+  ExpectTensorNear(
+      t.GetOutput("Out"),
+      MakeTensor<float>({1, 1, 3, 3}, {1, 2, 2, 3, 4, 4, 3, 4, 4}));
 }
 
 TEST(NearestInterpV2Op, DownsampleAndOnePixelOutput) {
@@ -107,8 +108,8 @@ TEST(NearestInterpV2Op, SizeInputsPriority) {
   // SizeTensor beats OutSize, the Scale tensor and the attributes.
   OpTester t("nearest_interp_v2");
   t.Input("X", MakeTensor<float>({1, 1, 2, 2}, kX2x2))
-      .Inputs("SizeTensor", {MakeTensor<int32_t>({1}, {1}),
-                             MakeTensor<int32_t>({1}, {3})})
+      .Inputs("SizeTensor",
+              {MakeTensor<int32_t>({1}, {1}), MakeTensor<int32_t>({1}, {3})})
       .Input("OutSize", MakeTensor<int32_t>({2}, {5, 5}))
       .Input("Scale", MakeTensor<float>({1}, {4.f}))
       .Output("Out")
@@ -199,8 +200,9 @@ TEST(NearestInterpV2Op, Rank3And5Inputs) {
       .Attr("align_corners", false)
       .Attr("data_layout", std::string("NCDHW"));
   v.Run();
-  ExpectTensorNear(v.GetOutput("Out"),
-                   MakeTensor<float>({1, 1, 4, 1, 2}, {5, 5, 5, 5, 7, 7, 7, 7}));
+  ExpectTensorNear(
+      v.GetOutput("Out"),
+      MakeTensor<float>({1, 1, 4, 1, 2}, {5, 5, 5, 5, 7, 7, 7, 7}));
 }
 
 TEST(NearestInterpV2Op, IntegerTypes) {
@@ -230,9 +232,9 @@ TEST(NearestInterpV2Op, IntegerTypes) {
       .Attr("out_w", 4)
       .Attr("align_corners", false);
   v.Run();
-  ExpectTensorNear(v.GetOutput("Out"),
-                   MakeTensor<int64_t>({1, 1, 1, 4},
-                                       {-5, -5, 1ll << 40, 1ll << 40}));
+  ExpectTensorNear(
+      v.GetOutput("Out"),
+      MakeTensor<int64_t>({1, 1, 1, 4}, {-5, -5, 1ll << 40, 1ll << 40}));
 }
 
 TEST(NearestInterpV2Op, MatchesNaiveReference) {

@@ -39,8 +39,8 @@ TEST(OneHotV2Op, OutOfRangeIsAnError) {
         .Output("Out")
         .Attr("depth", 3);
     ExpectError([&] { t.Run(); }, ErrorCode::kInvalidArgument,
-                {"one_hot_v2", "element 1 is " + std::to_string(bad),
-                 "[0, 3)", "allow_out_of_range"});
+                {"one_hot_v2", "element 1 is " + std::to_string(bad), "[0, 3)",
+                 "allow_out_of_range"});
   }
 }
 

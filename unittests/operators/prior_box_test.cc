@@ -35,6 +35,21 @@ PriorOutputs RunPriorBox(const framework::DDim& feature,
   return {t.GetOutput("Boxes"), t.GetOutput("Variances")};
 }
 
+// Runs the PLAIN kernel on 1 and on 3 threads and expects equal outputs.
+void ExpectThreadsAgree(OpTester* t, const std::vector<std::string>& slots) {
+  t->Run(framework::LibraryType::Plain(), 1);
+  std::vector<Tensor> single(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    framework::TensorCopy(t->GetOutput(slots[i]), platform::CPUPlace{},
+                          &single[i]);
+  }
+  t->Run(framework::LibraryType::Plain(), 3);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    SCOPED_TRACE(slots[i]);
+    ExpectTensorNear(t->GetOutput(slots[i]), single[i], 0, 0);
+  }
+}
+
 // A prior of half extents (hw, hh) around (cx, cy) on an iw x ih image.
 std::vector<float> Box(
     double cx, double cy, double hw, double hh, double iw, double ih) {
@@ -354,7 +369,7 @@ TEST(PriorBoxOp, Errors) {
 
 TEST(PriorBoxOp, AllKernelsAgree) {
   OpTester t("prior_box");
-  t.Input("Input", RandomTensor<float>({1, 4, 13, 7}))
+  t.Input("Input", RandomTensor<float>({1, 4, 64, 47}))
       .Input("Image", RandomTensor<float>({1, 3, 127, 61}))
       .Output("Boxes")
       .Output("Variances")
@@ -363,6 +378,7 @@ TEST(PriorBoxOp, AllKernelsAgree) {
       .Attr("aspect_ratios", std::vector<float>{2, 3})
       .Attr("variances", kVariances);
   t.RunAllKernels();
+  ExpectThreadsAgree(&t, {"Boxes", "Variances"});
 }
 
 }  // namespace

@@ -29,6 +29,21 @@ YoloOutputs RunYoloBox(const Tensor& x,
   return {t.GetOutput("Boxes"), t.GetOutput("Scores")};
 }
 
+// Runs the PLAIN kernel on 1 and on 3 threads and expects equal outputs.
+void ExpectThreadsAgree(OpTester* t, const std::vector<std::string>& slots) {
+  t->Run(framework::LibraryType::Plain(), 1);
+  std::vector<Tensor> single(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    framework::TensorCopy(t->GetOutput(slots[i]), platform::CPUPlace{},
+                          &single[i]);
+  }
+  t->Run(framework::LibraryType::Plain(), 3);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    SCOPED_TRACE(slots[i]);
+    ExpectTensorNear(t->GetOutput(slots[i]), single[i], 0, 0);
+  }
+}
+
 double Logit(double p) { return std::log(p / (1 - p)); }
 double Sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
 
@@ -307,7 +322,7 @@ TEST(YoloBoxOp, Errors) {
 
 TEST(YoloBoxOp, AllKernelsAgree) {
   OpTester t("yolo_box");
-  t.Input("X", RandomTensor<float>({2, 24, 13, 7}, -3, 3))
+  t.Input("X", RandomTensor<float>({2, 24, 26, 19}, -3, 3))
       .Input("ImgSize", MakeTensor<int32_t>({2, 2}, {416, 416, 320, 608}))
       .Output("Boxes")
       .Output("Scores")
@@ -316,6 +331,7 @@ TEST(YoloBoxOp, AllKernelsAgree) {
       .Attr("conf_thresh", 0.3f)
       .Attr("scale_x_y", 1.05f);
   t.RunAllKernels();
+  ExpectThreadsAgree(&t, {"Boxes", "Scores"});
 }
 
 }  // namespace

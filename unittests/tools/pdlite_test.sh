@@ -51,7 +51,8 @@ size=$(stat -c %s "$tmp/ref/expected_softmax.tmp_0.npy")
 printf '\x3f' | dd of="$tmp/ref/expected_softmax.tmp_0.npy" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
 expect 3 "MISMATCH softmax.tmp_0\[19\]" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp/ref" --threads 3
 expect 0 "every op has a kernel on cpu" -- "$pdlite" inspect --model "$demo"
-expect 0 "#2 +batch_norm -> bn1.tmp_0 .*PLAIN} \(exact match\)" -- "$pdlite" inspect --model "$demo"
+expect 0 "#2 +batch_norm -> bn1.tmp_0  \{float32, cpu, AnyLayout, MKLDNN\} => \{float32, cpu, AnyLayout, (MKLDNN} \(exact match|PLAIN} \(fallback)" -- "$pdlite" inspect --model "$demo"
+expect 0 "#2 +batch_norm -> bn1.tmp_0  \{float32, cpu, AnyLayout, PLAIN\} => \{float32, cpu, AnyLayout, PLAIN\} \(exact match\)" -- "$pdlite" inspect --model "$demo" --libraries=PLAIN
 expect 0 "version +2.6.0" -- "$pdlite" inspect --model "$demo/model.pdmodel"
 expect 1 "InvalidArgument: .*not a PaddlePaddle ProgramDesc" -- "$pdlite" inspect --model "$tmp/input_x.npy"
 expect 0 "conv2d  \{float32, cpu, AnyLayout, PLAIN\}  .*kernels/cpu/plain/conv2d.cc  \[core\]" -- "$pdlite" kernels --op conv2d

@@ -48,20 +48,27 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
   // Smallest band whose output rows do not reach the band after next.
   const int64_t min_rows = std::max<int64_t>(
       1, ((g.kernel_h - 1) * g.dilation_h + g.stride_h - 1) / g.stride_h);
-  int64_t rows = kColBudget / std::max<int64_t>(cout_g * taps * g.in_w, 1);
+  // Output channels are blocked when even the smallest band of all of them
+  // would overflow the budget (wide images, many channels).
+  const int64_t min_col = cout_g * taps * min_rows * g.in_w;
+  int64_t co_blocks =
+      std::clamp<int64_t>((min_col + kColBudget - 1) / kColBudget, 1, cout_g);
+  int64_t rows =
+      kColBudget / std::max<int64_t>(
+                       (cout_g + co_blocks - 1) / co_blocks * taps * g.in_w, 1);
   rows = std::clamp<int64_t>(rows, min_rows, std::max(g.in_h, min_rows));
   int64_t bands = (g.in_h + rows - 1) / rows;
 
-  // Enough tasks per phase: split output channels first (no repeated
-  // work, the GEMM keeps at least ~32 rows), then narrow the bands.
-  int64_t co_blocks = 1;
+  // Enough tasks per phase: split output channels further first (no
+  // repeated work, the GEMM keeps at least ~32 rows), then narrow the
+  // bands.
   auto per_phase = [&] { return units * ((bands + 1) / 2) * co_blocks; };
   if (per_phase() < want) {
     const int64_t max_blocks =
-        std::clamp<int64_t>(cout_g * taps / 32, 1, cout_g);
-    co_blocks = std::min(
-        max_blocks, (want + units * ((bands + 1) / 2) - 1) /
-                        (units * ((bands + 1) / 2)));
+        std::clamp<int64_t>(cout_g * taps / 32, co_blocks, cout_g);
+    const int64_t needed =
+        (want + units * ((bands + 1) / 2) - 1) / (units * ((bands + 1) / 2));
+    co_blocks = std::max(co_blocks, std::min(max_blocks, needed));
   }
   if (per_phase() < want) {
     const int64_t wanted_bands =
@@ -73,7 +80,7 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
   co_blocks = (cout_g + co_block - 1) / co_block;
 
   const double cost = (2.0 * cin_g + 1.0) * co_block * taps * rows * g.in_w;
-  for (int64_t phase = 0; phase < 1; ++phase) {
+  for (int64_t phase = 0; phase < 2; ++phase) {
     const int64_t phase_bands = (bands - phase + 1) / 2;
     const int64_t tasks = units * phase_bands * co_blocks;
     if (tasks == 0) continue;
@@ -92,10 +99,9 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
         const int64_t channels = std::min(co_block, cout_g - co0);
 
         // col [channels * taps, count] = W_g[:, co0 : co0 + channels]^T @ X.
-        ConstStridedMap<T> x(in + (n * g.in_channels + grp * cin_g) * in_plane +
-                                 ih0 * g.in_w,
-                             cin_g, count,
-                             Eigen::OuterStride<Eigen::Dynamic>(in_plane));
+        ConstStridedMap<T> x(
+            in + (n * g.in_channels + grp * cin_g) * in_plane + ih0 * g.in_w,
+            cin_g, count, Eigen::OuterStride<Eigen::Dynamic>(in_plane));
         ConstStridedMap<T> w(filter + grp * cin_g * cout_g * taps + co0 * taps,
                              cin_g, channels * taps,
                              Eigen::OuterStride<Eigen::Dynamic>(cout_g * taps));
@@ -105,12 +111,12 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
         // col2im: each (channel, tap) row lands on a strided grid of
         // Output; contributions outside Output are dropped.
         for (int64_t c = 0; c < channels; ++c) {
-          T* plane = out + (n * g.out_channels + grp * cout_g + co0 + c) *
-                               out_plane;
+          T* plane =
+              out + (n * g.out_channels + grp * cout_g + co0 + c) * out_plane;
           for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
             for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-              const T* src =
-                  col.data() + ((c * g.kernel_h + kh) * g.kernel_w + kw) * count;
+              const T* src = col.data() +
+                             ((c * g.kernel_h + kh) * g.kernel_w + kw) * count;
               const int64_t offset = kw * g.dilation_w - g.pad.left;
               int64_t lo, hi;
               conv_detail::ValidColumns(g.in_w, g.out_w, g.stride_w, offset,

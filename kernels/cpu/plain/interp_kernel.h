@@ -61,13 +61,10 @@ struct LinearTaps {
   std::vector<float> lambda;
 };
 
-inline LinearTaps MakeLinearTaps(int64_t in,
-                                 int64_t out,
-                                 float scale,
-                                 bool align_corners,
-                                 int align_mode) {
+inline LinearTaps MakeLinearTaps(
+    int64_t in, int64_t out, float scale, bool align_corners, int align_mode) {
   const float ratio = Ratio(in, out, scale, align_corners);
-  const bool half_pixel = align_mode == 0;
+  const bool half_pixel = align_mode == 0 && !align_corners;
   LinearTaps taps;
   taps.i0.resize(out);
   taps.i1.resize(out);
@@ -115,27 +112,26 @@ void Resize(const platform::CPUDeviceContext& dev,
     const auto sd = NearestIndex(in_d, out_d, g.scale[0], align_corners);
     const auto sh = NearestIndex(in_h, out_h, g.scale[1], align_corners);
     const auto sw = NearestIndex(in_w, out_w, g.scale[2], align_corners);
-    dev.ParallelFor(rows, static_cast<double>(out_row),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t r = begin; r < end; ++r) {
-                        const int64_t oh = r % out_h;
-                        const int64_t od = (r / out_h) % out_d;
-                        const int64_t o = r / (out_h * out_d);
-                        const T* src = x + o * in_block +
-                                       (sd[od] * in_h + sh[oh]) * in_row;
-                        T* dst = out + r * out_row;
-                        if (inner == 1) {
-                          for (int64_t ow = 0; ow < out_w; ++ow) {
-                            dst[ow] = src[sw[ow]];
-                          }
-                        } else {
-                          for (int64_t ow = 0; ow < out_w; ++ow) {
-                            std::memcpy(dst + ow * inner, src + sw[ow] * inner,
-                                        inner * sizeof(T));
-                          }
-                        }
-                      }
-                    });
+    dev.ParallelFor(
+        rows, static_cast<double>(out_row), [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t oh = r % out_h;
+            const int64_t od = (r / out_h) % out_d;
+            const int64_t o = r / (out_h * out_d);
+            const T* src = x + o * in_block + (sd[od] * in_h + sh[oh]) * in_row;
+            T* dst = out + r * out_row;
+            if (inner == 1) {
+              for (int64_t ow = 0; ow < out_w; ++ow) {
+                dst[ow] = src[sw[ow]];
+              }
+            } else {
+              for (int64_t ow = 0; ow < out_w; ++ow) {
+                std::memcpy(dst + ow * inner, src + sw[ow] * inner,
+                            inner * sizeof(T));
+              }
+            }
+          }
+        });
   } else {
     // Axes a rank-3/4 input lacks get one tap of weight 1; present axes
     // always two (even when lambda is 0), as Paddle sums all of them.
@@ -174,6 +170,22 @@ void Resize(const platform::CPUDeviceContext& dev,
               }
             }
             T* dst = out + r * out_row;
+            if (n == 2 && inner == 1) {
+              // The common NCHW 2-D case, with the tap loops unrolled.
+              const T* r0 = src[0];
+              const T* r1 = src[1];
+              const T w0 = weight[0];
+              const T w1 = weight[1];
+              for (int64_t ow = 0; ow < out_w; ++ow) {
+                const int64_t x0 = tw.i0[ow];
+                const int64_t x1 = tw.i1[ow];
+                const T l1 = static_cast<T>(tw.lambda[ow]);
+                const T l0 = static_cast<T>(1.f - tw.lambda[ow]);
+                dst[ow] = w0 * (l0 * r0[x0] + l1 * r0[x1]) +
+                          w1 * (l0 * r1[x0] + l1 * r1[x1]);
+              }
+              continue;
+            }
             for (int64_t ow = 0; ow < out_w; ++ow) {
               const int64_t x0 = tw.i0[ow] * inner;
               const int64_t x1 = tw.i1[ow] * inner;

@@ -25,8 +25,8 @@ class LayerNormKernel : public framework::OpKernel<T> {
         framework::Product(dims, axis, static_cast<int>(dims.size()));
     const double epsilon = ctx.Attr<float>("epsilon");
     T* out = y->mutable_data<T>(ctx.GetPlace());
-    T* mean_data = mean_out ? mean_out->mutable_data<T>(ctx.GetPlace())
-                            : nullptr;
+    T* mean_data =
+        mean_out ? mean_out->mutable_data<T>(ctx.GetPlace()) : nullptr;
     T* var_data = var_out ? var_out->mutable_data<T>(ctx.GetPlace()) : nullptr;
     if (left == 0 || right == 0) return;
     const T* in = x->data<T>();

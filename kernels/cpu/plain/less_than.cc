@@ -17,8 +17,8 @@ class LessThanKernel : public framework::OpKernel<T> {
     bool* o = out->mutable_data<bool>(ctx.GetPlace());
     if (out->numel() == 0) return;
     ElementwiseBroadcastLoop<T>(
-        ctx.device_context<platform::CPUDeviceContext>(), shapes,
-        x->data<T>(), y->data<T>(), o, [](T a, T b) { return a < b; });
+        ctx.device_context<platform::CPUDeviceContext>(), shapes, x->data<T>(),
+        y->data<T>(), o, [](T a, T b) { return a < b; });
   }
 };
 

@@ -50,11 +50,11 @@ class LookupTableKernel : public framework::OpKernel<T> {
         std::fill(dst, dst + width, T(0));
         continue;
       }
-      PADDLE_ENFORCE(v >= 0 && v < rows,
-                     errors::InvalidArgument(
-                         ctx.op().Type(), ": Ids element ", i, " is ", v,
-                         ", outside the table W of ", rows,
-                         " rows (ids must lie in [0, ", rows, "))"));
+      PADDLE_ENFORCE(
+          v >= 0 && v < rows,
+          errors::InvalidArgument(ctx.op().Type(), ": Ids element ", i, " is ",
+                                  v, ", outside the table W of ", rows,
+                                  " rows (ids must lie in [0, ", rows, "))"));
       std::memcpy(dst, w + v * width, width * sizeof(T));
     }
   }

@@ -209,7 +209,7 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
     const T extra = normalized ? T(0) : T(1);
     const T inter_w = std::min(a[2], b[2]) - std::max(a[0], b[0]) + extra;
     const T inter_h = std::min(a[3], b[3]) - std::max(a[1], b[1]) + extra;
-    const T inter = inter_w * inter_h * T(0.9);
+    const T inter = inter_w * inter_h;
     return inter / (Area(a, normalized) + Area(b, normalized) - inter);
   }
 

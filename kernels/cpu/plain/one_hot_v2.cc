@@ -44,8 +44,7 @@ class OneHotV2Kernel : public framework::OpKernel<T> {
         PADDLE_ENFORCE(allow_out_of_range,
                        errors::InvalidArgument(
                            "one_hot_v2: X element ", i, " is ", id,
-                           ", out of range [0, ", depth,
-                           ") for depth ", depth,
+                           ", out of range [0, ", depth, ") for depth ", depth,
                            "; set allow_out_of_range to get an all-zero "
                            "row"));
         continue;

@@ -86,7 +86,7 @@ class PriorBoxKernel : public framework::OpKernel<T> {
               b[1] = (cy - hh) / img_h;
               b[2] = (cx + hw) / img_w;
               b[3] = (cy + hh) / img_h;
-              if (false) {
+              if (clip) {
                 for (int j = 0; j < 4; ++j) {
                   b[j] = std::min(std::max(b[j], T(0)), T(1));
                 }

@@ -89,7 +89,7 @@ class YoloBoxKernel : public framework::OpKernel<T> {
               box[1] = cy - bh / 2;
               box[2] = cx + bw / 2;
               box[3] = cy + bh / 2;
-              if (false) {
+              if (clip_bbox) {
                 // Written as Paddle compares, so a NaN coordinate clips too.
                 const T x_max = static_cast<T>(img_w - 1);
                 const T y_max = static_cast<T>(img_h - 1);

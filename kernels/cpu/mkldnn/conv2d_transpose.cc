@@ -1,0 +1,125 @@
+// conv2d_transpose with oneDNN's deconvolution (spec §2.4). Input pixel i
+// feeds output pixels i * stride - pad_begin + tap * dilation, as in
+// Paddle; output_size / output_padding add up to stride - 1 trailing
+// pixels, which oneDNN's size check (truncating, like Paddle's) accepts
+// with the real end padding. Paddle's filter [Cin, Cout / groups, KH, KW]
+// is oneDNN's iohw (giohw per group). Weights of model parameters are
+// reordered once and cached by address.
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "operators/conv_transpose_shape.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+namespace {
+
+struct DeconvPrimitive {
+  dnnl::deconvolution_forward::primitive_desc pd;
+  dnnl::deconvolution_forward prim;
+  dnnl::memory::desc user_weights_md;
+};
+
+template <typename T>
+class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    const auto* filter = ctx.Input<framework::Tensor>("Filter");
+    const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    auto* output = ctx.Output<framework::Tensor>("Output");
+    const operators::Conv2DGeometry g = operators::ResolveConv2DTranspose(
+        ctx.op(), input->dims(), filter->dims());
+    if (input->numel() == 0 || filter->numel() == 0 || g.pad.top < 0 ||
+        g.pad.bottom < 0 || g.pad.left < 0 || g.pad.right < 0 ||
+        (bias != nullptr && bias->numel() != g.out_channels)) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    T* out = output->mutable_data<T>(ctx.GetPlace());
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    const bool with_bias = bias != nullptr;
+    KeyBuilder key("conv2d_transpose", ctx);
+    key.Add(input->dims())
+        .Add(filter->dims())
+        .Add(output->dims())
+        .Add(g.groups)
+        .Add(g.channel_last)
+        .Add(std::vector<int64_t>{g.stride_h, g.stride_w, g.dilation_h,
+                                  g.dilation_w, g.pad.top, g.pad.bottom,
+                                  g.pad.left, g.pad.right})
+        .Add(with_bias);
+    auto deconv = mk.Primitive<DeconvPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<DeconvPrimitive>();
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+      const int64_t cin_g = g.in_channels / g.groups;
+      const int64_t cout_g = g.out_channels / g.groups;
+      Dims weights_dims;
+      dnnl::memory::format_tag user_tag;
+      if (g.groups == 1) {
+        weights_dims = {cout_g, cin_g, g.kernel_h, g.kernel_w};
+        user_tag = dnnl::memory::format_tag::iohw;
+      } else {
+        weights_dims = {g.groups, cout_g, cin_g, g.kernel_h, g.kernel_w};
+        user_tag = dnnl::memory::format_tag::giohw;
+      }
+      const auto f32 = dnnl::memory::data_type::f32;
+      p->user_weights_md = dnnl::memory::desc(weights_dims, f32, user_tag);
+      const dnnl::memory::desc weights_any(weights_dims, f32,
+                                           dnnl::memory::format_tag::any);
+      const dnnl::memory::desc bias_md =
+          with_bias ? PlainMd({g.out_channels}) : dnnl::memory::desc();
+      dnnl::deconvolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::deconvolution_direct,
+          ActivationMd(src_dims, g.channel_last), weights_any, bias_md,
+          ActivationMd(dst_dims, g.channel_last), {g.stride_h, g.stride_w},
+          {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
+          {g.pad.bottom, g.pad.right});
+      p->pd = dnnl::deconvolution_forward::primitive_desc(desc, mk.engine());
+      p->prim = dnnl::deconvolution_forward(p->pd);
+      return p;
+    });
+    if (!deconv) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+
+    const auto weights =
+        PrepareWeights(ctx, &mk, "Filter", deconv->user_weights_md,
+                       deconv->pd.weights_desc(), key.str());
+    if (!weights) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC,
+         UserMemory(deconv->pd.src_desc(), engine, input->data<T>())},
+        {DNNL_ARG_WEIGHTS, *weights},
+        {DNNL_ARG_DST, UserMemory(deconv->pd.dst_desc(), engine, out)}};
+    if (with_bias) {
+      args[DNNL_ARG_BIAS] =
+          UserMemory(deconv->pd.bias_desc(), engine, bias->data<T>());
+    }
+    deconv->prim.execute(mk.stream(), args);
+    mk.stream().wait();
+  }
+};
+
+}  // namespace
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite
+
+REGISTER_OP_KERNEL(
+    conv2d_transpose,
+    MKLDNN,
+    CPUPlace,
+    paddle_lite::kernels::mkldnn::MkldnnConv2dTransposeKernel<float>);

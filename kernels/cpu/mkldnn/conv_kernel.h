@@ -1,0 +1,135 @@
+// The oneDNN kernel of the 2-D convolution ops conv2d and depthwise_conv2d
+// (spec §2.1-2.3). Private to kernels/cpu/mkldnn (conv2d.cc and
+// depthwise_conv2d.cc register it).
+//
+// Activations stay in our plain NCHW (or NHWC) buffers: consecutive ops
+// would need a layout system to keep blocked formats between them. Weights
+// are reordered into the format the primitive prefers; for model
+// parameters that reorder is cached by the filter's address.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "operators/conv_pool_shape.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// A convolution primitive with the descriptors its call needs.
+struct ConvPrimitive {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward prim;
+  dnnl::memory::desc user_weights_md;
+};
+
+/// Output = Input (*) Filter (+ Bias) with oneDNN.
+template <typename T>
+class MkldnnConv2dKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    const auto* filter = ctx.Input<framework::Tensor>("Filter");
+    const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    auto* output = ctx.Output<framework::Tensor>("Output");
+    const operators::Conv2DGeometry g =
+        operators::ResolveConv2D(ctx.op(), input->dims(), filter->dims());
+    // oneDNN needs every dim non-zero and non-negative paddings; the right
+    // and bottom paddings may only grow (to where the last window ends) so
+    // oneDNN's output-size check matches Paddle's truncating one.
+    const int64_t pad_bottom =
+        std::max(g.pad.bottom, (g.out_h - 1) * g.stride_h +
+                                   (g.kernel_h - 1) * g.dilation_h + 1 -
+                                   g.in_h - g.pad.top);
+    const int64_t pad_right =
+        std::max(g.pad.right, (g.out_w - 1) * g.stride_w +
+                                  (g.kernel_w - 1) * g.dilation_w + 1 - g.in_w -
+                                  g.pad.left);
+    if (input->numel() == 0 || filter->numel() == 0 || g.pad.top < 0 ||
+        g.pad.left < 0 || pad_bottom < 0 || pad_right < 0 ||
+        (bias != nullptr && bias->numel() != g.out_channels)) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    T* out = output->mutable_data<T>(ctx.GetPlace());
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    const bool with_bias = bias != nullptr;
+    KeyBuilder key("conv2d", ctx);
+    key.Add(input->dims())
+        .Add(filter->dims())
+        .Add(g.groups)
+        .Add(g.channel_last)
+        .Add(g.stride_h)
+        .Add(g.stride_w)
+        .Add(g.dilation_h)
+        .Add(g.dilation_w)
+        .Add(g.pad.top)
+        .Add(pad_bottom)
+        .Add(g.pad.left)
+        .Add(pad_right)
+        .Add(with_bias);
+    auto conv = mk.Primitive<ConvPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<ConvPrimitive>();
+      const auto f32 = dnnl::memory::data_type::f32;
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+      Dims weights_dims;
+      if (g.groups == 1) {
+        weights_dims = {g.out_channels, g.in_channels, g.kernel_h, g.kernel_w};
+      } else {
+        weights_dims = {g.groups, g.out_channels / g.groups,
+                        g.in_channels / g.groups, g.kernel_h, g.kernel_w};
+      }
+      // Paddle's filter [M, C / groups, KH, KW] is oihw (goihw per group).
+      p->user_weights_md = PlainMd(weights_dims);
+      const dnnl::memory::desc weights_any(weights_dims, f32,
+                                           dnnl::memory::format_tag::any);
+      const dnnl::memory::desc bias_md =
+          with_bias ? PlainMd({g.out_channels}) : dnnl::memory::desc();
+      dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct,
+          ActivationMd(src_dims, g.channel_last), weights_any, bias_md,
+          ActivationMd(dst_dims, g.channel_last), {g.stride_h, g.stride_w},
+          {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
+          {pad_bottom, pad_right});
+      p->pd = dnnl::convolution_forward::primitive_desc(desc, mk.engine());
+      p->prim = dnnl::convolution_forward(p->pd);
+      return p;
+    });
+    if (!conv) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+
+    const auto weights =
+        PrepareWeights(ctx, &mk, "Filter", conv->user_weights_md,
+                       conv->pd.weights_desc(), key.str());
+    if (!weights) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC,
+         UserMemory(conv->pd.src_desc(), engine, input->data<T>())},
+        {DNNL_ARG_WEIGHTS, *weights},
+        {DNNL_ARG_DST, UserMemory(conv->pd.dst_desc(), engine, out)}};
+    if (with_bias) {
+      args[DNNL_ARG_BIAS] =
+          UserMemory(conv->pd.bias_desc(), engine, bias->data<T>());
+    }
+    conv->prim.execute(mk.stream(), args);
+    mk.stream().wait();
+  }
+};
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

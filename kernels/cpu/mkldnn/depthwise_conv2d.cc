@@ -1,0 +1,6 @@
+#include "kernels/cpu/mkldnn/conv_kernel.h"
+
+REGISTER_OP_KERNEL(depthwise_conv2d,
+                   MKLDNN,
+                   CPUPlace,
+                   paddle_lite::kernels::mkldnn::MkldnnConv2dKernel<float>);

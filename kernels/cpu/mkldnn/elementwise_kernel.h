@@ -1,0 +1,128 @@
+// The oneDNN kernel of elementwise_add, _sub, _mul and _div: one binary
+// primitive. Private to kernels/cpu/mkldnn.
+//
+// Shapes follow Paddle's rule (operators/elementwise_shape.h: the smaller
+// operand padded with 1s to the aligned rank), then are coalesced as the
+// PLAIN kernel does: dims of size 1 dropped, neighbours broadcast the same
+// way merged. So X [N, C, H, W] + Y [C] (axis 1) becomes [N, C, H*W] +
+// [1, C, 1], oneDNN's per-channel broadcast.
+//
+// oneDNN broadcasts only its second operand, so X must have the output's
+// shape; for add and mul a broadcast X is swapped with Y. Other cases, and
+// small tensors where a primitive call costs more than the loop, run the
+// PLAIN kernel.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "operators/elementwise_shape.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// Below this many output elements the PLAIN loop beats a primitive call.
+constexpr int64_t kMinBinaryElements = 4096;
+
+/// X and Y dims after coalescing, with a leading 1 so that a broadcast of
+/// Y along the middle of three dims is oneDNN's per-channel case.
+struct BinaryShapes {
+  Dims x;
+  Dims y;
+};
+
+inline BinaryShapes CoalesceBinary(const framework::DDim& x,
+                                   const framework::DDim& y) {
+  BinaryShapes s;
+  std::vector<bool> y_broadcast;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == 1) continue;  // X has the output's dims here
+    const bool yb = y[i] == 1;
+    if (!s.x.empty() && y_broadcast.back() == yb) {
+      s.x.back() *= x[i];
+      s.y.back() *= y[i];
+    } else {
+      s.x.push_back(x[i]);
+      s.y.push_back(y[i]);
+      y_broadcast.push_back(yb);
+    }
+  }
+  if (s.x.empty()) {
+    s.x = {1};
+    s.y = {1};
+  }
+  if (s.x.size() < 3) {
+    s.x.insert(s.x.begin(), 1);
+    s.y.insert(s.y.begin(), 1);
+  }
+  return s;
+}
+
+struct BinaryPrimitive {
+  dnnl::binary::primitive_desc pd;
+  dnnl::binary prim;
+};
+
+/// Out = X (op) Y for `kAlgorithm` one of binary_add, _sub, _mul, _div.
+template <typename T, dnnl::algorithm kAlgorithm>
+class MkldnnElementwiseKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* x = ctx.Input<framework::Tensor>("X");
+    const auto* y = ctx.Input<framework::Tensor>("Y");
+    auto* out = ctx.Output<framework::Tensor>("Out");
+    const operators::ElementwiseBroadcast shapes =
+        operators::BroadcastElementwiseDims(ctx.op().Type(), x->dims(),
+                                            y->dims(), ctx.Attr<int>("axis"));
+    const framework::Tensor* src0 = x;
+    const framework::Tensor* src1 = y;
+    framework::DDim dims0 = shapes.x;
+    framework::DDim dims1 = shapes.y;
+    constexpr bool kCommutative = kAlgorithm == dnnl::algorithm::binary_add ||
+                                  kAlgorithm == dnnl::algorithm::binary_mul;
+    if (kCommutative && dims0 != shapes.out && dims1 == shapes.out) {
+      std::swap(src0, src1);
+      std::swap(dims0, dims1);
+    }
+    if (dims0 != shapes.out ||
+        framework::Product(shapes.out) < kMinBinaryElements) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const BinaryShapes view = CoalesceBinary(dims0, dims1);
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    KeyBuilder key("binary", ctx);
+    key.Add(static_cast<int64_t>(kAlgorithm)).Add(view.x).Add(view.y);
+    auto binary = mk.Primitive<BinaryPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<BinaryPrimitive>();
+      dnnl::binary::desc desc(kAlgorithm, PlainMd(view.x), PlainMd(view.y),
+                              PlainMd(view.x));
+      p->pd = dnnl::binary::primitive_desc(desc, mk.engine());
+      p->prim = dnnl::binary(p->pd);
+      return p;
+    });
+    if (!binary) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    binary->prim.execute(
+        mk.stream(),
+        {{DNNL_ARG_SRC_0,
+          UserMemory(binary->pd.src0_desc(), engine, src0->data<T>())},
+         {DNNL_ARG_SRC_1,
+          UserMemory(binary->pd.src1_desc(), engine, src1->data<T>())},
+         {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}});
+    mk.stream().wait();
+  }
+};
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

@@ -1,0 +1,8 @@
+#include "kernels/cpu/mkldnn/elementwise_kernel.h"
+
+REGISTER_OP_KERNEL(elementwise_sub,
+                   MKLDNN,
+                   CPUPlace,
+                   paddle_lite::kernels::mkldnn::MkldnnElementwiseKernel<
+                       float,
+                       dnnl::algorithm::binary_sub>);

@@ -1,0 +1,95 @@
+// The oneDNN kernel of the activation ops (relu, relu6, leaky_relu,
+// hard_swish, hard_sigmoid, sigmoid, swish, tanh): one eltwise primitive
+// over the tensor viewed as 1-D. Private to kernels/cpu/mkldnn; each op's
+// .cc file maps its attributes onto a oneDNN algorithm.
+#pragma once
+
+#include <memory>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// An activation as oneDNN computes it: algorithm(x; alpha, beta), then
+/// optionally clipped to [clip_low, clip_high] by a post-op.
+/// `exact` = false when the op's attributes give a function oneDNN's
+/// algorithms do not express; the PLAIN kernel runs then.
+struct EltwiseSpec {
+  bool exact = true;
+  dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
+  float alpha = 0.f;
+  float beta = 0.f;
+  bool clip = false;
+  float clip_low = 0.f;
+  float clip_high = 0.f;
+};
+
+/// Below this many elements the PLAIN loop beats a primitive call.
+constexpr int64_t kMinEltwiseElements = 4096;
+
+struct EltwisePrimitive {
+  dnnl::eltwise_forward::primitive_desc pd;
+  dnnl::eltwise_forward prim;
+};
+
+/// Out = f(X), f given by `SpecFn`, a functor EltwiseSpec(const
+/// ExecutionContext&) that reads the op's attributes.
+template <typename T, typename SpecFn>
+class MkldnnEltwiseKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* x = ctx.Input<framework::Tensor>("X");
+    auto* out = ctx.Output<framework::Tensor>("Out");
+    const EltwiseSpec spec = SpecFn()(ctx);
+    const int64_t n = x->numel();
+    if (!spec.exact || n < kMinEltwiseElements) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    KeyBuilder key("eltwise", ctx);
+    key.Add(static_cast<int64_t>(spec.algorithm))
+        .Add(spec.alpha)
+        .Add(spec.beta)
+        .Add(spec.clip)
+        .Add(spec.clip_low)
+        .Add(spec.clip_high)
+        .Add(n);
+    auto eltwise = mk.Primitive<EltwisePrimitive>(key.str(), [&] {
+      auto p = std::make_shared<EltwisePrimitive>();
+      dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                       spec.algorithm, PlainMd({n}), spec.alpha,
+                                       spec.beta);
+      dnnl::primitive_attr attr;
+      if (spec.clip) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip_v2, spec.clip_low,
+                           spec.clip_high);
+        attr.set_post_ops(ops);
+      }
+      p->pd = dnnl::eltwise_forward::primitive_desc(desc, attr, mk.engine());
+      p->prim = dnnl::eltwise_forward(p->pd);
+      return p;
+    });
+    if (!eltwise) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    eltwise->prim.execute(
+        mk.stream(),
+        {{DNNL_ARG_SRC,
+          UserMemory(eltwise->pd.src_desc(), engine, x->data<T>())},
+         {DNNL_ARG_DST, UserMemory(eltwise->pd.dst_desc(), engine, o)}});
+    mk.stream().wait();
+  }
+};
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

@@ -1,0 +1,128 @@
+// The oneDNN kernel of nearest_interp_v2 and bilinear_interp_v2 (spec
+// §12): one resampling primitive, used only where oneDNN's coordinate
+// rule is Paddle's; the PLAIN kernel runs the other cases. Private to
+// kernels/cpu/mkldnn.
+//
+// oneDNN maps output index o to source (o + 0.5) * in / out - 0.5:
+// * linear: Paddle's half-pixel rule (align_corners false, align_mode 0),
+//   including the clamping at both borders, when Paddle's ratio is in / out
+//   (no scale given, or one that agrees with the sizes);
+// * nearest: oneDNN rounds that source, Paddle truncates ratio * o; they
+//   pick the same pixels exactly when every axis is upsampled by a whole
+//   factor (checked per axis from Paddle's own index computation).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "operators/interp_op.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+enum class InterpMethod { kNearest, kBilinear };
+
+/// Paddle's coordinate ratio of one axis without align_corners.
+inline float PaddleInterpRatio(int64_t in, int64_t out, float scale) {
+  if (out <= 1) return 0.f;
+  return scale > 0.f ? static_cast<float>(1.0 / scale)
+                     : static_cast<float>(in) / static_cast<float>(out);
+}
+
+/// True when oneDNN's resampling of one axis equals Paddle's.
+inline bool SameAxisMapping(InterpMethod method,
+                            int64_t in,
+                            int64_t out,
+                            float scale) {
+  const float ratio = PaddleInterpRatio(in, out, scale);
+  if (method == InterpMethod::kBilinear) {
+    // A 1-pixel output samples Paddle's source 0 but oneDNN's center;
+    // they agree only when that is the one input pixel.
+    if (out == 1) return in == 1;
+    return ratio == static_cast<float>(in) / static_cast<float>(out);
+  }
+  if (out % in != 0) return false;
+  const int64_t factor = out / in;
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t paddle = static_cast<int64_t>(ratio * static_cast<float>(o));
+    if (paddle != o / factor) return false;
+  }
+  return true;
+}
+
+struct ResamplingPrimitive {
+  dnnl::resampling_forward::primitive_desc pd;
+  dnnl::resampling_forward prim;
+};
+
+template <typename T, InterpMethod kMethod>
+class MkldnnInterpKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* x = ctx.Input<framework::Tensor>("X");
+    auto* out = ctx.Output<framework::Tensor>("Out");
+    const operators::InterpGeometry g = operators::ResolveInterp(ctx);
+    const bool align_corners = ctx.Attr<bool>("align_corners");
+    bool exact = !align_corners && x->numel() > 0;
+    if (kMethod == InterpMethod::kBilinear) {
+      exact = exact && ctx.Attr<int>("align_mode") == 0;
+    }
+    const bool same_size =
+        g.in[0] == g.out[0] && g.in[1] == g.out[1] && g.in[2] == g.out[2];
+    const int first = 3 - g.spatial_rank;
+    for (int i = first; i < 3 && exact && !same_size; ++i) {
+      exact = SameAxisMapping(kMethod, g.in[i], g.out[i], g.scale[i]);
+    }
+    if (!exact) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    // Same size on every axis: Paddle copies, whatever the scale says.
+    if (same_size) {
+      std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+      return;
+    }
+    Dims src = {g.batch, g.channels};
+    Dims dst = {g.batch, g.channels};
+    for (int i = first; i < 3; ++i) {
+      src.push_back(g.in[i]);
+      dst.push_back(g.out[i]);
+    }
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    KeyBuilder key("resampling", ctx);
+    key.Add(static_cast<int>(kMethod)).Add(src).Add(dst).Add(g.channel_last);
+    auto resampling = mk.Primitive<ResamplingPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<ResamplingPrimitive>();
+      dnnl::resampling_forward::desc desc(
+          dnnl::prop_kind::forward_inference,
+          kMethod == InterpMethod::kNearest
+              ? dnnl::algorithm::resampling_nearest
+              : dnnl::algorithm::resampling_linear,
+          ActivationMd(src, g.channel_last), ActivationMd(dst, g.channel_last));
+      p->pd = dnnl::resampling_forward::primitive_desc(desc, mk.engine());
+      p->prim = dnnl::resampling_forward(p->pd);
+      return p;
+    });
+    if (!resampling) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    resampling->prim.execute(
+        mk.stream(),
+        {{DNNL_ARG_SRC,
+          UserMemory(resampling->pd.src_desc(), engine, x->data<T>())},
+         {DNNL_ARG_DST, UserMemory(resampling->pd.dst_desc(), engine, o)}});
+    mk.stream().wait();
+  }
+};
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

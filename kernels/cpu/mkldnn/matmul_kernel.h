@@ -1,0 +1,106 @@
+// The oneDNN kernel of matmul_v2, matmul and mul: one matmul primitive
+// over strided views of our buffers. Private to kernels/cpu/mkldnn.
+//
+// Each op's rules (operators/matmul_shape.h, mul's flattening) give a
+// batched product; it is handed to oneDNN as [batch..., m, k] x
+// [batch..., k, n] descriptors whose strides express the transposes and
+// whose batch dims of size 1 broadcast. alpha (matmul v1) is the
+// primitive's output scale.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// One batched product in oneDNN terms: X is [batch..., m, k] with the
+/// batch dims `x_batch` (1 = broadcast), stored [.., k, m] when trans_x;
+/// likewise Y [batch..., k, n], stored [.., n, k] when trans_y. Out is
+/// dense [out_batch..., m, n].
+struct MatmulProblem {
+  Dims x_batch;
+  Dims y_batch;
+  Dims out_batch;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  bool trans_x = false;
+  bool trans_y = false;
+  float alpha = 1.f;
+};
+
+/// A descriptor of a [batch..., rows, cols] operand stored row-major as
+/// [batch..., rows, cols], or as [batch..., cols, rows] when `transposed`.
+inline dnnl::memory::desc MatrixMd(const Dims& batch,
+                                   int64_t rows,
+                                   int64_t cols,
+                                   bool transposed) {
+  Dims dims = batch;
+  dims.push_back(rows);
+  dims.push_back(cols);
+  const int rank = static_cast<int>(dims.size());
+  Dims strides(rank);
+  strides[rank - 2] = transposed ? 1 : cols;
+  strides[rank - 1] = transposed ? rows : 1;
+  int64_t step = rows * cols;
+  for (int i = rank - 3; i >= 0; --i) {
+    strides[i] = step;
+    step *= dims[i];
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+struct MatmulPrimitive {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+};
+
+/// Runs `p` on X, Y into Out (already sized), or returns false when oneDNN
+/// rejects it (the caller then runs the PLAIN kernel).
+template <typename T>
+bool RunMatmul(const framework::ExecutionContext& ctx,
+               const MatmulProblem& p,
+               const framework::Tensor& x,
+               const framework::Tensor& y,
+               framework::Tensor* out) {
+  T* o = out->mutable_data<T>(ctx.GetPlace());
+  MkldnnContext& mk = PrepareMkldnn(ctx);
+  KeyBuilder key("matmul", ctx);
+  key.Add(p.x_batch)
+      .Add(p.y_batch)
+      .Add(p.out_batch)
+      .Add(std::vector<int64_t>{p.m, p.n, p.k})
+      .Add(p.trans_x)
+      .Add(p.trans_y)
+      .Add(p.alpha);
+  auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
+    auto prim = std::make_shared<MatmulPrimitive>();
+    dnnl::matmul::desc desc(MatrixMd(p.x_batch, p.m, p.k, p.trans_x),
+                            MatrixMd(p.y_batch, p.k, p.n, p.trans_y),
+                            MatrixMd(p.out_batch, p.m, p.n, false));
+    dnnl::primitive_attr attr;
+    if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
+    prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
+    prim->prim = dnnl::matmul(prim->pd);
+    return prim;
+  });
+  if (!matmul) return false;
+  const dnnl::engine& engine = mk.engine();
+  matmul->prim.execute(
+      mk.stream(),
+      {{DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x.data<T>())},
+       {DNNL_ARG_WEIGHTS,
+        UserMemory(matmul->pd.weights_desc(), engine, y.data<T>())},
+       {DNNL_ARG_DST, UserMemory(matmul->pd.dst_desc(), engine, o)}});
+  mk.stream().wait();
+  return true;
+}
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

@@ -1,0 +1,263 @@
+// What every oneDNN kernel in kernels/cpu/mkldnn shares: the per-context
+// engine, stream and bounded caches (MkldnnContext), the thread setup,
+// cache keys, memory descriptors over our plain buffers, and the hand-off
+// to the PLAIN kernel for the cases oneDNN cannot compute exactly as
+// Paddle does. Private to this folder, which is the only place that
+// includes <dnnl.hpp>.
+//
+// Threads: Debian's oneDNN runs on OpenMP, whose team size is a setting of
+// the calling thread; PrepareMkldnn() sets it to the predictor's thread
+// count before every call, so predictors never share a global knob.
+#pragma once
+
+#include <omp.h>
+
+#include <cstdint>
+#include <cstring>
+#include <dnnl.hpp>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/kernel_registry.h"
+#include "framework/scope.h"
+#include "kernels/cpu/mkldnn/lru_cache.h"
+#include "platform/device_context.h"
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// oneDNN state of one CPU device context (so of one predictor), made on
+/// first use through DeviceContext::GetResource. Used by one thread at a
+/// time, like the context itself.
+class MkldnnContext {
+ public:
+  /// Primitives per context: a detection model has ~150 distinct ones per
+  /// input shape, so two alternating shapes still fit.
+  static constexpr size_t kPrimitiveCapacity = 512;
+  /// Reordered weight tensors per context (one per conv layer and shape
+  /// family); about the model's parameter bytes in all.
+  static constexpr size_t kWeightCapacity = 1024;
+
+  MkldnnContext()
+      : engine_(dnnl::engine::kind::cpu, 0),
+        stream_(engine_),
+        primitives_(kPrimitiveCapacity),
+        weights_(kWeightCapacity) {}
+
+  const dnnl::engine& engine() const { return engine_; }
+  dnnl::stream& stream() { return stream_; }
+
+  /// The object cached under `key`, made by `make()` (returning
+  /// std::shared_ptr<T>) on a miss. When oneDNN rejects the configuration
+  /// (make throws dnnl::error) the miss is remembered and nullptr returned,
+  /// so the caller runs the PLAIN kernel. Keys must start with a name
+  /// unique to T.
+  template <typename T, typename Make>
+  std::shared_ptr<T> Primitive(const std::string& key, Make&& make) {
+    return GetOrMake<T>(&primitives_, key, make);
+  }
+
+  /// Weights reordered for a primitive, under `key` (the primitive's key
+  /// plus the weights' identity), made by `make()` on a miss.
+  template <typename Make>
+  std::shared_ptr<dnnl::memory> Weights(const std::string& key, Make&& make) {
+    return GetOrMake<dnnl::memory>(&weights_, key, make);
+  }
+
+  const LruCache& primitives() const { return primitives_; }
+  const LruCache& weights() const { return weights_; }
+
+ private:
+  template <typename T, typename Make>
+  static std::shared_ptr<T> GetOrMake(LruCache* cache,
+                                      const std::string& key,
+                                      Make& make) {
+    // The cache holds a shared_ptr<T> per key, null for a rejected one.
+    if (auto hit = cache->Find(key)) {
+      return *std::static_pointer_cast<std::shared_ptr<T>>(hit);
+    }
+    std::shared_ptr<T> made;
+    try {
+      made = make();
+    } catch (const dnnl::error&) {
+      made = nullptr;
+    }
+    cache->Insert(key, std::make_shared<std::shared_ptr<T>>(made));
+    return made;
+  }
+
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  LruCache primitives_;
+  LruCache weights_;
+};
+
+/// Sizes the calling thread's OpenMP team to the predictor's thread count
+/// (before a primitive is made: some pick their blocking from it) and
+/// returns the context's oneDNN state.
+inline MkldnnContext& PrepareMkldnn(const framework::ExecutionContext& ctx) {
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+  omp_set_num_threads(dev.num_threads());
+  return dev.GetResource<MkldnnContext>();
+}
+
+/// Builds a cache key: a kind name, the thread count (primitives are
+/// specialized for it), then every shape and attribute that shapes the
+/// primitive.
+class KeyBuilder {
+ public:
+  KeyBuilder(const char* kind, const framework::ExecutionContext& ctx)
+      : key_(kind) {
+    key_ += '/';
+    Add(static_cast<int64_t>(
+        ctx.device_context<platform::CPUDeviceContext>().num_threads()));
+  }
+  KeyBuilder& Add(int64_t v) {
+    key_ += std::to_string(v);
+    key_ += ',';
+    return *this;
+  }
+  KeyBuilder& Add(int v) { return Add(static_cast<int64_t>(v)); }
+  KeyBuilder& Add(bool v) { return Add(static_cast<int64_t>(v)); }
+  /// Floats by their bits, so nearby values never share a primitive.
+  KeyBuilder& Add(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    return Add(static_cast<int64_t>(bits));
+  }
+  KeyBuilder& Add(const std::vector<int64_t>& dims) {
+    key_ += '[';
+    for (int64_t d : dims) Add(d);
+    key_ += ']';
+    return *this;
+  }
+  KeyBuilder& Add(const std::string& s) {
+    key_ += s;
+    key_ += ',';
+    return *this;
+  }
+  const std::string& str() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+using Dims = dnnl::memory::dims;
+
+/// A dense row-major float32 descriptor of `dims`.
+inline dnnl::memory::desc PlainMd(const Dims& dims) {
+  Dims strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * dims[i + 1];
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+/// A float32 descriptor of an activation with logical dims [N, C, spatial
+/// ...]: stored that way, or channel-last ([N, spatial..., C]).
+inline dnnl::memory::desc ActivationMd(const Dims& ncx, bool channel_last) {
+  if (!channel_last) return PlainMd(ncx);
+  const int rank = static_cast<int>(ncx.size());
+  Dims strides(rank);
+  strides[1] = 1;
+  int64_t step = ncx[1];
+  for (int i = rank - 1; i >= 2; --i) {
+    strides[i] = step;
+    step *= ncx[i];
+  }
+  strides[0] = step;
+  return dnnl::memory::desc(ncx, dnnl::memory::data_type::f32, strides);
+}
+
+/// [N, C, spatial...] from the dims of a channel-last tensor.
+inline Dims ChannelFirstDims(const std::vector<int64_t>& dims,
+                             bool channel_last) {
+  Dims ncx(dims.begin(), dims.end());
+  if (channel_last && ncx.size() > 2) {
+    ncx.insert(ncx.begin() + 1, ncx.back());
+    ncx.pop_back();
+  }
+  return ncx;
+}
+
+/// A oneDNN view of one of our buffers (no copy).
+inline dnnl::memory UserMemory(const dnnl::memory::desc& md,
+                               const dnnl::engine& engine,
+                               const void* data) {
+  return dnnl::memory(md, engine, const_cast<void*>(data));
+}
+
+/// Runs the op's PLAIN kernel of element type T with the same context: the
+/// MKLDNN kernel's answer for cases oneDNN cannot compute exactly as Paddle
+/// does (a kernel is chosen before the shapes are known, so it cannot
+/// decline then).
+template <typename T>
+void RunPlainKernel(const framework::ExecutionContext& ctx) {
+  framework::OpKernelType key;
+  key.data_type = framework::ToDataType<T>();
+  key.place = platform::CPUPlace{};
+  key.library = framework::LibraryType::Plain();
+  const framework::KernelEntry* entry =
+      framework::KernelRegistry::Instance().Find(ctx.op().Type(), key);
+  PADDLE_ENFORCE_NOT_NULL(
+      entry, errors::NotFound(ctx.op().Type(),
+                              ": the MKLDNN kernel hands this case to the "
+                              "PLAIN kernel, but none is registered for ",
+                              key.ToString()));
+  entry->fn(ctx);
+}
+
+/// True when the tensor of input `slot` is a model parameter: it lives in
+/// the predictor's root (weights) scope while the op runs in a child scope.
+/// Those are constant for the predictor's life, so data derived from them
+/// (reordered weights) can be cached by their address.
+inline bool IsModelWeight(const framework::ExecutionContext& ctx,
+                          const std::string& slot) {
+  const framework::Scope* root = &ctx.scope();
+  if (root->parent() == nullptr) return false;
+  while (root->parent() != nullptr) root = root->parent();
+  const framework::Variable* var = ctx.InputVar(slot);
+  return var != nullptr && var == root->FindLocalVar(ctx.op().Input(slot));
+}
+
+/// The weights of input `slot` (stored as `user_md`) in the format `wanted`
+/// a primitive chose: the tensor itself when the formats agree, else a
+/// reordered copy, made once and cached under `key` plus the tensor's
+/// address for model parameters, made on every call for other tensors.
+/// nullptr when oneDNN cannot reorder them.
+inline std::shared_ptr<dnnl::memory> PrepareWeights(
+    const framework::ExecutionContext& ctx,
+    MkldnnContext* mk,
+    const std::string& slot,
+    const dnnl::memory::desc& user_md,
+    const dnnl::memory::desc& wanted,
+    const std::string& key) {
+  const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
+  auto user = std::make_shared<dnnl::memory>(
+      UserMemory(user_md, mk->engine(), t->raw_data()));
+  if (wanted == user_md) return user;
+  auto reorder = [&] {
+    auto reordered = std::make_shared<dnnl::memory>(wanted, mk->engine());
+    dnnl::reorder(*user, *reordered).execute(mk->stream(), *user, *reordered);
+    mk->stream().wait();
+    return reordered;
+  };
+  if (!IsModelWeight(ctx, slot)) {
+    try {
+      return reorder();
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  }
+  const int64_t address =
+      static_cast<int64_t>(reinterpret_cast<uintptr_t>(t->raw_data()));
+  return mk->Weights(key + "/weights@" + std::to_string(address), reorder);
+}
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

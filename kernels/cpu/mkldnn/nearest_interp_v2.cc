@@ -1,0 +1,8 @@
+#include "kernels/cpu/mkldnn/interp_kernel.h"
+
+REGISTER_OP_KERNEL(nearest_interp_v2,
+                   MKLDNN,
+                   CPUPlace,
+                   paddle_lite::kernels::mkldnn::MkldnnInterpKernel<
+                       float,
+                       paddle_lite::kernels::mkldnn::InterpMethod::kNearest>);

@@ -1,0 +1,134 @@
+// pool2d with oneDNN (spec §3). oneDNN's window rules match Paddle's for
+// max and exclusive average pooling once the end padding is set to where
+// the last window ends (ceil_mode adds windows past it). Cases with other
+// rules go to the PLAIN kernel: adaptive windows that are not one uniform
+// grid, windows that lie wholly in padding, and non-exclusive averages
+// whose divisor Paddle clips (it divides by the window clipped to
+// in + pad_begin, oneDNN always by kernel_h * kernel_w).
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "operators/conv_pool_shape.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+namespace {
+
+/// The window grid of one spatial dim as oneDNN takes it.
+struct PoolDim {
+  bool ok = false;
+  int64_t kernel = 0;
+  int64_t stride = 0;
+  int64_t pad_begin = 0;
+  int64_t pad_end = 0;
+};
+
+PoolDim ResolvePoolDim(int64_t in,
+                       int64_t out,
+                       int64_t kernel,
+                       int64_t stride,
+                       int64_t pad_begin,
+                       bool adaptive,
+                       bool average_with_padding) {
+  PoolDim d;
+  if (adaptive) {
+    // Adaptive windows [o * in / out, ceil((o + 1) * in / out)) form a
+    // grid of kernel = stride = in / out exactly when out divides in.
+    if (in % out != 0) return d;
+    d.kernel = d.stride = in / out;
+    d.ok = true;
+    return d;
+  }
+  d.kernel = kernel;
+  d.stride = stride;
+  d.pad_begin = pad_begin;
+  d.pad_end =
+      std::max<int64_t>(0, (out - 1) * stride + kernel - in - pad_begin);
+  // Every window must hold an input element: oneDNN refuses windows wholly
+  // in padding, where Paddle yields -FLT_MAX or 0 / 0.
+  if (pad_begin < 0 || pad_begin >= kernel || d.pad_end >= kernel) return d;
+  // Paddle's non-exclusive divisor is the window clipped to in + pad_begin.
+  if (average_with_padding && (out - 1) * stride + kernel > in + 2 * pad_begin)
+    return d;
+  d.ok = true;
+  return d;
+}
+
+struct PoolPrimitive {
+  dnnl::pooling_forward::primitive_desc pd;
+  dnnl::pooling_forward prim;
+};
+
+template <typename T>
+class MkldnnPool2dKernel : public framework::OpKernel<T> {
+ public:
+  void Compute(const framework::ExecutionContext& ctx) const override {
+    const auto* x = ctx.Input<framework::Tensor>("X");
+    auto* out = ctx.Output<framework::Tensor>("Out");
+    const operators::Pool2DGeometry g =
+        operators::ResolvePool2D(ctx.op(), x->dims());
+    const bool is_max = ctx.Attr<std::string>("pooling_type") == "max";
+    const bool exclusive = ctx.Attr<bool>("exclusive") || g.adaptive;
+    const bool average_with_padding = !is_max && !exclusive;
+    const PoolDim h =
+        ResolvePoolDim(g.in_h, g.out_h, g.kernel_h, g.stride_h, g.pad.top,
+                       g.adaptive, average_with_padding);
+    const PoolDim w =
+        ResolvePoolDim(g.in_w, g.out_w, g.kernel_w, g.stride_w, g.pad.left,
+                       g.adaptive, average_with_padding);
+    if (x->numel() == 0 || !h.ok || !w.ok) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    KeyBuilder key("pool2d", ctx);
+    key.Add(x->dims())
+        .Add(g.channel_last)
+        .Add(is_max)
+        .Add(exclusive)
+        .Add(std::vector<int64_t>{h.kernel, h.stride, h.pad_begin, h.pad_end,
+                                  w.kernel, w.stride, w.pad_begin, w.pad_end});
+    auto pool = mk.Primitive<PoolPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<PoolPrimitive>();
+      const dnnl::algorithm algorithm =
+          is_max ? dnnl::algorithm::pooling_max
+                 : (exclusive ? dnnl::algorithm::pooling_avg_exclude_padding
+                              : dnnl::algorithm::pooling_avg_include_padding);
+      dnnl::pooling_forward::desc desc(
+          dnnl::prop_kind::forward_inference, algorithm,
+          ActivationMd({g.batch, g.channels, g.in_h, g.in_w}, g.channel_last),
+          ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last),
+          {h.stride, w.stride}, {h.kernel, w.kernel},
+          {h.pad_begin, w.pad_begin}, {h.pad_end, w.pad_end});
+      p->pd = dnnl::pooling_forward::primitive_desc(desc, mk.engine());
+      p->prim = dnnl::pooling_forward(p->pd);
+      return p;
+    });
+    if (!pool) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
+    const dnnl::engine& engine = mk.engine();
+    pool->prim.execute(
+        mk.stream(),
+        {{DNNL_ARG_SRC, UserMemory(pool->pd.src_desc(), engine, x->data<T>())},
+         {DNNL_ARG_DST, UserMemory(pool->pd.dst_desc(), engine, o)}});
+    mk.stream().wait();
+  }
+};
+
+}  // namespace
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite
+
+REGISTER_OP_KERNEL(pool2d,
+                   MKLDNN,
+                   CPUPlace,
+                   paddle_lite::kernels::mkldnn::MkldnnPool2dKernel<float>);

@@ -1,0 +1,51 @@
+// Helpers of the *_mkldnn_test.cc files: they run an op through every
+// kernel registered for it (OpTester::RunAllKernels, the PLAIN kernel as
+// reference) on the shapes and attributes the oneDNN kernels treat
+// specially, and check that an MKLDNN kernel is there to be compared.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/kernel_registry.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace testing {
+
+using MkldnnAttrs = std::vector<std::pair<std::string, framework::Attribute>>;
+
+/// The tolerance of oneDNN against PLAIN: both accumulate in float, in
+/// different orders (and oneDNN's exp/tanh are polynomial approximations).
+constexpr double kMkldnnTolerance = 1e-4;
+
+/// Fails unless `op` has a float32 MKLDNN kernel on the CPU, so a test of
+/// it cannot pass by comparing PLAIN with itself.
+inline void ExpectMkldnnKernel(const std::string& op) {
+  framework::OpKernelType key;
+  key.data_type = framework::DataType::kFloat32;
+  key.place = platform::CPUPlace{};
+  key.library = framework::LibraryType::MKLDNN();
+  EXPECT_NE(framework::KernelRegistry::Instance().Find(op, key), nullptr)
+      << op << " has no MKLDNN kernel";
+}
+
+/// Adds `attrs` to `t`, then runs every kernel of the op against PLAIN.
+inline void RunAllKernelsWith(OpTester* t, const MkldnnAttrs& attrs) {
+  for (const auto& a : attrs) t->Attr(a.first, a.second);
+  t->RunAllKernels(kMkldnnTolerance, kMkldnnTolerance);
+}
+
+/// An op with input X and output Out (activations, pool2d, softmax).
+inline void CheckUnaryAllKernels(const std::string& op,
+                                 const framework::Tensor& x,
+                                 const MkldnnAttrs& attrs = {}) {
+  SCOPED_TRACE(op + " X " + framework::DimsToString(x.dims()));
+  OpTester t(op);
+  t.Input("X", x).Output("Out");
+  RunAllKernelsWith(&t, attrs);
+}
+
+}  // namespace testing
+}  // namespace paddle_lite

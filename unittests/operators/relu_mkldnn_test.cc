@@ -1,0 +1,24 @@
+// relu through the MKLDNN kernel against PLAIN, on tensors large enough for
+// the oneDNN path (smaller ones run the PLAIN loop).
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "unittests/operators/mkldnn_test_util.h"
+
+namespace paddle_lite {
+namespace testing {
+namespace {
+
+TEST(ReluMkldnn, HasKernel) { ExpectMkldnnKernel("relu"); }
+
+TEST(ReluMkldnn, MatchesPlain) {
+  for (const framework::DDim& dims :
+       std::vector<framework::DDim>{{13}, {64, 64}, {2, 16, 33, 17}, {4097}}) {
+    CheckUnaryAllKernels("relu", RandomTensor<float>(dims, -3, 3));
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_lite
