@@ -459,23 +459,56 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
 
 namespace {
 
-// Copies every input tensor that is not on the kernel's place into a
-// temporary variable there, and returns a context that reads the copies.
-RuntimeContext TransferInputs(const RuntimeContext& ctx,
-                              const platform::Place& place,
-                              std::vector<std::unique_ptr<Variable>>* temps) {
-  RuntimeContext out = ctx;
-  for (auto& kv : out.inputs) {
-    for (auto& var : kv.second) {
+// Copies each input tensor that is not on the kernel's place there and
+// returns a context that reads the copies. Weights are copied once per op
+// and kept; everything else is copied on every run. Returns false (and
+// leaves `moved` alone) when every input is already in place.
+bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
+                    const platform::Place& place, const ProgramDesc& program,
+                    int block_idx, RuntimeContext* moved,
+                    std::vector<std::unique_ptr<Variable>>* temps,
+                    std::vector<TransferRecord>* records) {
+  bool any = false;
+  const OperatorBase& op = *prepared.op;
+  for (size_t s = 0; s < ctx.inputs.size(); ++s) {
+    const auto& names = op.InputList(ctx.inputs[s].first);
+    for (size_t i = 0; i < ctx.inputs[s].second.size(); ++i) {
+      Variable* var = ctx.inputs[s].second[i];
       if (var == nullptr || !var->IsType<Tensor>()) continue;
       const Tensor& t = var->Get<Tensor>();
       if (!t.IsInitialized() || platform::SameKind(t.place(), place)) continue;
-      temps->push_back(std::make_unique<Variable>());
-      TensorCopy(t, place, temps->back()->GetMutable<Tensor>());
-      var = temps->back().get();
+      if (!any) {
+        *moved = ctx;
+        any = true;
+      }
+      const std::string& name = i < names.size() ? names[i] : "";
+      const VarDesc* desc = program.FindVarRecursive(block_idx, name);
+      bool weight = desc != nullptr && desc->persistable;
+      Variable* copy = nullptr;
+      bool cached = false;
+      if (weight) {
+        auto& slot = prepared.weight_copies[var];
+        cached = slot != nullptr;
+        if (!slot) {
+          slot = std::make_unique<Variable>();
+          TensorCopy(t, place, slot->GetMutable<Tensor>());
+        }
+        copy = slot.get();
+      } else {
+        temps->push_back(std::make_unique<Variable>());
+        copy = temps->back().get();
+        TensorCopy(t, place, copy->GetMutable<Tensor>());
+      }
+      moved->inputs[s].second[i] = copy;
+      if (records) {
+        records->push_back(TransferRecord{prepared.index, op.Type(), name,
+                                          t.place().ToString(),
+                                          place.ToString(), t.memory_size(),
+                                          cached});
+      }
     }
   }
-  return out;
+  return any;
 }
 
 }  // namespace
@@ -498,8 +531,8 @@ void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
     std::vector<std::unique_ptr<Variable>> temps;
     RuntimeContext moved;
     const RuntimeContext* run_ctx = &ctx;
-    if (choice.needs_transfer) {
-      moved = TransferInputs(ctx, place, &temps);
+    if (TransferInputs(prepared, ctx, place, program_, block_idx, &moved,
+                       &temps, block_idx == 0 ? &stats_.transfers : nullptr)) {
       run_ctx = &moved;
     }
     ExecutionContext exec_ctx(op, *scope, *dev_ctx, *run_ctx);

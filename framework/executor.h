@@ -27,6 +27,8 @@ struct PreparedOp {
   int index = 0;  // position in the block
   /// Why the op cannot run here: unknown type or no kernel; empty if fine.
   std::string problem;
+  /// Weights this op reads, copied once to its kernel's place.
+  mutable std::map<const Variable*, std::unique_ptr<Variable>> weight_copies;
   /// Set for kernel ops; choice.kernel is null when none fits.
   KernelChoice choice;
 };
@@ -48,8 +50,20 @@ struct ExecutorOptions {
   size_t max_plans = 8;
 };
 
+/// One copy of an op's input to the place of its kernel.
+struct TransferRecord {
+  int op_index;
+  std::string op_type;
+  std::string var;
+  std::string from;  // place
+  std::string to;
+  size_t bytes;
+  bool cached;  // a weight copied on an earlier run, reused
+};
+
 /// What the last Run() of the main block did (for benchmarks and tests).
 struct RunStats {
+  std::vector<TransferRecord> transfers;
   bool replayed = false;       // a cached plan was used
   size_t arena_bytes = 0;      // bytes of the plan's arena (0: no plan)
   size_t unplanned_bytes = 0;  // what the planned buffers take separately

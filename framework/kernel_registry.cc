@@ -151,6 +151,12 @@ std::vector<std::string> KernelRegistry::OpTypes() const {
 void RegisterKernelOrDie(const std::string& op_type, const OpKernelType& key,
                          KernelFn fn, const char* file) {
   KernelEntry entry{std::move(fn), file, CurrentRegistrant()};
+  if (Pending().deferring) {
+    Pending().kernels.push_back([op_type, key, entry]() {
+      KernelRegistry::Instance().Register(op_type, key, entry);
+    });
+    return;
+  }
   try {
     KernelRegistry::Instance().Register(op_type, key, std::move(entry));
   } catch (const Exception& e) {

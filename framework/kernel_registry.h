@@ -111,23 +111,19 @@ class OpKernel {
 void RegisterKernelOrDie(const std::string& op_type, const OpKernelType& key,
                          KernelFn fn, const char* file);
 
-template <typename PlaceT>
-platform::Place PlaceOf() {
-  return PlaceT{};
-}
-
-template <typename PlaceT, typename... Kernels>
+template <typename... Kernels>
 struct OpKernelRegistrar {
+  /// `place`: any device of the kernel's kind (the key compares kinds).
   OpKernelRegistrar(const char* op_type, const char* library,
-                    const char* file) {
-    (RegisterOne<Kernels>(op_type, library, file), ...);
+                    const platform::Place& place, const char* file) {
+    (RegisterOne<Kernels>(op_type, library, place, file), ...);
   }
   template <typename Kernel>
   static void RegisterOne(const char* op_type, const char* library,
-                          const char* file) {
+                          const platform::Place& place, const char* file) {
     OpKernelType key;
     key.data_type = ToDataType<typename Kernel::ELEMENT_TYPE>();
-    key.place = PlaceOf<PlaceT>();
+    key.place = place;
     key.library = LibraryType::FromName(library);
     auto kernel = std::make_shared<Kernel>();
     RegisterKernelOrDie(
@@ -142,10 +138,17 @@ struct OpKernelRegistrar {
 /// One kernel per element type for (op, library, place). PLACE is a type in
 /// paddle_lite::platform (CPUPlace, CUDAPlace).
 #define REGISTER_OP_KERNEL(op_type, LIBRARY, PLACE, ...)                  \
-  static ::paddle_lite::framework::OpKernelRegistrar<                     \
-      ::paddle_lite::platform::PLACE, __VA_ARGS__>                        \
+  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__>         \
       pdlite_kernel_registrar_##op_type##_##LIBRARY##_##PLACE(            \
-          #op_type, #LIBRARY, __FILE__)
+          #op_type, #LIBRARY, ::paddle_lite::platform::PLACE{}, __FILE__)
+
+/// Kernels of a device a plugin adds (a CustomPlace of type DEVICE, a
+/// string literal such as "emu").
+#define REGISTER_OP_DEVICE_KERNEL(op_type, LIBRARY, DEVICE, ...)          \
+  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__>         \
+      pdlite_kernel_registrar_##op_type##_##LIBRARY##_device(             \
+          #op_type, #LIBRARY,                                             \
+          ::paddle_lite::platform::CustomPlace{DEVICE, 0}, __FILE__)
 
 #define REGISTER_OP_CPU_KERNEL(op_type, ...) \
   REGISTER_OP_KERNEL(op_type, PLAIN, CPUPlace, __VA_ARGS__)

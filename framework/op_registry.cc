@@ -45,8 +45,17 @@ std::string& RegistrantSlot() {
 const std::string& CurrentRegistrant() { return RegistrantSlot(); }
 void SetCurrentRegistrant(const std::string& name) { RegistrantSlot() = name; }
 
+PendingRegistrations& Pending() {
+  static PendingRegistrations* pending = new PendingRegistrations;
+  return *pending;
+}
+
 void RegisterOperatorOrDie(const std::string& type, OpInfo info) {
   info.registrant = CurrentRegistrant();
+  if (Pending().deferring) {
+    Pending().ops.emplace_back(type, std::move(info));
+    return;
+  }
   try {
     OpInfoMap::Instance().Insert(type, std::move(info));
   } catch (const Exception& e) {

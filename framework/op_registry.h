@@ -52,6 +52,15 @@ std::unique_ptr<OperatorBase> CreateOp(const OpDesc& desc);
 const std::string& CurrentRegistrant();
 void SetCurrentRegistrant(const std::string& name);
 
+/// While a plugin loads, registrations are held here and applied only
+/// after its ABI is checked (framework/plugin.cc); empty otherwise.
+struct PendingRegistrations {
+  bool deferring = false;
+  std::vector<std::pair<std::string, OpInfo>> ops;
+  std::vector<std::function<void()>> kernels;  // each registers one kernel
+};
+PendingRegistrations& Pending();
+
 void RegisterOperatorOrDie(const std::string& type, OpInfo info);
 
 template <typename OpClass, typename MakerClass>

@@ -34,6 +34,7 @@ void Config::SetCpuThreads(int threads) {
 
 void Config::SetDevice(const std::string& place) {
   device_ = platform::ParsePlace(place).ToString();  // validates
+  device_set_ = true;
 }
 
 void Config::SetKernelLibraries(std::vector<std::string> libraries) {

@@ -62,11 +62,18 @@ class Config {
                       const char* params,
                       size_t params_size);
 
+  /// Loads a plugin (a shared library registering ops, kernels or a
+  /// device) before the model is prepared. Plugins are process-wide.
+  void LoadPlugin(const std::string& path) { plugins_.push_back(path); }
+  const std::vector<std::string>& plugins() const { return plugins_; }
+
   /// Threads for this predictor's kernels (default 1). Clones keep it.
   void SetCpuThreads(int threads);
-  /// The place ops run on: "cpu" (default), "cuda:0", or a plugin
-  /// device such as "npu:1". Ops without a kernel there run on the CPU.
+  /// The place ops run on: "cpu" (default, or the PDLITE_DEVICE
+  /// environment variable), "cuda:0", or a plugin device such as "npu:1".
+  /// Ops without a kernel there run on the CPU, with the copies inserted.
   void SetDevice(const std::string& place);
+  bool device_set() const { return device_set_; }
   /// Kernel libraries to prefer, best first (e.g. {"MKLDNN"}); PLAIN is
   /// always the fallback. Replaces the default, which is {"MKLDNN"}.
   void SetKernelLibraries(std::vector<std::string> libraries);
@@ -74,6 +81,10 @@ class Config {
   /// plain reference kernels (and any other preferred library).
   void EnableMKLDNN(bool enable = true);
   bool mkldnn_enabled() const;
+  /// Graph passes (on by default): no-op removal, batch-norm folding, conv
+  /// and fc fusion, constant folding. Off runs the program as saved.
+  void SwitchIrOptim(bool enable = true) { ir_optim_ = enable; }
+  bool ir_optim_enabled() const { return ir_optim_; }
   /// Memory planning and plan replay (on by default): runs with input
   /// shapes seen before reuse one planned arena and skip shape inference.
   void EnableMemoryOptim(bool enable = true) { memory_optim_ = enable; }
@@ -98,12 +109,36 @@ class Config {
   std::string params_buffer_;
   int cpu_threads_ = 1;
   std::string device_ = "cpu";
+  bool device_set_ = false;
+  std::vector<std::string> plugins_;
   std::vector<std::string> libraries_{"MKLDNN"};
   bool memory_optim_ = true;
+  bool ir_optim_ = true;
+};
+
+/// Where one op of the main block runs.
+struct OpPlacement {
+  int index;             // position in the program's main block
+  std::string type;      // op type
+  std::string place;     // "cpu", "emu:0"; empty for ops without a kernel
+  std::string library;   // "PLAIN", "MKLDNN", ...
+  std::string reason;    // why this kernel ("exact match", "fallback: ...")
+};
+
+/// One copy of an op input to the place of the op's kernel.
+struct CopyRecord {
+  int op_index;
+  std::string op_type;
+  std::string var;
+  std::string from;
+  std::string to;
+  size_t bytes;
+  bool cached;  // a weight copied on an earlier run and reused
 };
 
 /// What the last Run() did, for benchmarks and memory checks.
 struct RunStats {
+  std::vector<CopyRecord> copies;
   bool replayed = false;       // input shapes matched a cached plan
   size_t arena_bytes = 0;      // intermediate buffers, planned by liveness
   size_t unplanned_bytes = 0;  // what they would take without planning
@@ -173,6 +208,9 @@ class Predictor {
   void Run();
   /// About the last Run().
   RunStats last_run_stats() const;
+  /// Where every op of the main block runs (decided when the predictor
+  /// was created).
+  std::vector<OpPlacement> GetOpPlacement() const;
 
   /// A new predictor on the same (shared, read-only) weights, with its own
   /// inputs, outputs and intermediate buffers.

@@ -1,7 +1,10 @@
 #include <algorithm>
+#include <cstdlib>
 
 #include "framework/executor.h"
 #include "framework/model_io.h"
+#include "framework/pass.h"
+#include "framework/plugin.h"
 #include "paddle_lite/paddle_lite.h"
 #include "platform/enforce.h"
 
@@ -81,6 +84,10 @@ struct Predictor::Impl {
         platform::DeviceContextOptions{config.cpu_threads()});
     fw::KernelPreference preference;
     preference.place = platform::ParsePlace(config.device());
+    const char* env_device = std::getenv("PDLITE_DEVICE");
+    if (!config.device_set() && env_device != nullptr && *env_device) {
+      preference.place = platform::ParsePlace(env_device);
+    }
     for (auto& lib : config.kernel_libraries()) {
       preference.libraries.push_back(fw::LibraryType::FromName(lib));
     }
@@ -188,6 +195,27 @@ RunStats Predictor::last_run_stats() const {
   out.arena_bytes = s.arena_bytes;
   out.unplanned_bytes = s.unplanned_bytes;
   out.plans_cached = s.plans_cached;
+  for (auto& t : s.transfers) {
+    out.copies.push_back(
+        CopyRecord{t.op_index, t.op_type, t.var, t.from, t.to, t.bytes, t.cached});
+  }
+  return out;
+}
+
+std::vector<OpPlacement> Predictor::GetOpPlacement() const {
+  std::vector<OpPlacement> out;
+  for (auto& p : impl_->executor->Prepare(0).ops) {
+    OpPlacement placement{p.index, p.type, "", "", ""};
+    if (p.op && p.op->IsKernelOp() && p.choice.kernel) {
+      platform::Place place = p.choice.chosen.place;
+      const platform::Place& wanted = impl_->executor->preference().place;
+      if (platform::SameKind(place, wanted)) place = wanted;
+      placement.place = place.ToString();
+      placement.library = p.choice.chosen.library.name();
+      placement.reason = p.choice.reason;
+    }
+    out.push_back(std::move(placement));
+  }
   return out;
 }
 
@@ -201,6 +229,8 @@ std::unique_ptr<Predictor> Predictor::Clone() const {
 }
 
 std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
+  fw::LoadPluginsFromEnvironment();
+  for (auto& plugin : config.plugins()) fw::LoadPlugin(plugin);
   auto impl = std::make_unique<Predictor::Impl>();
   impl->config = config;
   fw::Model model;
@@ -214,8 +244,16 @@ std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
                        "SetModelBuffer()."));
     model = fw::LoadModel(config.model_path(), config.params_file());
   }
-  impl->program = model.program;
   impl->weights = model.weights;
+  if (config.ir_optim_enabled()) {
+    // Passes rewrite a copy; the weights they add or fold go into the
+    // predictor's weight scope, which clones then share read-only.
+    auto optimized = std::make_shared<fw::ProgramDesc>(*model.program);
+    fw::ApplyPasses(optimized.get(), impl->weights.get());
+    impl->program = optimized;
+  } else {
+    impl->program = model.program;
+  }
   impl->Init();
   return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
 }

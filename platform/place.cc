@@ -37,8 +37,10 @@ bool Place::operator==(const Place& other) const {
 }
 
 bool SameKind(const Place& a, const Place& b) {
-  return a.variant().index() == b.variant().index() &&
-         a.KindName() == b.KindName();
+  if (a.variant().index() != b.variant().index()) return false;
+  if (!a.is_custom()) return true;  // one kind per built-in alternative
+  return std::get<CustomPlace>(a.variant()).type ==
+         std::get<CustomPlace>(b.variant()).type;
 }
 
 namespace {

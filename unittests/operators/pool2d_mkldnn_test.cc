@@ -65,6 +65,7 @@ TEST(Pool2dMkldnn, GlobalAndAdaptive) {
                               {"ksize", std::vector<int>{-1, -1}}});
     CheckPool({1, 8, 8, 6}, {{"pooling_type", type},
                              {"global_pooling", true},
+                             {"ksize", std::vector<int>{1, 1}},
                              {"data_format", std::string("NHWC")}});
     // A grid: 12 / 3 and 6 / 2.
     CheckPool({1, 8, 12, 6}, {{"pooling_type", type},

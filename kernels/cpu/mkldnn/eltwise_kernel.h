@@ -1,7 +1,11 @@
 // The oneDNN kernel of the activation ops (relu, relu6, leaky_relu,
-// hard_swish, hard_sigmoid, sigmoid, swish, tanh): one eltwise primitive
-// over the tensor viewed as 1-D. Private to kernels/cpu/mkldnn; each op's
-// .cc file maps its attributes onto a oneDNN algorithm.
+// hard_swish, sigmoid, swish, tanh): one eltwise primitive over the tensor
+// viewed as 1-D. Private to kernels/cpu/mkldnn; each op's .cc file maps its
+// attributes onto a oneDNN algorithm.
+//
+// hard_sigmoid has none: oneDNN 2.6 lacks the algorithm, and an eltwise
+// primitive with a clip post-op falls to its reference implementation,
+// which leaves the output unwritten.
 #pragma once
 
 #include <memory>
@@ -13,8 +17,7 @@ namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
 
-/// An activation as oneDNN computes it: algorithm(x; alpha, beta), then
-/// optionally clipped to [clip_low, clip_high] by a post-op.
+/// An activation as oneDNN computes it: algorithm(x; alpha, beta).
 /// `exact` = false when the op's attributes give a function oneDNN's
 /// algorithms do not express; the PLAIN kernel runs then.
 struct EltwiseSpec {
@@ -22,9 +25,6 @@ struct EltwiseSpec {
   dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
   float alpha = 0.f;
   float beta = 0.f;
-  bool clip = false;
-  float clip_low = 0.f;
-  float clip_high = 0.f;
 };
 
 /// Below this many elements the PLAIN loop beats a primitive call.
@@ -56,23 +56,13 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
     key.Add(static_cast<int64_t>(spec.algorithm))
         .Add(spec.alpha)
         .Add(spec.beta)
-        .Add(spec.clip)
-        .Add(spec.clip_low)
-        .Add(spec.clip_high)
         .Add(n);
     auto eltwise = mk.Primitive<EltwisePrimitive>(key.str(), [&] {
       auto p = std::make_shared<EltwisePrimitive>();
       dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
                                        spec.algorithm, PlainMd({n}), spec.alpha,
                                        spec.beta);
-      dnnl::primitive_attr attr;
-      if (spec.clip) {
-        dnnl::post_ops ops;
-        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip_v2, spec.clip_low,
-                           spec.clip_high);
-        attr.set_post_ops(ops);
-      }
-      p->pd = dnnl::eltwise_forward::primitive_desc(desc, attr, mk.engine());
+      p->pd = dnnl::eltwise_forward::primitive_desc(desc, mk.engine());
       p->prim = dnnl::eltwise_forward(p->pd);
       return p;
     });

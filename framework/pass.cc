@@ -1,0 +1,135 @@
+#include "framework/pass.h"
+
+#include <algorithm>
+#include <set>
+
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+namespace framework {
+
+PassRegistry& PassRegistry::Instance() {
+  static PassRegistry* registry = new PassRegistry;
+  return *registry;
+}
+
+void PassRegistry::Register(PassInfo info) {
+  PADDLE_ENFORCE(Find(info.name) == nullptr,
+                 errors::AlreadyExists("Pass '", info.name,
+                                       "' is registered twice (", info.file,
+                                       ")."));
+  passes_.push_back(std::make_unique<PassInfo>(std::move(info)));
+}
+
+const PassInfo* PassRegistry::Find(const std::string& name) const {
+  for (auto& p : passes_) {
+    if (p->name == name) return p.get();
+  }
+  return nullptr;
+}
+
+std::vector<const PassInfo*> PassRegistry::All() const {
+  std::vector<const PassInfo*> all;
+  for (auto& p : passes_) all.push_back(p.get());
+  std::stable_sort(all.begin(), all.end(),
+                   [](const PassInfo* a, const PassInfo* b) {
+                     return a->order < b->order;
+                   });
+  return all;
+}
+
+std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
+                                    const std::vector<std::string>& names) {
+  std::vector<const PassInfo*> passes;
+  if (names.empty()) {
+    passes = PassRegistry::Instance().All();
+  } else {
+    for (auto& name : names) {
+      const PassInfo* info = PassRegistry::Instance().Find(name);
+      PADDLE_ENFORCE(info != nullptr,
+                     errors::NotFound("No pass named '", name, "'."));
+      passes.push_back(info);
+    }
+  }
+  std::vector<PassReport> reports;
+  for (const PassInfo* info : passes) {
+    PassReport report;
+    report.pass = info->name;
+    report.ops_before = static_cast<int>(program->blocks[0].ops.size());
+    report.changes = info->create()->Apply(program, weights);
+    report.ops_after = static_cast<int>(program->blocks[0].ops.size());
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+std::vector<int> ConsumersOf(const BlockDesc& block, const std::string& name) {
+  std::vector<int> out;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    for (auto& kv : block.ops[i].inputs) {
+      if (std::find(kv.second.begin(), kv.second.end(), name) !=
+          kv.second.end()) {
+        out.push_back(static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+int ProducerOf(const BlockDesc& block, const std::string& name) {
+  int found = -1;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    for (auto& kv : block.ops[i].outputs) {
+      if (std::find(kv.second.begin(), kv.second.end(), name) !=
+          kv.second.end()) {
+        found = static_cast<int>(i);
+      }
+    }
+  }
+  return found;
+}
+
+bool IsPinned(const BlockDesc& block, const std::string& name) {
+  const VarDesc* var = block.FindVar(name);
+  if (var && var->persistable) return true;
+  for (auto& op : block.ops) {
+    if (op.type == "fetch" && op.Input("X") == std::vector<std::string>{name}) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void RenameInput(BlockDesc* block, const std::string& from,
+                 const std::string& to, int after) {
+  for (size_t i = static_cast<size_t>(after + 1); i < block->ops.size(); ++i) {
+    for (auto& kv : block->ops[i].inputs) {
+      std::replace(kv.second.begin(), kv.second.end(), from, to);
+    }
+  }
+}
+
+void RemoveOps(BlockDesc* block, std::vector<int> indexes) {
+  std::sort(indexes.begin(), indexes.end());
+  indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
+  for (auto it = indexes.rbegin(); it != indexes.rend(); ++it) {
+    block->ops.erase(block->ops.begin() + *it);
+  }
+  std::set<std::string> used;
+  for (auto& op : block->ops) {
+    for (auto* slots : {&op.inputs, &op.outputs}) {
+      for (auto& kv : *slots) used.insert(kv.second.begin(), kv.second.end());
+    }
+  }
+  block->vars.erase(
+      std::remove_if(block->vars.begin(), block->vars.end(),
+                     [&](const VarDesc& v) {
+                       return !v.persistable && !used.count(v.name) &&
+                              v.kind == static_cast<int>(VarKind::kLoDTensor);
+                     }),
+      block->vars.end());
+}
+
+}  // namespace framework
+}  // namespace paddle_lite

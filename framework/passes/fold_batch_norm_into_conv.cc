@@ -1,0 +1,198 @@
+// fold_batch_norm_into_conv: an inference batch_norm after a convolution
+// is a per-channel affine map, so it folds into the convolution's weights
+// (ops.md 2.2, 4.1). With s = Scale / sqrt(Variance + epsilon):
+//   W'[m, ...] = W[m, ...] * s[m]
+//   b'[m]      = Bias[m] + (b[m] - Mean[m]) * s[m]
+// where b is the convolution's own bias: its Bias input, or a per-channel
+// elementwise_add between it and the batch_norm (0 when neither exists).
+// W' and b' are new persistable variables ("<filter>@bn_folded",
+// "<filter>@bn_folded_bias"): the originals may be shared by other ops.
+// The convolution then writes the batch_norm's Y, so fetched names stay.
+#include <cmath>
+
+#include "framework/pass.h"
+#include "framework/passes/pass_utils.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace passes {
+namespace {
+
+struct BatchNormParams {
+  const Tensor* scale;
+  const Tensor* bias;
+  const Tensor* mean;
+  const Tensor* variance;
+  double epsilon;
+};
+
+// W' and b' as above, in the weights' own type (float or double).
+template <typename T>
+void Fold(const Tensor& filter,
+          const Tensor* conv_bias,
+          const BatchNormParams& bn,
+          Tensor* new_filter,
+          Tensor* new_bias) {
+  const int64_t channels = filter.dims()[0];
+  const int64_t per_channel = channels ? filter.numel() / channels : 0;
+  const T* w = filter.data<T>();
+  T* nw = new_filter->mutable_data<T>(filter.dims(), platform::CPUPlace{});
+  T* nb = new_bias->mutable_data<T>(DDim{channels}, platform::CPUPlace{});
+  for (int64_t m = 0; m < channels; ++m) {
+    const double s =
+        static_cast<double>(bn.scale->data<T>()[m]) /
+        std::sqrt(static_cast<double>(bn.variance->data<T>()[m]) + bn.epsilon);
+    for (int64_t j = 0; j < per_channel; ++j) {
+      nw[m * per_channel + j] =
+          static_cast<T>(w[m * per_channel + j] * s);
+    }
+    const double b = conv_bias ? conv_bias->data<T>()[m] : 0.0;
+    nb[m] = static_cast<T>(bn.bias->data<T>()[m] +
+                           (b - bn.mean->data<T>()[m]) * s);
+  }
+}
+
+// True if every output of the batch_norm at `index` other than Y is unread:
+// the training-only outputs, or the running statistics it aliases.
+bool OnlyYIsUsed(const ProgramDesc& program, int index) {
+  const BlockDesc& block = program.blocks[0];
+  for (auto& kv : block.ops[index].outputs) {
+    if (kv.first == "Y") continue;
+    for (auto& name : kv.second) {
+      for (int reader : ConsumersOf(block, name)) {
+        if (reader != index) return false;
+      }
+      if (UsedInSubBlock(program, name)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+class FoldBatchNormPass : public Pass {
+ public:
+  std::vector<std::string> Apply(ProgramDesc* program,
+                                 Scope* weights) const override {
+    std::vector<std::string> changes;
+    BlockDesc& block = program->blocks[0];
+    for (int i = 0; i < static_cast<int>(block.ops.size()); ++i) {
+      std::string change;
+      if (TryFold(program, weights, i, &change)) changes.push_back(change);
+    }
+    return changes;
+  }
+
+ private:
+  static bool TryFold(ProgramDesc* program,
+                      Scope* weights,
+                      int i,
+                      std::string* change) {
+    BlockDesc& block = program->blocks[0];
+    const OpDesc& conv = block.ops[i];
+    if (conv.type != "conv2d" && conv.type != "depthwise_conv2d") return false;
+    if (GetAttr<std::string>(conv, "data_format") == "NHWC" ||
+        !SlotEmpty(conv.inputs, "ResidualData")) {
+      return false;
+    }
+    const std::string filter_name = SoleInput(conv, "Filter");
+    const Tensor* filter = ConstantValue(*program, *weights, filter_name);
+    if (filter == nullptr || filter->rank() != 4 ||
+        (filter->dtype() != DataType::kFloat32 &&
+         filter->dtype() != DataType::kFloat64)) {
+      return false;
+    }
+    const DataType dtype = filter->dtype();
+    const int64_t channels = filter->dims()[0];
+    auto per_channel = [&](const Tensor* t) {
+      return t != nullptr && t->dtype() == dtype && t->numel() == channels;
+    };
+    const Tensor* conv_bias = nullptr;
+    if (!SlotEmpty(conv.inputs, "Bias")) {
+      conv_bias = ConstantValue(*program, *weights, SoleInput(conv, "Bias"));
+      if (!per_channel(conv_bias)) return false;
+    }
+
+    // conv -> [elementwise_add of a channel bias] -> batch_norm.
+    std::string x = SoleOutput(conv, "Output");
+    if (x.empty() || !IsIntermediate(*program, x)) return false;
+    int next = SoleConsumer(block, x);
+    int add = -1;
+    if (next >= 0 && conv_bias == nullptr) {
+      const Tensor* add_bias =
+          ChannelBiasOfAdd(*program, *weights, next, x, channels, dtype);
+      const std::string add_out = SoleOutput(block.ops[next], "Out");
+      if (add_bias != nullptr && !add_out.empty() &&
+          IsIntermediate(*program, add_out)) {
+        conv_bias = add_bias;
+        add = next;
+        x = add_out;
+        next = SoleConsumer(block, x);
+      }
+    }
+    if (next < 0) return false;
+    const OpDesc& bn = block.ops[next];
+    if (bn.type != "batch_norm" || SoleInput(bn, "X") != x) return false;
+    const bool running_stats = (GetAttr<bool>(bn, "is_test") &&
+                                !GetAttr<bool>(bn, "trainable_statistics")) ||
+                               GetAttr<bool>(bn, "use_global_stats");
+    const std::string layout = GetAttr<std::string>(bn, "data_layout");
+    if (!running_stats || (layout != "NCHW" && layout != "AnyLayout")) {
+      return false;
+    }
+    BatchNormParams params;
+    params.epsilon = GetAttr<float>(bn, "epsilon");
+    // batch_norm itself may write Mean and Variance (MeanOut aliases them).
+    auto param = [&](const char* slot) {
+      return ConstantValue(*program, *weights, SoleInput(bn, slot), next);
+    };
+    params.scale = param("Scale");
+    params.bias = param("Bias");
+    params.mean = param("Mean");
+    params.variance = param("Variance");
+    for (const Tensor* t :
+         {params.scale, params.bias, params.mean, params.variance}) {
+      if (!per_channel(t)) return false;
+    }
+    const std::string y = SoleOutput(bn, "Y");
+    if (y.empty() || !OnlyYIsUsed(*program, next) ||
+        !CanMoveOutput(*program, y, i, next)) {
+      return false;
+    }
+
+    Tensor new_filter;
+    Tensor new_bias;
+    if (dtype == DataType::kFloat32) {
+      Fold<float>(*filter, conv_bias, params, &new_filter, &new_bias);
+    } else {
+      Fold<double>(*filter, conv_bias, params, &new_filter, &new_bias);
+    }
+    const std::string filter_out =
+        UniqueVarName(*program, *weights, filter_name + "@bn_folded");
+    AddConstant(program, weights, filter_out, std::move(new_filter));
+    const std::string bias_out =
+        UniqueVarName(*program, *weights, filter_name + "@bn_folded_bias");
+    AddConstant(program, weights, bias_out, std::move(new_bias));
+
+    *change = "folded " + OpLabel(block, next) + " into " + OpLabel(block, i);
+    if (add >= 0) *change += " (with the bias of " + OpLabel(block, add) + ")";
+    *change += ": Filter '" + filter_out + "', Bias '" + bias_out + "'";
+    OpDesc& fused = block.ops[i];
+    fused.SetInput("Filter", {filter_out});
+    fused.SetInput("Bias", {bias_out});
+    fused.SetOutput("Output", {y});
+    std::vector<int> removed = {next};
+    if (add >= 0) removed.push_back(add);
+    RemoveOps(&block, removed);
+    return true;
+  }
+};
+
+}  // namespace
+}  // namespace passes
+}  // namespace framework
+}  // namespace paddle_lite
+
+REGISTER_PASS(fold_batch_norm_into_conv,
+              paddle_lite::framework::passes::FoldBatchNormPass,
+              200);

@@ -1,0 +1,241 @@
+#include "framework/passes/pass_utils.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "framework/op_registry.h"
+#include "framework/pass.h"
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace passes {
+
+std::string SoleArg(const VarNameMap& slots, const std::string& slot) {
+  const auto* args = FindSlot(slots, slot);
+  return args && args->size() == 1 ? args->front() : std::string();
+}
+
+bool SlotEmpty(const VarNameMap& slots, const std::string& slot) {
+  const auto* args = FindSlot(slots, slot);
+  return args == nullptr || args->empty();
+}
+
+template <typename T>
+T GetAttr(const OpDesc& op, const std::string& name) {
+  auto it = op.attrs.find(name);
+  if (it != op.attrs.end()) return AttrCast<T>(it->second);
+  const OpInfo* info = OpInfoMap::Instance().Find(op.type);
+  const OpAttrProto* attr = info ? info->proto.FindAttr(name) : nullptr;
+  PADDLE_ENFORCE(attr != nullptr && attr->default_value.has_value(),
+                 errors::NotFound("Op '", op.type, "' has no attribute '",
+                                  name, "' and no default for it."));
+  return AttrCast<T>(*attr->default_value);
+}
+
+template int32_t GetAttr<int32_t>(const OpDesc&, const std::string&);
+template float GetAttr<float>(const OpDesc&, const std::string&);
+template bool GetAttr<bool>(const OpDesc&, const std::string&);
+template std::string GetAttr<std::string>(const OpDesc&, const std::string&);
+
+namespace {
+
+bool Names(const VarNameMap& slots, const std::string& name) {
+  for (auto& kv : slots) {
+    if (std::find(kv.second.begin(), kv.second.end(), name) !=
+        kv.second.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<int> WritersOf(const BlockDesc& block, const std::string& name) {
+  std::vector<int> out;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    if (Names(block.ops[i].outputs, name)) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+bool UsedInSubBlock(const ProgramDesc& program, const std::string& name) {
+  for (size_t b = 1; b < program.blocks.size(); ++b) {
+    for (auto& op : program.blocks[b].ops) {
+      if (Names(op.inputs, name) || Names(op.outputs, name)) return true;
+    }
+  }
+  return false;
+}
+
+bool TouchedBetween(const BlockDesc& block,
+                    const std::string& name,
+                    int after,
+                    int before) {
+  for (int i = after + 1; i < before; ++i) {
+    const OpDesc& op = block.ops[i];
+    if (Names(op.inputs, name) || Names(op.outputs, name)) return true;
+  }
+  return false;
+}
+
+bool IsIntermediate(const ProgramDesc& program, const std::string& name) {
+  const BlockDesc& block = program.blocks[0];
+  const VarDesc* var = block.FindVar(name);
+  if (var != nullptr && !var->is_tensor()) return false;
+  return !IsPinned(block, name) && WritersOf(block, name).size() == 1 &&
+         !UsedInSubBlock(program, name);
+}
+
+int SoleConsumer(const BlockDesc& block, const std::string& name) {
+  int found = -1;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    int reads = 0;
+    for (auto& kv : block.ops[i].inputs) {
+      reads += static_cast<int>(
+          std::count(kv.second.begin(), kv.second.end(), name));
+    }
+    if (reads == 0) continue;
+    if (reads > 1 || found >= 0) return -1;
+    found = static_cast<int>(i);
+  }
+  return found;
+}
+
+bool CanMoveOutput(const ProgramDesc& program,
+                   const std::string& name,
+                   int producer,
+                   int consumer) {
+  const BlockDesc& block = program.blocks[0];
+  const VarDesc* var = block.FindVar(name);
+  if (var != nullptr && (var->persistable || !var->is_tensor())) return false;
+  return WritersOf(block, name) == std::vector<int>{consumer} &&
+         !TouchedBetween(block, name, producer, consumer);
+}
+
+const Tensor* ConstantValue(const ProgramDesc& program,
+                            const Scope& weights,
+                            const std::string& name,
+                            int allowed_writer) {
+  const BlockDesc& block = program.blocks[0];
+  const VarDesc* var = block.FindVar(name);
+  if (var == nullptr || !var->persistable || !var->is_tensor()) return nullptr;
+  for (int writer : WritersOf(block, name)) {
+    if (writer != allowed_writer) return nullptr;
+  }
+  for (size_t b = 1; b < program.blocks.size(); ++b) {
+    for (auto& op : program.blocks[b].ops) {
+      if (Names(op.outputs, name)) return nullptr;
+    }
+  }
+  const Variable* v = weights.FindVar(name);
+  if (v == nullptr || !v->IsType<Tensor>()) return nullptr;
+  const Tensor& t = v->Get<Tensor>();
+  if (!t.IsInitialized() || !t.place().is_cpu()) return nullptr;
+  return &t;
+}
+
+const Tensor* ChannelBiasOfAdd(const ProgramDesc& program,
+                               const Scope& weights,
+                               int add,
+                               const std::string& conv_out,
+                               int64_t channels,
+                               DataType dtype) {
+  const OpDesc& op = program.blocks[0].ops[add];
+  if (op.type != "elementwise_add" || SoleInput(op, "X") != conv_out) {
+    return nullptr;
+  }
+  const std::string y = SoleInput(op, "Y");
+  const Tensor* bias = ConstantValue(program, weights, y);
+  if (bias == nullptr || bias->dtype() != dtype || bias->rank() > 4 ||
+      bias->numel() != channels) {
+    return nullptr;
+  }
+  // Where Y's dims land among the output's 4 dims (ops.md 6.1).
+  const int rank = bias->rank();
+  int axis = GetAttr<int32_t>(op, "axis");
+  if (rank == 4 && axis != -1 && axis != 0) return nullptr;
+  axis = axis < 0 ? axis + (4 - rank) + 1 : axis;
+  if (axis < 0 || axis + rank > 4) return nullptr;
+  DDim aligned(4, 1);
+  for (int d = 0; d < rank; ++d) aligned[axis + d] = bias->dims()[d];
+  return aligned == DDim{1, channels, 1, 1} ? bias : nullptr;
+}
+
+bool FusedActivationAttrs(const OpDesc& op, AttributeMap* attrs) {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  if (op.type == "relu6") {
+    beta = GetAttr<float>(op, "threshold");
+  } else if (op.type == "leaky_relu") {
+    alpha = GetAttr<float>(op, "alpha");
+  } else if (op.type == "swish") {
+    alpha = GetAttr<float>(op, "beta");
+  } else if (op.type == "hard_sigmoid") {
+    alpha = GetAttr<float>(op, "slope");
+    beta = GetAttr<float>(op, "offset");
+  } else if (op.type == "hard_swish") {
+    if (GetAttr<float>(op, "threshold") != 6.0f ||
+        GetAttr<float>(op, "scale") != 6.0f ||
+        GetAttr<float>(op, "offset") != 3.0f) {
+      return false;
+    }
+  } else if (op.type != "relu" && op.type != "sigmoid") {
+    return false;
+  }
+  (*attrs)["fuse_activation"] = op.type;
+  (*attrs)["fuse_alpha"] = alpha;
+  (*attrs)["fuse_beta"] = beta;
+  return true;
+}
+
+std::string UniqueVarName(const ProgramDesc& program,
+                          const Scope& weights,
+                          const std::string& base) {
+  auto taken = [&](const std::string& name) {
+    if (weights.FindVar(name) != nullptr) return true;
+    for (auto& block : program.blocks) {
+      if (block.FindVar(name) != nullptr) return true;
+    }
+    return false;
+  };
+  std::string name = base;
+  for (int i = 1; taken(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+void AddConstant(ProgramDesc* program,
+                 Scope* weights,
+                 const std::string& name,
+                 Tensor value) {
+  VarDesc var;
+  var.name = name;
+  var.dtype = value.dtype();
+  var.dims = value.dims();
+  var.persistable = true;
+  program->blocks[0].vars.push_back(std::move(var));
+  *weights->Var(name)->GetMutable<Tensor>() = std::move(value);
+}
+
+void RenameOutputOf(OpDesc* op,
+                    const std::string& from,
+                    const std::string& to) {
+  for (auto& kv : op->outputs) {
+    std::replace(kv.second.begin(), kv.second.end(), from, to);
+  }
+}
+
+std::string NumberText(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+std::string OpLabel(const BlockDesc& block, int index) {
+  return block.ops[index].type + " #" + std::to_string(index);
+}
+
+}  // namespace passes
+}  // namespace framework
+}  // namespace paddle_lite

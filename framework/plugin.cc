@@ -1,0 +1,156 @@
+#include "framework/plugin.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+#include "framework/kernel_registry.h"
+#include "framework/op_registry.h"
+
+namespace paddle_lite {
+namespace framework {
+
+namespace {
+
+std::mutex& PluginMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+
+std::vector<std::string>& Loaded() {
+  static auto* loaded = new std::vector<std::string>;
+  return *loaded;
+}
+
+// Registers what the plugin's static initializers queued; on any error,
+// takes back what it registered and rethrows.
+void CommitPending(const std::string& path) {
+  auto& pending = Pending();
+  std::vector<std::string> added_ops;
+  try {
+    for (auto& kv : pending.ops) {
+      OpInfoMap::Instance().Insert(kv.first, kv.second);
+      added_ops.push_back(kv.first);
+    }
+    for (auto& add : pending.kernels) add();
+  } catch (...) {
+    for (auto& type : added_ops) OpInfoMap::Instance().Erase(type);
+    KernelRegistry::Instance().EraseRegistrant(path);
+    pending.ops.clear();
+    pending.kernels.clear();
+    throw;
+  }
+  pending.ops.clear();
+  pending.kernels.clear();
+}
+
+}  // namespace
+
+int RuntimeAbiVersion() { return PDLITE_ABI_VERSION; }
+
+void LoadPlugin(const std::string& path) {
+  std::lock_guard<std::mutex> lock(PluginMutex());
+  auto& loaded = Loaded();
+  if (std::find(loaded.begin(), loaded.end(), path) != loaded.end()) return;
+
+  // The plugin's registration macros run inside dlopen; hold them until
+  // its ABI version is known to match.
+  auto& pending = Pending();
+  pending.deferring = true;
+  SetCurrentRegistrant(path);
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  pending.deferring = false;
+  SetCurrentRegistrant("core");
+  auto discard = [&pending, handle] {
+    pending.ops.clear();
+    pending.kernels.clear();
+    if (handle) dlclose(handle);
+  };
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    discard();
+    PADDLE_THROW(errors::NotFound("Cannot load plugin '", path, "': ",
+                                  why ? why : "unknown error", "."));
+  }
+  using VersionFn = int (*)();
+  using NameFn = const char* (*)();
+  using InitFn = void (*)();
+  auto version = reinterpret_cast<VersionFn>(
+      dlsym(handle, "pdlite_plugin_abi_version"));
+  auto name = reinterpret_cast<NameFn>(dlsym(handle, "pdlite_plugin_name"));
+  auto init = reinterpret_cast<InitFn>(dlsym(handle, "pdlite_plugin_init"));
+  if (version == nullptr || name == nullptr) {
+    discard();
+    PADDLE_THROW(errors::PreconditionNotMet(
+        "'", path,
+        "' is not a paddle_lite plugin: it does not define "
+        "PDLITE_PLUGIN(name) (framework/plugin.h)."));
+  }
+  int plugin_abi = version();
+  if (plugin_abi != PDLITE_ABI_VERSION) {
+    std::string plugin_name = name();
+    discard();
+    PADDLE_THROW(errors::PreconditionNotMet(
+        "Plugin '", plugin_name, "' (", path, ") was built for ABI version ",
+        plugin_abi, " but this runtime has ABI version ", PDLITE_ABI_VERSION,
+        "; rebuild it against the installed paddle_lite headers."));
+  }
+  try {
+    CommitPending(path);
+    if (init) {
+      SetCurrentRegistrant(path);
+      init();
+      SetCurrentRegistrant("core");
+    }
+  } catch (const Exception& e) {
+    SetCurrentRegistrant("core");
+    // Kernels it did register point into its code: take them back before
+    // the library goes.
+    KernelRegistry::Instance().EraseRegistrant(path);
+    for (auto& type : OpInfoMap::Instance().Types()) {
+      if (OpInfoMap::Instance().Find(type)->registrant == path) {
+        OpInfoMap::Instance().Erase(type);
+      }
+    }
+    dlclose(handle);
+    platform::RethrowWithContext(e, "Plugin '" + path + "' refused: ");
+  }
+  loaded.push_back(path);
+}
+
+void LoadPluginsFromEnvironment() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* env = std::getenv("PDLITE_PLUGIN_PATH");
+    if (env == nullptr || *env == '\0') return;
+    std::stringstream dirs(env);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (dir.empty()) continue;
+      DIR* d = opendir(dir.c_str());
+      if (d == nullptr) continue;
+      std::vector<std::string> files;
+      while (dirent* e = readdir(d)) {
+        std::string f = e->d_name;
+        if (f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0) {
+          files.push_back(dir + "/" + f);
+        }
+      }
+      closedir(d);
+      std::sort(files.begin(), files.end());
+      for (auto& f : files) LoadPlugin(f);
+    }
+  });
+}
+
+std::vector<std::string> LoadedPlugins() {
+  std::lock_guard<std::mutex> lock(PluginMutex());
+  return Loaded();
+}
+
+}  // namespace framework
+}  // namespace paddle_lite
