@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <chrono>
 #include <list>
 #include <map>
 #include <set>
@@ -290,9 +291,12 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     Plan& plan = *state.plans.front();
     for (auto& p : plan.tensors) {
       Tensor* t = p.var->GetMutable<Tensor>();
-      t->ResetHolder(p.region, p.offset, p.dtype, p.region->place());
-      t->Resize(p.dims);
-      t->set_lod(p.lod);
+      // Usually still in place from the last run of these shapes.
+      if (t->holder() != p.region || t->offset() != p.offset) {
+        t->ResetHolder(p.region, p.offset, p.dtype, p.region->place());
+      }
+      if (t->dims() != p.dims) t->Resize(p.dims);
+      if (t->lod() != p.lod) t->set_lod(p.lod);
     }
     for (size_t i = 0; i < ops.size(); ++i) {
       stats_.ops_inferred += plan.infer_shape[i];
@@ -343,8 +347,8 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   plan->infer_shape.assign(ops.size(), 0);
   for (int i = 0; i < end; ++i) {
     const OperatorBase& op = *ops[i].op;
-    bool infer = !op.IsKernelOp() || records[i].read_values ||
-                 records[i].kernel_set_dims;
+    bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
+                 records[i].read_values || records[i].kernel_set_dims;
     for (auto& kv : op.Inputs()) {
       for (auto& name : kv.second) infer = infer || dynamic.count(name);
     }
@@ -516,6 +520,24 @@ bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
 void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
                      Scope* scope, int block_idx, bool infer_shape,
                      OpRecord* record) {
+  if (options_.profile && block_idx == 0) {
+    auto start = std::chrono::steady_clock::now();
+    RunOpUntimed(prepared, ctx, scope, block_idx, infer_shape, record);
+    std::chrono::duration<double, std::milli> ms =
+        std::chrono::steady_clock::now() - start;
+    stats_.op_timings.push_back(OpTiming{
+        prepared.index, prepared.type,
+        prepared.choice.kernel ? prepared.choice.chosen.ToString() : "",
+        ms.count()});
+    return;
+  }
+  RunOpUntimed(prepared, ctx, scope, block_idx, infer_shape, record);
+}
+
+void Executor::RunOpUntimed(const PreparedOp& prepared,
+                            const RuntimeContext& ctx, Scope* scope,
+                            int block_idx, bool infer_shape,
+                            OpRecord* record) {
   const OperatorBase& op = *prepared.op;
   try {
     if (!op.IsKernelOp()) {
@@ -524,9 +546,15 @@ void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
       return;
     }
     const KernelChoice& choice = prepared.choice;
-    platform::Place place = choice.chosen.place;
-    if (platform::SameKind(place, preference_.place)) place = preference_.place;
-    platform::DeviceContext* dev_ctx = contexts_->Get(place);
+    if (prepared.device_context == nullptr) {
+      platform::Place place = choice.chosen.place;
+      if (platform::SameKind(place, preference_.place)) {
+        place = preference_.place;
+      }
+      prepared.device_context = contexts_->Get(place);
+    }
+    platform::DeviceContext* dev_ctx = prepared.device_context;
+    const platform::Place place = dev_ctx->GetPlace();
     auto& kop = static_cast<const OperatorWithKernel&>(op);
     std::vector<std::unique_ptr<Variable>> temps;
     RuntimeContext moved;

@@ -29,6 +29,8 @@ struct PreparedOp {
   std::string problem;
   /// Weights this op reads, copied once to its kernel's place.
   mutable std::map<const Variable*, std::unique_ptr<Variable>> weight_copies;
+  /// The device context its kernel runs with (looked up on first run).
+  mutable platform::DeviceContext* device_context = nullptr;
   /// Set for kernel ops; choice.kernel is null when none fits.
   KernelChoice choice;
 };
@@ -48,6 +50,15 @@ struct ExecutorOptions {
   /// Plans kept (least recently used dropped first), bounding memory when
   /// input shapes vary.
   size_t max_plans = 8;
+  /// Time every op of the main block (RunStats::op_timings).
+  bool profile = false;
+};
+
+struct OpTiming {
+  int op_index;
+  std::string op_type;
+  std::string kernel;  // chosen key, "" for ops without a kernel
+  double ms;
 };
 
 /// One copy of an op's input to the place of its kernel.
@@ -64,6 +75,7 @@ struct TransferRecord {
 /// What the last Run() of the main block did (for benchmarks and tests).
 struct RunStats {
   std::vector<TransferRecord> transfers;
+  std::vector<OpTiming> op_timings;  // with ExecutorOptions::profile
   bool replayed = false;       // a cached plan was used
   size_t arena_bytes = 0;      // bytes of the plan's arena (0: no plan)
   size_t unplanned_bytes = 0;  // what the planned buffers take separately
@@ -115,6 +127,9 @@ class Executor {
   void RunOp(const PreparedOp& op, const RuntimeContext& ctx, Scope* scope,
              int block_idx, bool infer_shape = true,
              OpRecord* record = nullptr);
+  void RunOpUntimed(const PreparedOp& op, const RuntimeContext& ctx,
+                    Scope* scope, int block_idx, bool infer_shape,
+                    OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
   std::unique_ptr<Plan> BuildPlan(BlockState& state, Scope* scope,
                                   const std::vector<OpRecord>& records);

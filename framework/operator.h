@@ -79,6 +79,10 @@ class OperatorBase {
   virtual bool IsKernelOp() const { return false; }
   /// Ops without kernels (control flow) override this.
   virtual void RunWithoutKernel(const RunEnv& env) const;
+  /// True if running the op again on inputs of the same shapes gives
+  /// outputs of the same shapes (kernel ops report what their shape
+  /// inference did instead). Plan replay relies on it; loops say false.
+  virtual bool OutputShapesFollowInputShapes() const { return false; }
 
   /// "conv2d" plus the first output, for messages.
   std::string DebugLabel() const;

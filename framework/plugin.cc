@@ -48,11 +48,23 @@ void CommitPending(const std::string& path) {
   pending.kernels.clear();
 }
 
+// The key a plugin is known by: "./x.so", "dir/../x.so" and a symlink name
+// the same file, which must load once. Left as given when it does not
+// exist (dlopen then reports it).
+std::string CanonicalPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return path;
+  std::string canonical = resolved;
+  free(resolved);
+  return canonical;
+}
+
 }  // namespace
 
 int RuntimeAbiVersion() { return PDLITE_ABI_VERSION; }
 
-void LoadPlugin(const std::string& path) {
+void LoadPlugin(const std::string& given_path) {
+  const std::string path = CanonicalPath(given_path);
   std::lock_guard<std::mutex> lock(PluginMutex());
   auto& loaded = Loaded();
   if (std::find(loaded.begin(), loaded.end(), path) != loaded.end()) return;

@@ -9,6 +9,9 @@ namespace operators {
 class FeedOp : public framework::OperatorBase {
  public:
   using OperatorBase::OperatorBase;
+  // A feed's output shape is the input shape the plan is keyed by; a
+  // fetch's output is the list itself.
+  bool OutputShapesFollowInputShapes() const override { return true; }
 
   void RunWithoutKernel(const framework::RunEnv& env) const override {
     int col = Attr<int>("col");

@@ -89,6 +89,9 @@ class Config {
   /// shapes seen before reuse one planned arena and skip shape inference.
   void EnableMemoryOptim(bool enable = true) { memory_optim_ = enable; }
   bool memory_optim_enabled() const { return memory_optim_; }
+  /// Times every op of every Run() (RunStats::op_times); off by default.
+  void EnableProfiling(bool enable = true) { profiling_ = enable; }
+  bool profiling_enabled() const { return profiling_; }
 
   const std::string& model_path() const { return model_path_; }
   const std::string& params_file() const { return params_file_; }
@@ -114,6 +117,7 @@ class Config {
   std::vector<std::string> libraries_{"MKLDNN"};
   bool memory_optim_ = true;
   bool ir_optim_ = true;
+  bool profiling_ = false;
 };
 
 /// Where one op of the main block runs.
@@ -137,12 +141,22 @@ struct CopyRecord {
 };
 
 /// What the last Run() did, for benchmarks and memory checks.
+/// Time one op took in a profiled Run().
+struct OpTime {
+  int op_index;
+  std::string op_type;
+  std::string kernel;  // "{float32, cpu, AnyLayout, MKLDNN}"
+  double ms;
+};
+
 struct RunStats {
   std::vector<CopyRecord> copies;
+  std::vector<OpTime> op_times;  // with Config::EnableProfiling
   bool replayed = false;       // input shapes matched a cached plan
   size_t arena_bytes = 0;      // intermediate buffers, planned by liveness
   size_t unplanned_bytes = 0;  // what they would take without planning
   size_t plans_cached = 0;     // input-shape signatures remembered
+  int ops_inferred = 0;        // ops whose output shapes were re-inferred
 };
 
 class Predictor;

@@ -91,8 +91,12 @@ struct Predictor::Impl {
     for (auto& lib : config.kernel_libraries()) {
       preference.libraries.push_back(fw::LibraryType::FromName(lib));
     }
+    // A device nobody provides (no plugin loaded, a misspelt name) is an
+    // error naming it, not a silent run on the CPU.
+    contexts->Get(preference.place);
     fw::ExecutorOptions options;
     options.plan_replay = config.memory_optim_enabled();
+    options.profile = config.profiling_enabled();
     executor = std::make_unique<fw::Executor>(*program, preference,
                                               contexts.get(), options);
     executor->Prepare(0);
@@ -195,6 +199,10 @@ RunStats Predictor::last_run_stats() const {
   out.arena_bytes = s.arena_bytes;
   out.unplanned_bytes = s.unplanned_bytes;
   out.plans_cached = s.plans_cached;
+  out.ops_inferred = s.ops_inferred;
+  for (auto& t : s.op_timings) {
+    out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
+  }
   for (auto& t : s.transfers) {
     out.copies.push_back(
         CopyRecord{t.op_index, t.op_type, t.var, t.from, t.to, t.bytes, t.cached});

@@ -9,9 +9,12 @@
 namespace paddle_lite {
 namespace platform {
 
+// Idle workers sleep rather than spin: spinning steals the cores other
+// predictors (or processes) could use, and buys latency only on an idle box.
 struct CPUDeviceContext::Impl {
   explicit Impl(int threads)
-      : pool(std::max(threads - 1, 1)), device(&pool, threads) {}
+      : pool(std::max(threads - 1, 1), /*allow_spinning=*/false),
+        device(&pool, threads) {}
   Eigen::ThreadPool pool;
   Eigen::ThreadPoolDevice device;
 };

@@ -10,6 +10,7 @@
 // with an output that is fetched, persistable, written by another op or
 // named in a sub-block; ops whose run fails here (the error then surfaces
 // where it belongs, when the program runs).
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -41,12 +42,27 @@ class ConstantFoldingPass : public Pass {
   std::vector<std::string> Apply(ProgramDesc* program,
                                  Scope* weights) const override {
     std::vector<std::string> changes;
+    std::set<std::string> folded;
     BlockDesc& block = program->blocks[0];
     for (int i = 0; i < static_cast<int>(block.ops.size()); ++i) {
       std::string change;
-      if (TryFold(program, weights, i, &change)) {
-        changes.push_back(change);
-        --i;
+      const OpDesc op = block.ops[i];
+      if (!TryFold(program, weights, i, &folded, &change)) continue;
+      changes.push_back(change);
+      --i;
+      // A value folded earlier that only this op read is not needed any
+      // more (a chain of folds keeps only its end).
+      for (auto& kv : op.inputs) {
+        for (auto& name : kv.second) {
+          if (folded.count(name) && ConsumersOf(block, name).empty() &&
+              !UsedInSubBlock(*program, name)) {
+            folded.erase(name);
+            block.vars.erase(
+                std::find_if(block.vars.begin(), block.vars.end(),
+                             [&](const VarDesc& v) { return v.name == name; }));
+            weights->FindVar(name)->Clear();
+          }
+        }
       }
     }
     return changes;
@@ -56,6 +72,7 @@ class ConstantFoldingPass : public Pass {
   static bool TryFold(ProgramDesc* program,
                       Scope* weights,
                       int i,
+                      std::set<std::string>* folded,
                       std::string* change) {
     BlockDesc& block = program->blocks[0];
     const OpDesc& op = block.ops[i];
@@ -134,6 +151,7 @@ class ConstantFoldingPass : public Pass {
       var->dtype = t.dtype();
       var->dims = t.dims();
       *weights->Var(kv.first)->GetMutable<Tensor>() = kv.second;
+      folded->insert(kv.first);
     }
     *change = text.str();
     RemoveOps(&block, {i});

@@ -15,3 +15,11 @@ DECLARE_double(rtol);
 DECLARE_string(op);
 DECLARE_int32(repeat);
 DECLARE_string(inputs);
+DECLARE_bool(report);   // tools/pdlite/plugins.cc
+DECLARE_bool(missing);  // tools/pdlite/plugins.cc
+DECLARE_int32(warmup);
+DECLARE_int32(iters);
+DECLARE_bool(json);
+DECLARE_bool(profile);
+DECLARE_bool(passes);
+DECLARE_bool(ir_optim);

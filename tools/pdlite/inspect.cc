@@ -6,6 +6,7 @@
 
 #include "framework/executor.h"
 #include "framework/model_io.h"
+#include "framework/pass.h"
 #include "framework/program_io.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -14,6 +15,11 @@ namespace pdlite {
 
 namespace fw = paddle_lite::framework;
 namespace platform = paddle_lite::platform;
+
+// The copies between places a run would make (tools/pdlite/plugins.cc).
+void PrintCopyPlan(const fw::ProgramDesc& program,
+                   const fw::PreparedBlock& block,
+                   const platform::Place& preferred);
 
 namespace {
 
@@ -44,6 +50,20 @@ int InspectCommand() {
     std::cout << "version    " << fw::VersionString(program.version) << "\n";
     std::cout << "op_version_map entries " << program.op_version_map.size()
               << "; blocks " << program.blocks.size() << "\n";
+    if (FLAGS_passes) {
+      // The passes read and add weights (batch-norm and constant folding);
+      // what follows describes the optimized program.
+      fw::Model model = fw::LoadModel(FLAGS_model, FLAGS_params);
+      program = *model.program;
+      std::cout << "passes (ops before -> after)\n";
+      for (auto& report : fw::ApplyPasses(&program, model.weights.get())) {
+        std::cout << "  " << report.pass << ": " << report.ops_before
+                  << " -> " << report.ops_after << "\n";
+        for (auto& change : report.changes) {
+          std::cout << "    " << change << "\n";
+        }
+      }
+    }
     auto params = program.ParameterNames();
     int64_t param_bytes = 0;
     for (auto& name : params) {
@@ -64,7 +84,7 @@ int InspectCommand() {
     }
 
     fw::KernelPreference preference;
-    preference.place = platform::ParsePlace(FLAGS_device);
+    preference.place = platform::ParsePlace(DeviceFromFlags());
     std::stringstream libs(FLAGS_libraries);
     std::string lib;
     while (std::getline(libs, lib, ',')) {
@@ -113,6 +133,10 @@ int InspectCommand() {
                             ")");
         }
       }
+    }
+    if (!preference.place.is_cpu()) {
+      PrintCopyPlan(program, executor.PrepareForInspection(0),
+                    preference.place);
     }
     if (missing.empty()) {
       std::cout << "every op has a kernel on " << preference.place << "\n";

@@ -3,9 +3,10 @@
 #include <glog/logging.h>
 
 #include <iostream>
-#include <set>
+#include <algorithm>
 
 #include "tools/pdlite/commands.h"
+#include "tools/pdlite/flags.h"
 
 DEFINE_string(model, "", "model folder or program file");
 DEFINE_string(params, "", "combined parameter file (optional)");
@@ -23,7 +24,17 @@ DEFINE_double(rtol, 1e-3, "relative tolerance for --expected");
 DEFINE_string(inputs, "",
               "`run`: folder of input_<name>.npy (+ .lod.txt) files");
 DEFINE_string(op, "", "`kernels`: only this op type");
+DEFINE_int32(warmup, 5, "`bench`: untimed runs first (the first is timed "
+                         "as first_run_ms)");
+DEFINE_int32(iters, 20, "`bench`: timed runs");
+DEFINE_bool(json, false, "`bench`: print one JSON object");
+DEFINE_bool(profile, false, "`bench`: time every op, by type and kernel");
 DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
+DEFINE_bool(passes, false,
+            "`inspect`: apply the graph passes and show what each changed");
+DEFINE_bool(ir_optim, true,
+            "`run`, `bench`: apply the graph passes (--ir_optim=false "
+            "runs the program as saved)");
 
 namespace pdlite {
 
@@ -35,8 +46,16 @@ int Usage(const std::string& problem) {
              [--inputs DIR] [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
              [--device cpu] [--libraries MKLDNN,...]
              [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
+             [--ir_optim=false]
   pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
+                 [--passes]
+  pdlite bench --model PATH --input NAME=FILE.npy ... [--threads N]
+               [--warmup 5] [--iters 20] [--json] [--profile]
   pdlite kernels [--op OP]
+  pdlite kernels --missing --model PATH [--device D] [--libraries L]
+every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
+         the folders of PDLITE_PLUGIN_PATH); the device defaults to
+         PDLITE_DEVICE when --device is not given
 
 run      runs the model on .npy inputs, prints each output's name, shape,
          dtype and statistics, and writes DIR/<output>.npy ('/' in names
@@ -44,9 +63,18 @@ run      runs the model on .npy inputs, prints each output's name, shape,
          --expected it compares with DIR/expected_<output>.npy and exits 3
          on a mismatch. --inputs DIR takes input_<name>.npy (and
          input_<name>.lod.txt) from DIR for every input not given.
+         --report prints where each op ran (place, library) and every
+         copy of the last run between places, with its bytes.
 inspect  prints the program's version, inputs, outputs, op counts and the
-         kernel chosen for every op, and lists every op without a kernel.
-kernels  lists registered kernels: op, key, source file, registrant.
+         kernel chosen for every op, and lists every op without a kernel;
+         on a device, also the copies between places with declared bytes.
+bench    times load, the first run and --iters runs (min, median, p90,
+         max, mean), peak RSS; --json prints one JSON object (what
+         ../shared/peers/ort/vs.js reads); --profile adds per-op time by
+         op type and by chosen kernel.
+kernels  lists registered kernels: op, key, source file, registrant (core
+         or the plugin's path); --missing lists the ops of a model that
+         have no kernel on --device and fall back to the CPU.
 )";
   return 2;
 }
@@ -73,22 +101,20 @@ int main(int argc, char** argv) {
     pdlite::Usage("");
     return 0;
   }
-  // --input and --lod may repeat, which gflags cannot express: take them
-  // out before gflags sees the rest, and reject unknown flags with exit 2.
+  // --input, --lod and --plugin may repeat, which gflags cannot express:
+  // take them out before gflags sees the rest, and reject unknown flags
+  // with exit 2.
   pdlite::RepeatedFlags repeated;
   std::vector<char*> rest = {argv[0]};
   std::vector<std::string> owned;
   owned.reserve(argc);
-  const std::set<std::string> known = {
-      "model",    "params", "output_dir", "output-dir", "threads",
-      "device",   "libraries", "expected", "atol",     "rtol",
-      "op",       "repeat", "v",        "inputs"};
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
-    for (const char* name : {"--input", "--lod"}) {
+    for (const char* name : {"--input", "--lod", "--plugin"}) {
       std::string flag = name;
-      auto* target =
-          flag == "--input" ? &repeated.inputs : &repeated.lods;
+      auto* target = flag == "--input" ? &repeated.inputs
+                     : flag == "--lod" ? &repeated.lods
+                                       : &repeated.plugins;
       if (arg == flag) {
         if (i + 1 >= argc) return pdlite::Usage(flag + " needs a value");
         target->push_back(argv[++i]);
@@ -110,29 +136,39 @@ int main(int argc, char** argv) {
       return pdlite::Usage("unexpected argument '" + arg + "'");
     }
     std::string name = arg.substr(2, arg.find('=') - 2);
-    if (!known.count(name)) {
+    std::replace(name.begin(), name.end(), '-', '_');  // --output-dir too
+    gflags::CommandLineFlagInfo info;
+    // Only this tool's flags (and glog's -v): not the rest of glog's.
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||
+        (info.filename.find("pdlite") == std::string::npos && name != "v")) {
       return pdlite::Usage("unknown flag '--" + name + "'");
     }
     std::string value;
     if (arg.find('=') != std::string::npos) {
       value = arg.substr(arg.find('=') + 1);
+    } else if (info.type == "bool") {
+      value = "true";
     } else {
       if (i + 1 >= argc) return pdlite::Usage("--" + name + " needs a value");
       value = argv[++i];
     }
-    if (name == "output-dir") name = "output_dir";  // both spellings work
     owned.push_back("--" + name + "=" + value);
   }
   for (auto& s : owned) rest.push_back(const_cast<char*>(s.c_str()));
   int rest_argc = static_cast<int>(rest.size());
   char** rest_argv = rest.data();
   gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, false);
+  if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
 
   if (command == "run") return pdlite::RunCommand(repeated);
+  if (command == "bench") return pdlite::BenchCommand(repeated);
   if (!repeated.inputs.empty() || !repeated.lods.empty()) {
     return pdlite::Usage("--input and --lod belong to `run`");
   }
   if (command == "inspect") return pdlite::InspectCommand();
+  if (command == "kernels" && FLAGS_missing) {
+    return pdlite::MissingKernelsCommand();
+  }
   if (command == "kernels") return pdlite::KernelsCommand();
   return pdlite::Usage("unknown command '" + command + "'");
 }

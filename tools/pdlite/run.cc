@@ -261,18 +261,14 @@ void AddInputsFromFolder(const std::string& dir,
   }
 }
 
-int RunCommand(const RepeatedFlags& repeated) {
-  if (FLAGS_model.empty()) return Usage("run needs --model");
-  if (FLAGS_repeat < 1) return Usage("--repeat must be >= 1");
-  std::map<std::string, std::string> input_files;
+int ParseInputSpecs(const RepeatedFlags& repeated, InputSpecs* specs) {
   for (auto& spec : repeated.inputs) {
     std::string name, file;
     if (!SplitAssignment(spec, &name, &file)) {
       return Usage("--input expects NAME=FILE.npy, got '" + spec + "'");
     }
-    input_files[name] = file;
+    specs->files[name] = file;
   }
-  std::map<std::string, paddle_lite::LoD> lods;
   for (auto& spec : repeated.lods) {
     std::string name, text;
     paddle_lite::LoD lod;
@@ -280,52 +276,71 @@ int RunCommand(const RepeatedFlags& repeated) {
       return Usage("--lod expects NAME=0,3,5 (levels separated by ';'), got '" +
                    spec + "'");
     }
-    lods[name] = lod;
+    specs->lods[name] = lod;
   }
+  return 0;
+}
+
+paddle_lite::Config ConfigFromFlags() {
+  paddle_lite::Config config;
+  config.SetModel(FLAGS_model, FLAGS_params);
+  config.SetCpuThreads(FLAGS_threads);
+  config.SetDevice(DeviceFromFlags());
+  std::vector<std::string> libs;
+  std::stringstream ss(FLAGS_libraries);
+  std::string lib;
+  while (std::getline(ss, lib, ',')) {
+    if (!lib.empty() && lib != "PLAIN") libs.push_back(lib);
+  }
+  config.SetKernelLibraries(libs);
+  config.SwitchIrOptim(FLAGS_ir_optim);
+  return config;
+}
+
+int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs) {
+  auto names = predictor->GetInputNames();
+  if (!FLAGS_inputs.empty()) {
+    AddInputsFromFolder(FLAGS_inputs, names, &specs->files, &specs->lods);
+  }
+  for (auto& kv : specs->files) {
+    if (std::find(names.begin(), names.end(), kv.first) == names.end()) {
+      std::string known;
+      for (auto& n : names) known += " " + n;
+      std::cerr << "pdlite: the model has no input '" << kv.first
+                << "'; its inputs are:" << known << "\n";
+      return 2;
+    }
+  }
+  for (auto& name : names) {
+    auto it = specs->files.find(name);
+    if (it == specs->files.end()) {
+      return Usage("missing --input " + name + "=FILE.npy" +
+                   (FLAGS_inputs.empty()
+                        ? ""
+                        : " (no input_" + FileSafeName(name) + ".npy in " +
+                              FLAGS_inputs + ")"));
+    }
+    auto handle = predictor->GetInputHandle(name);
+    FeedInput(handle.get(), fw::ReadNpy(it->second));
+    if (specs->lods.count(name)) handle->SetLoD(specs->lods[name]);
+  }
+  for (auto& kv : specs->lods) {
+    if (!specs->files.count(kv.first)) {
+      return Usage("--lod names '" + kv.first + "', which is not an input");
+    }
+  }
+  return 0;
+}
+
+int RunCommand(const RepeatedFlags& repeated) {
+  if (FLAGS_model.empty()) return Usage("run needs --model");
+  if (FLAGS_repeat < 1) return Usage("--repeat must be >= 1");
+  InputSpecs specs;
+  if (int code = ParseInputSpecs(repeated, &specs)) return code;
   try {
-    paddle_lite::Config config;
-    config.SetModel(FLAGS_model, FLAGS_params);
-    config.SetCpuThreads(FLAGS_threads);
-    config.SetDevice(FLAGS_device);
-    std::vector<std::string> libs;
-    std::stringstream ss(FLAGS_libraries);
-    std::string lib;
-    while (std::getline(ss, lib, ',')) {
-      if (!lib.empty() && lib != "PLAIN") libs.push_back(lib);
-    }
-    config.SetKernelLibraries(libs);
+    paddle_lite::Config config = ConfigFromFlags();
     auto predictor = paddle_lite::CreatePredictor(config);
-    auto names = predictor->GetInputNames();
-    if (!FLAGS_inputs.empty()) {
-      AddInputsFromFolder(FLAGS_inputs, names, &input_files, &lods);
-    }
-    for (auto& kv : input_files) {
-      if (std::find(names.begin(), names.end(), kv.first) == names.end()) {
-        std::string known;
-        for (auto& n : names) known += " " + n;
-        std::cerr << "pdlite: the model has no input '" << kv.first
-                  << "'; its inputs are:" << known << "\n";
-        return 2;
-      }
-    }
-    for (auto& name : names) {
-      auto it = input_files.find(name);
-      if (it == input_files.end()) {
-        return Usage("missing --input " + name + "=FILE.npy" +
-                     (FLAGS_inputs.empty()
-                          ? ""
-                          : " (no input_" + FileSafeName(name) +
-                                ".npy in " + FLAGS_inputs + ")"));
-      }
-      auto handle = predictor->GetInputHandle(name);
-      FeedInput(handle.get(), fw::ReadNpy(it->second));
-      if (lods.count(name)) handle->SetLoD(lods[name]);
-    }
-    for (auto& kv : lods) {
-      if (!input_files.count(kv.first)) {
-        return Usage("--lod names '" + kv.first + "', which is not an input");
-      }
-    }
+    if (int code = FeedInputs(predictor.get(), &specs)) return code;
     auto detections = DetectionOutputs(FLAGS_model, FLAGS_params);
     int64_t mismatches = 0;
     for (int round = 0; round < FLAGS_repeat; ++round) {
@@ -359,6 +374,7 @@ int RunCommand(const RepeatedFlags& repeated) {
         }
       }
     }
+    if (FLAGS_report) PrintRunReport(*predictor);
     if (mismatches > 0) {
       std::cout << "FAILED: " << mismatches
                 << " output elements differ from " << FLAGS_expected << "\n";

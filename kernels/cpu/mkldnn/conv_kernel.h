@@ -1,6 +1,8 @@
-// The oneDNN kernel of the 2-D convolution ops conv2d and depthwise_conv2d
-// (spec §2.1-2.3). Private to kernels/cpu/mkldnn (conv2d.cc and
-// depthwise_conv2d.cc register it).
+// The oneDNN kernel of the 2-D convolution ops conv2d, depthwise_conv2d
+// (spec §2.1-2.3) and fused_conv2d (the same followed by the activation
+// the graph passes fused into it, run as a oneDNN post-op). Private to
+// kernels/cpu/mkldnn (conv2d.cc, depthwise_conv2d.cc and fused_conv2d.cc
+// register it).
 //
 // Activations stay in our plain NCHW (or NHWC) buffers: consecutive ops
 // would need a layout system to keep blocked formats between them. Weights
@@ -28,8 +30,9 @@ struct ConvPrimitive {
   dnnl::memory::desc user_weights_md;
 };
 
-/// Output = Input (*) Filter (+ Bias) with oneDNN.
-template <typename T>
+/// Output = Input (*) Filter (+ Bias) with oneDNN; with
+/// kFusedActivation, then the op's fuse_activation.
+template <typename T, bool kFusedActivation = false>
 class MkldnnConv2dKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
@@ -56,11 +59,25 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
+    std::string activation;
+    float alpha = 0.f;
+    float beta = 0.f;
+    if constexpr (kFusedActivation) {
+      activation = ctx.Attr<std::string>("fuse_activation");
+      alpha = ctx.Attr<float>("fuse_alpha");
+      beta = ctx.Attr<float>("fuse_beta");
+    }
+    dnnl::post_ops post_ops;
+    if (!AppendFusedActivation(activation, alpha, beta, &post_ops)) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
     T* out = output->mutable_data<T>(ctx.GetPlace());
 
     MkldnnContext& mk = PrepareMkldnn(ctx);
     const bool with_bias = bias != nullptr;
     KeyBuilder key("conv2d", ctx);
+    key.Add(activation).Add(alpha).Add(beta);
     key.Add(input->dims())
         .Add(filter->dims())
         .Add(g.groups)
@@ -99,7 +116,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           ActivationMd(dst_dims, g.channel_last), {g.stride_h, g.stride_w},
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
           {pad_bottom, pad_right});
-      p->pd = dnnl::convolution_forward::primitive_desc(desc, mk.engine());
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(post_ops);
+      p->pd =
+          dnnl::convolution_forward::primitive_desc(desc, attr, mk.engine());
       p->prim = dnnl::convolution_forward(p->pd);
       return p;
     });

@@ -1,4 +1,6 @@
-// The oneDNN kernel of elementwise_add, _sub, _mul and _div: one binary
+// The oneDNN kernel of elementwise_add, _sub, _mul and _div, and of
+// fused_elementwise_add and _mul (the same followed by the activation the
+// graph passes fused into them, run as a oneDNN post-op): one binary
 // primitive. Private to kernels/cpu/mkldnn.
 //
 // Shapes follow Paddle's rule (operators/elementwise_shape.h: the smaller
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -67,8 +70,9 @@ struct BinaryPrimitive {
   dnnl::binary prim;
 };
 
-/// Out = X (op) Y for `kAlgorithm` one of binary_add, _sub, _mul, _div.
-template <typename T, dnnl::algorithm kAlgorithm>
+/// Out = X (op) Y for `kAlgorithm` one of binary_add, _sub, _mul, _div;
+/// with kFusedActivation, then the op's fuse_activation.
+template <typename T, dnnl::algorithm kAlgorithm, bool kFusedActivation = false>
 class MkldnnElementwiseKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
@@ -93,17 +97,37 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
+    std::string activation;
+    float alpha = 0.f;
+    float beta = 0.f;
+    if constexpr (kFusedActivation) {
+      activation = ctx.Attr<std::string>("fuse_activation");
+      alpha = ctx.Attr<float>("fuse_alpha");
+      beta = ctx.Attr<float>("fuse_beta");
+    }
+    dnnl::post_ops post_ops;
+    if (!AppendFusedActivation(activation, alpha, beta, &post_ops)) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
     const BinaryShapes view = CoalesceBinary(dims0, dims1);
     T* o = out->mutable_data<T>(ctx.GetPlace());
 
     MkldnnContext& mk = PrepareMkldnn(ctx);
     KeyBuilder key("binary", ctx);
-    key.Add(static_cast<int64_t>(kAlgorithm)).Add(view.x).Add(view.y);
+    key.Add(static_cast<int64_t>(kAlgorithm))
+        .Add(view.x)
+        .Add(view.y)
+        .Add(activation)
+        .Add(alpha)
+        .Add(beta);
     auto binary = mk.Primitive<BinaryPrimitive>(key.str(), [&] {
       auto p = std::make_shared<BinaryPrimitive>();
       dnnl::binary::desc desc(kAlgorithm, PlainMd(view.x), PlainMd(view.y),
                               PlainMd(view.x));
-      p->pd = dnnl::binary::primitive_desc(desc, mk.engine());
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(post_ops);
+      p->pd = dnnl::binary::primitive_desc(desc, attr, mk.engine());
       p->prim = dnnl::binary(p->pd);
       return p;
     });

@@ -33,7 +33,7 @@ class MkldnnMatmulKernel : public framework::OpKernel<T> {
     p.alpha = ctx.Attr<float>("alpha");
     // Empty products: PLAIN fills zeros.
     if (batch == 0 || p.m == 0 || p.n == 0 || p.k == 0 ||
-        !RunMatmul<T>(ctx, p, *x, *y, out)) {
+        !RunMatmul<T>(ctx, p, *x, *y, /*bias=*/nullptr, out)) {
       RunPlainKernel<T>(ctx);
     }
   }

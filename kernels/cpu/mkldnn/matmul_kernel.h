@@ -1,5 +1,6 @@
-// The oneDNN kernel of matmul_v2, matmul and mul: one matmul primitive
-// over strided views of our buffers. Private to kernels/cpu/mkldnn.
+// The oneDNN kernels of matmul_v2, matmul, mul and fc: one matmul
+// primitive over strided views of our buffers (fc adds its bias and relu
+// to the primitive). Private to kernels/cpu/mkldnn.
 //
 // Each op's rules (operators/matmul_shape.h, mul's flattening) give a
 // batched product; it is handed to oneDNN as [batch..., m, k] x
@@ -9,6 +10,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "framework/kernel_registry.h"
@@ -32,6 +35,10 @@ struct MatmulProblem {
   bool trans_x = false;
   bool trans_y = false;
   float alpha = 1.f;
+  /// Adds a bias of n elements to every row (fc).
+  bool bias = false;
+  /// "" or "relu", applied last (fc).
+  std::string activation;
 };
 
 /// A descriptor of a [batch..., rows, cols] operand stored row-major as
@@ -60,14 +67,18 @@ struct MatmulPrimitive {
   dnnl::matmul prim;
 };
 
-/// Runs `p` on X, Y into Out (already sized), or returns false when oneDNN
-/// rejects it (the caller then runs the PLAIN kernel).
+/// Runs `p` on X, Y (and `bias` when p.bias) into Out (already sized), or
+/// returns false when oneDNN rejects it (the caller then runs the PLAIN
+/// kernel).
 template <typename T>
 bool RunMatmul(const framework::ExecutionContext& ctx,
                const MatmulProblem& p,
                const framework::Tensor& x,
                const framework::Tensor& y,
+               const framework::Tensor* bias,
                framework::Tensor* out) {
+  dnnl::post_ops post_ops;
+  if (!AppendFusedActivation(p.activation, 0.f, 0.f, &post_ops)) return false;
   T* o = out->mutable_data<T>(ctx.GetPlace());
   MkldnnContext& mk = PrepareMkldnn(ctx);
   KeyBuilder key("matmul", ctx);
@@ -77,26 +88,37 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
       .Add(std::vector<int64_t>{p.m, p.n, p.k})
       .Add(p.trans_x)
       .Add(p.trans_y)
-      .Add(p.alpha);
+      .Add(p.alpha)
+      .Add(p.bias)
+      .Add(p.activation);
   auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
     auto prim = std::make_shared<MatmulPrimitive>();
+    // The bias broadcasts over every dim but the last.
+    Dims bias_dims(p.out_batch.size() + 2, 1);
+    bias_dims.back() = p.n;
     dnnl::matmul::desc desc(MatrixMd(p.x_batch, p.m, p.k, p.trans_x),
                             MatrixMd(p.y_batch, p.k, p.n, p.trans_y),
+                            p.bias ? PlainMd(bias_dims) : dnnl::memory::desc(),
                             MatrixMd(p.out_batch, p.m, p.n, false));
     dnnl::primitive_attr attr;
     if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
+    attr.set_post_ops(post_ops);
     prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
     prim->prim = dnnl::matmul(prim->pd);
     return prim;
   });
   if (!matmul) return false;
   const dnnl::engine& engine = mk.engine();
-  matmul->prim.execute(
-      mk.stream(),
-      {{DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x.data<T>())},
-       {DNNL_ARG_WEIGHTS,
-        UserMemory(matmul->pd.weights_desc(), engine, y.data<T>())},
-       {DNNL_ARG_DST, UserMemory(matmul->pd.dst_desc(), engine, o)}});
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x.data<T>())},
+      {DNNL_ARG_WEIGHTS,
+       UserMemory(matmul->pd.weights_desc(), engine, y.data<T>())},
+      {DNNL_ARG_DST, UserMemory(matmul->pd.dst_desc(), engine, o)}};
+  if (p.bias) {
+    args[DNNL_ARG_BIAS] =
+        UserMemory(matmul->pd.bias_desc(), engine, bias->data<T>());
+  }
+  matmul->prim.execute(mk.stream(), args);
   mk.stream().wait();
   return true;
 }

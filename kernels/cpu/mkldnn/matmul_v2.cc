@@ -44,7 +44,8 @@ class MkldnnMatmulV2Kernel : public framework::OpKernel<T> {
     p.trans_y = plan.trans_y;
     // Empty products (PLAIN fills zeros) and ranks beyond oneDNN's limit.
     if (plan.x_offsets.empty() || p.m == 0 || p.n == 0 || p.k == 0 ||
-        batch_rank + 2 > DNNL_MAX_NDIMS || !RunMatmul<T>(ctx, p, *x, *y, out)) {
+        batch_rank + 2 > DNNL_MAX_NDIMS ||
+        !RunMatmul<T>(ctx, p, *x, *y, /*bias=*/nullptr, out)) {
       RunPlainKernel<T>(ctx);
     }
   }

@@ -21,7 +21,7 @@ class MkldnnMulKernel : public framework::OpKernel<T> {
     p.n = framework::Product(y->dims(), y_num_col_dims, y->rank());
     // Empty products: PLAIN fills zeros.
     if (p.m == 0 || p.n == 0 || p.k == 0 ||
-        !RunMatmul<T>(ctx, p, *x, *y, out)) {
+        !RunMatmul<T>(ctx, p, *x, *y, /*bias=*/nullptr, out)) {
       RunPlainKernel<T>(ctx);
     }
   }

@@ -1,0 +1,153 @@
+// Hot kernels through the executor (OpTester-free: one-op programs via the
+// public API would add feed/fetch; these call the registered kernels the
+// way the executor does), PLAIN against MKLDNN where both exist.
+#include <benchmark/benchmark.h>
+
+#include "framework/executor.h"
+#include "framework/program_builder.h"
+
+namespace {
+
+namespace fw = paddle_lite::framework;
+using fw::DataType;
+
+fw::Tensor Filled(const fw::DDim& dims, float v) {
+  fw::Tensor t;
+  t.Resize(dims);
+  float* p = t.mutable_data<float>(paddle_lite::platform::CPUPlace{});
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = v * ((i % 13) - 6);
+  return t;
+}
+
+// Runs one op program repeatedly with the given library preferred.
+class OneOp {
+ public:
+  OneOp(const fw::ProgramDesc& program, fw::Scope* weights,
+        const std::string& library, int threads)
+      : program_(program), pool_({threads}) {
+    fw::KernelPreference pref;
+    if (library != "PLAIN") {
+      pref.libraries.push_back(fw::LibraryType::FromName(library));
+    }
+    executor_ = std::make_unique<fw::Executor>(program_, pref, &pool_);
+    scope_ = &weights->NewScope();
+  }
+  void Feed(std::vector<fw::Tensor> inputs) {
+    *scope_->Var("feed")->GetMutable<fw::TensorList>() = std::move(inputs);
+  }
+  void Run() { executor_->Run(0, scope_); }
+  std::string Kernel() {
+    for (auto& p : executor_->Prepare(0).ops) {
+      if (p.op && p.op->IsKernelOp()) return p.choice.chosen.library.name();
+    }
+    return "";
+  }
+
+ private:
+  fw::ProgramDesc program_;
+  paddle_lite::platform::DeviceContextPool pool_;
+  std::unique_ptr<fw::Executor> executor_;
+  fw::Scope* scope_;
+};
+
+void BM_Conv3x3(benchmark::State& state, const std::string& library) {
+  int64_t c = state.range(0), hw = state.range(1);
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {1, c, hw, hw});
+  auto w = b.AddParameter("w", Filled({c, c, 3, 3}, 0.01f));
+  auto y = b.AddVar("y");
+  b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {y}}},
+          {{"paddings", std::vector<int32_t>{1, 1}}});
+  b.AddOutput(y);
+  fw::Scope weights;
+  weights.Var("w")->GetMutable<fw::Tensor>()->ShareDataWith(
+      b.parameters().FindVar("w")->Get<fw::Tensor>());
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({1, c, hw, hw}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  double flops = 2.0 * c * c * 9 * hw * hw;
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::OneK::kIs1000);
+  state.counters["GFLOPs"] = state.counters["GFLOPs"].value / 1e9;
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_Conv3x3, plain, std::string("PLAIN"))
+    ->Args({32, 80})->Args({64, 40})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Conv3x3, mkldnn, std::string("MKLDNN"))
+    ->Args({32, 80})->Args({64, 40})->Unit(benchmark::kMillisecond);
+
+void BM_DepthwiseConv(benchmark::State& state, const std::string& library) {
+  int64_t c = state.range(0), hw = state.range(1);
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {1, c, hw, hw});
+  auto w = b.AddParameter("w", Filled({c, 1, 3, 3}, 0.1f));
+  auto y = b.AddVar("y");
+  b.AddOp("depthwise_conv2d", {{"Input", {x}}, {"Filter", {w}}},
+          {{"Output", {y}}},
+          {{"paddings", std::vector<int32_t>{1, 1}},
+           {"groups", static_cast<int32_t>(c)}});
+  b.AddOutput(y);
+  fw::Scope weights;
+  weights.Var("w")->GetMutable<fw::Tensor>()->ShareDataWith(
+      b.parameters().FindVar("w")->Get<fw::Tensor>());
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({1, c, hw, hw}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_DepthwiseConv, plain, std::string("PLAIN"))
+    ->Args({64, 80})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DepthwiseConv, mkldnn, std::string("MKLDNN"))
+    ->Args({64, 80})->Unit(benchmark::kMillisecond);
+
+void BM_MatMul(benchmark::State& state, const std::string& library) {
+  int64_t n = state.range(0);
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {n, n});
+  auto w = b.AddParameter("w", Filled({n, n}, 0.01f));
+  auto y = b.AddVar("y");
+  b.AddOp("matmul_v2", {{"X", {x}}, {"Y", {w}}}, {{"Out", {y}}});
+  b.AddOutput(y);
+  fw::Scope weights;
+  weights.Var("w")->GetMutable<fw::Tensor>()->ShareDataWith(
+      b.parameters().FindVar("w")->Get<fw::Tensor>());
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({n, n}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_MatMul, plain, std::string("PLAIN"))
+    ->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MatMul, mkldnn, std::string("MKLDNN"))
+    ->Arg(256)->Unit(benchmark::kMillisecond);
+
+void BM_ElementwiseAddBias(benchmark::State& state,
+                           const std::string& library) {
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {1, 64, 80, 80});
+  auto bias = b.AddParameter("b", Filled({64}, 0.1f));
+  auto y = b.AddVar("y");
+  b.AddOp("elementwise_add", {{"X", {x}}, {"Y", {bias}}}, {{"Out", {y}}},
+          {{"axis", int32_t{1}}});
+  b.AddOutput(y);
+  fw::Scope weights;
+  weights.Var("b")->GetMutable<fw::Tensor>()->ShareDataWith(
+      b.parameters().FindVar("b")->Get<fw::Tensor>());
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({1, 64, 80, 80}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_ElementwiseAddBias, plain, std::string("PLAIN"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ElementwiseAddBias, mkldnn, std::string("MKLDNN"))
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
