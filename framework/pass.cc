@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "framework/kernel_registry.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -38,8 +39,18 @@ std::vector<const PassInfo*> PassRegistry::All() const {
   return all;
 }
 
+namespace {
+bool HasKernelOn(const std::string& op_type, const platform::Place& place) {
+  for (auto& kv : KernelRegistry::Instance().KernelsOf(op_type)) {
+    if (platform::SameKind(kv.first.place, place)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
-                                    const std::vector<std::string>& names) {
+                                    const std::vector<std::string>& names,
+                                    const platform::Place& place) {
   std::vector<const PassInfo*> passes;
   if (names.empty()) {
     passes = PassRegistry::Instance().All();
@@ -56,7 +67,15 @@ std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
     PassReport report;
     report.pass = info->name;
     report.ops_before = static_cast<int>(program->blocks[0].ops.size());
-    report.changes = info->create()->Apply(program, weights);
+    auto pass = info->create();
+    for (auto& type : pass->CreatedOpTypes()) {
+      if (!HasKernelOn(type, place)) {
+        report.skipped = true;
+        report.changes.push_back("skipped: no '" + type + "' kernel on " +
+                                 place.ToString());
+      }
+    }
+    if (!report.skipped) report.changes = pass->Apply(program, weights);
     report.ops_after = static_cast<int>(program->blocks[0].ops.size());
     reports.push_back(std::move(report));
   }

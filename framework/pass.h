@@ -14,6 +14,7 @@
 
 #include "framework/program_desc.h"
 #include "framework/scope.h"
+#include "platform/place.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -26,6 +27,10 @@ class Pass {
   /// Returns one line per change ("fused conv2d #12 + relu #13").
   virtual std::vector<std::string> Apply(ProgramDesc* program,
                                          Scope* weights) const = 0;
+  /// Op types the pass introduces (fused ops). A predictor on a device
+  /// with no kernel for one of them skips the pass, so fusion never pulls
+  /// work off the device onto the CPU.
+  virtual std::vector<std::string> CreatedOpTypes() const { return {}; }
 };
 
 struct PassInfo {
@@ -50,15 +55,19 @@ class PassRegistry {
 
 struct PassReport {
   std::string pass;
+  bool skipped = false;  // for the target place (see CreatedOpTypes)
   std::vector<std::string> changes;
   int ops_before = 0;
   int ops_after = 0;
 };
 
 /// Runs the named passes (all registered ones, in order, when `names` is
-/// empty) and says what each changed.
-std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
-                                    const std::vector<std::string>& names = {});
+/// empty) and says what each changed. Passes whose created op types have no
+/// kernel on `place`'s kind are skipped (reported as such).
+std::vector<PassReport> ApplyPasses(
+    ProgramDesc* program, Scope* weights,
+    const std::vector<std::string>& names = {},
+    const platform::Place& place = platform::CPUPlace{});
 
 template <typename PassClass>
 struct PassRegistrar {

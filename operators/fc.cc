@@ -17,28 +17,31 @@ class FcOp : public framework::OperatorWithKernel {
     const framework::DDim w_dims = ctx->GetInputDim("W");
     const int in_num_col_dims = ctx->Attr<int>("in_num_col_dims");
     const int rank = static_cast<int>(in_dims.size());
-    PADDLE_ENFORCE_EQ(w_dims.size(), 2u,
-                      errors::InvalidArgument("fc: W must be 2-D [K, N], got ",
-                                              w_dims, "."));
-    PADDLE_ENFORCE(in_num_col_dims >= 1 && in_num_col_dims < rank,
-                   errors::InvalidArgument(
-                       "fc: in_num_col_dims must be in [1, ", rank,
-                       ") for Input ", in_dims, ", got ", in_num_col_dims,
-                       "."));
-    const int64_t width = framework::Product(in_dims, in_num_col_dims, rank);
     PADDLE_ENFORCE_EQ(
-        width, w_dims[0],
-        errors::InvalidArgument(
-            "fc: Input ", in_dims, " flattened at in_num_col_dims=",
-            in_num_col_dims, " has width ", width, ", but W ", w_dims,
-            " has height ", w_dims[0], "; they must match."));
+        w_dims.size(), 2u,
+        errors::InvalidArgument("fc: W must be 2-D [K, N], got ", w_dims, "."));
+    PADDLE_ENFORCE(
+        in_num_col_dims >= 1 && in_num_col_dims < rank,
+        errors::InvalidArgument("fc: in_num_col_dims must be in [1, ", rank,
+                                ") for Input ", in_dims, ", got ",
+                                in_num_col_dims, "."));
+    const int64_t width = framework::Product(in_dims, in_num_col_dims, rank);
+    PADDLE_ENFORCE_EQ(width, w_dims[0],
+                      errors::InvalidArgument(
+                          "fc: Input ", in_dims,
+                          " flattened at in_num_col_dims=", in_num_col_dims,
+                          " has width ", width, ", but W ", w_dims,
+                          " has height ", w_dims[0], "; they must match."));
     if (ctx->HasInput("Bias")) {
       const framework::DDim bias = ctx->GetInputDim("Bias");
-      const bool ok = (bias.size() == 1 && bias[0] == w_dims[1]) ||
-                      (bias.size() == 2 && bias[0] == 1 && bias[1] == w_dims[1]);
-      PADDLE_ENFORCE(ok, errors::InvalidArgument(
-                             "fc: Bias dims ", bias, " must be [N] or [1, N] "
-                             "with N = ", w_dims[1], " (W ", w_dims, ")."));
+      const bool ok =
+          (bias.size() == 1 && bias[0] == w_dims[1]) ||
+          (bias.size() == 2 && bias[0] == 1 && bias[1] == w_dims[1]);
+      PADDLE_ENFORCE(ok,
+                     errors::InvalidArgument("fc: Bias dims ", bias,
+                                             " must be [N] or [1, N] "
+                                             "with N = ",
+                                             w_dims[1], " (W ", w_dims, ")."));
     }
     PADDLE_ENFORCE(!ctx->Attr<bool>("padding_weights"),
                    errors::Unimplemented(
@@ -56,8 +59,7 @@ class FcOpMaker : public framework::OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("Input", "activations, flattened to 2-D at in_num_col_dims");
     AddInput("W", "weights [K, N]");
-    AddInput("Bias", "bias [N] or [1, N], added to every row")
-        .AsDispensable();
+    AddInput("Bias", "bias [N] or [1, N], added to every row").AsDispensable();
     AddOutput("Out", "Input.dims[:in_num_col_dims] + [N]");
     AddAttr<int32_t>("in_num_col_dims",
                      "leading dims of Input that form the rows of its matrix")

@@ -26,8 +26,8 @@ namespace operators {
 
 /// Every valid value of the `fuse_activation` attribute.
 inline std::vector<std::string> FusedActivationNames() {
-  return {"",        "relu",  "relu6",       "leaky_relu", "hard_swish",
-          "sigmoid", "swish", "hard_sigmoid"};
+  return {"",           "relu",    "relu6", "leaky_relu",
+          "hard_swish", "sigmoid", "swish", "hard_sigmoid"};
 }
 
 inline constexpr char kFuseActivationDoc[] =
@@ -35,8 +35,7 @@ inline constexpr char kFuseActivationDoc[] =
     "hard_swish, sigmoid, swish or hard_sigmoid";
 inline constexpr char kFuseAlphaDoc[] =
     "leaky_relu: alpha; swish: beta; hard_sigmoid: slope";
-inline constexpr char kFuseBetaDoc[] =
-    "relu6: threshold; hard_sigmoid: offset";
+inline constexpr char kFuseBetaDoc[] = "relu6: threshold; hard_sigmoid: offset";
 
 }  // namespace operators
 }  // namespace paddle_lite

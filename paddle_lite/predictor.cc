@@ -77,17 +77,22 @@ struct Predictor::Impl {
     if (scope) weights->DeleteScope(scope);
   }
 
+  // The configured device, or PDLITE_DEVICE when none was configured.
+  platform::Place TargetPlace() const {
+    const char* env_device = std::getenv("PDLITE_DEVICE");
+    if (!config.device_set() && env_device != nullptr && *env_device) {
+      return platform::ParsePlace(env_device);
+    }
+    return platform::ParsePlace(config.device());
+  }
+
   void Init() {
     feed_names = program->FeedTargetNames();
     fetch_names = program->FetchTargetNames();
     contexts = std::make_unique<platform::DeviceContextPool>(
         platform::DeviceContextOptions{config.cpu_threads()});
     fw::KernelPreference preference;
-    preference.place = platform::ParsePlace(config.device());
-    const char* env_device = std::getenv("PDLITE_DEVICE");
-    if (!config.device_set() && env_device != nullptr && *env_device) {
-      preference.place = platform::ParsePlace(env_device);
-    }
+    preference.place = TargetPlace();
     for (auto& lib : config.kernel_libraries()) {
       preference.libraries.push_back(fw::LibraryType::FromName(lib));
     }
@@ -257,7 +262,8 @@ std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
     // Passes rewrite a copy; the weights they add or fold go into the
     // predictor's weight scope, which clones then share read-only.
     auto optimized = std::make_shared<fw::ProgramDesc>(*model.program);
-    fw::ApplyPasses(optimized.get(), impl->weights.get());
+    fw::ApplyPasses(optimized.get(), impl->weights.get(), {},
+                    impl->TargetPlace());
     impl->program = optimized;
   } else {
     impl->program = model.program;

@@ -6,3 +6,5 @@ scripts/setup.sh
 scripts/build.sh
 cd build
 ctest --output-on-failure -j"$(nproc)" --timeout 900
+# The extension examples, built out of tree against the installed package.
+cd .. && scripts/test_examples.sh build

@@ -19,12 +19,12 @@ namespace {
 
 int failures = 0;
 
-#define EXPECT(cond, what)                                   \
-  do {                                                       \
-    if (!(cond)) {                                           \
+#define EXPECT(cond, what)                                  \
+  do {                                                      \
+    if (!(cond)) {                                          \
       std::cerr << "FAILED: " << what << "  (" #cond ")\n"; \
-      ++failures;                                            \
-    }                                                        \
+      ++failures;                                           \
+    }                                                       \
   } while (0)
 
 namespace fw = paddle_lite::framework;
@@ -49,9 +49,11 @@ struct Result {
   double best_ms = 0;  // fastest of the timed runs (the machine is shared)
 };
 
-Result Run(const std::string& prefix, const std::string& plugin,
+Result Run(const std::string& prefix,
+           const std::string& plugin,
            const std::vector<std::string>& libraries,
-           const std::vector<float>& input, int runs) {
+           const std::vector<float>& input,
+           int runs) {
   paddle_lite::Config config(prefix + ".pdmodel", prefix + ".pdiparams");
   config.LoadPlugin(plugin);
   config.SetKernelLibraries(libraries);
@@ -106,9 +108,9 @@ int main(int argc, char** argv) {
            "with MYLIB preferred relu runs on " << mylib.relu_library);
     EXPECT(plain.relu_library == "PLAIN",
            "with PLAIN only relu runs on " << plain.relu_library);
-    EXPECT(fallback.relu_library != "MYLIB",
-           "MYLIB is chosen only when preferred, got "
-               << fallback.relu_library);
+    EXPECT(
+        fallback.relu_library != "MYLIB",
+        "MYLIB is chosen only when preferred, got " << fallback.relu_library);
     EXPECT(mylib.values == plain.values, "MYLIB matches PLAIN exactly");
     EXPECT(fallback.values == plain.values, "MKLDNN matches PLAIN exactly");
     // Printed, not checked: the point is the choice, and timings on a

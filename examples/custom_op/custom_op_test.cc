@@ -16,12 +16,12 @@ namespace {
 
 int failures = 0;
 
-#define EXPECT(cond, what)                                   \
-  do {                                                       \
-    if (!(cond)) {                                           \
+#define EXPECT(cond, what)                                  \
+  do {                                                      \
+    if (!(cond)) {                                          \
       std::cerr << "FAILED: " << what << "  (" #cond ")\n"; \
-      ++failures;                                            \
-    }                                                        \
+      ++failures;                                           \
+    }                                                       \
   } while (0)
 
 namespace fw = paddle_lite::framework;
@@ -41,7 +41,8 @@ std::string SaveModel(const std::string& dir, float scale) {
   return prefix;
 }
 
-std::vector<float> Run(const std::string& prefix, const std::string& plugin,
+std::vector<float> Run(const std::string& prefix,
+                       const std::string& plugin,
                        const std::vector<float>& input) {
   paddle_lite::Config config(prefix + ".pdmodel", prefix + ".pdiparams");
   if (!plugin.empty()) config.LoadPlugin(plugin);
@@ -85,8 +86,8 @@ int main(int argc, char** argv) {
       EXPECT(std::fabs(got[i] - want) <= 1e-6f,
              "y[" << i << "] = " << got[i] << ", expected " << want);
     }
-    std::cout << "my_scaled_tanh ran: y[0] = " << got[0] << ", y[14] = "
-              << got[14] << "\n";
+    std::cout << "my_scaled_tanh ran: y[0] = " << got[0]
+              << ", y[14] = " << got[14] << "\n";
   } catch (const paddle_lite::Exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

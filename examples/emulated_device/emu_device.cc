@@ -64,8 +64,8 @@ void* EmuArena::Allocate(size_t bytes) {
     return base_ + offset;
   }
   PADDLE_THROW(errors::ResourceExhausted(
-      "emu: cannot allocate ", bytes, " bytes: ", capacity_ - in_use_,
-      " of ", capacity_,
+      "emu: cannot allocate ", bytes, " bytes: ", capacity_ - in_use_, " of ",
+      capacity_,
       " bytes are free (fragmented); set PDLITE_EMU_MB to a larger arena."));
 }
 
@@ -161,23 +161,22 @@ PDLITE_PLUGIN_INIT() {
         static auto* allocator = new emu::EmuAllocator;
         return allocator;
       });
-  platform::RegisterMemcpy(
-      "cpu", emu::kDeviceType, [](void* dst, const void* src, size_t n) {
-        CheckInArena(dst, n, "destination");
-        std::memcpy(dst, src, n);
-      });
-  platform::RegisterMemcpy(
-      emu::kDeviceType, "cpu", [](void* dst, const void* src, size_t n) {
-        CheckInArena(src, n, "source");
-        std::memcpy(dst, src, n);
-      });
-  platform::RegisterMemcpy(
-      emu::kDeviceType, emu::kDeviceType,
-      [](void* dst, const void* src, size_t n) {
-        CheckInArena(src, n, "source");
-        CheckInArena(dst, n, "destination");
-        std::memmove(dst, src, n);
-      });
+  platform::RegisterMemcpy("cpu", emu::kDeviceType,
+                           [](void* dst, const void* src, size_t n) {
+                             CheckInArena(dst, n, "destination");
+                             std::memcpy(dst, src, n);
+                           });
+  platform::RegisterMemcpy(emu::kDeviceType, "cpu",
+                           [](void* dst, const void* src, size_t n) {
+                             CheckInArena(src, n, "source");
+                             std::memcpy(dst, src, n);
+                           });
+  platform::RegisterMemcpy(emu::kDeviceType, emu::kDeviceType,
+                           [](void* dst, const void* src, size_t n) {
+                             CheckInArena(src, n, "source");
+                             CheckInArena(dst, n, "destination");
+                             std::memmove(dst, src, n);
+                           });
   platform::RegisterDeviceContextFactory(
       emu::kDeviceType,
       [](const platform::Place& place, const platform::DeviceContextOptions&)

@@ -22,12 +22,12 @@ namespace {
 
 int failures = 0;
 
-#define EXPECT(cond, what)                                   \
-  do {                                                       \
-    if (!(cond)) {                                           \
+#define EXPECT(cond, what)                                  \
+  do {                                                      \
+    if (!(cond)) {                                          \
       std::cerr << "FAILED: " << what << "  (" #cond ")\n"; \
-      ++failures;                                            \
-    }                                                        \
+      ++failures;                                           \
+    }                                                       \
   } while (0)
 
 std::string SafeName(std::string name) {
@@ -42,8 +42,8 @@ std::vector<float> RunOnce(paddle_lite::Predictor* predictor,
                            const std::string& ref_dir) {
   namespace fw = paddle_lite::framework;
   for (auto& name : predictor->GetInputNames()) {
-    fw::Tensor value = fw::ReadNpy(ref_dir + "/input_" + SafeName(name) +
-                                   ".npy");
+    fw::Tensor value =
+        fw::ReadNpy(ref_dir + "/input_" + SafeName(name) + ".npy");
     auto in = predictor->GetInputHandle(name);
     in->Reshape(value.dims());
     in->CopyFromCpu(value.data<float>());
@@ -90,12 +90,13 @@ void PrintReport(const paddle_lite::Predictor& predictor) {
 }
 
 // Checks one device predictor: placement, copies, arena use, results.
-void CheckDeviceRun(const std::string& plugin, const std::string& model,
-                    const std::string& ref_dir, bool ir_optim,
+void CheckDeviceRun(const std::string& plugin,
+                    const std::string& model,
+                    const std::string& ref_dir,
+                    bool ir_optim,
                     const std::vector<float>& cpu_result,
                     const std::vector<float>& expected) {
-  std::cout << "--- emu:0, graph passes " << (ir_optim ? "on" : "off")
-            << "\n";
+  std::cout << "--- emu:0, graph passes " << (ir_optim ? "on" : "off") << "\n";
   paddle_lite::Config config(model);
   config.LoadPlugin(plugin);
   config.SetDevice("emu:0");
@@ -119,8 +120,8 @@ void CheckDeviceRun(const std::string& plugin, const std::string& model,
   }
   EXPECT(!ran_on_emu.empty(), "some op ran on emu:0");
 
-  auto launches = PluginSymbol<int64_t (*)()>(plugin,
-                                              "pdlite_emu_kernel_launches");
+  auto launches =
+      PluginSymbol<int64_t (*)()>(plugin, "pdlite_emu_kernel_launches");
   auto peak = PluginSymbol<size_t (*)()>(plugin, "pdlite_emu_peak_bytes");
   EXPECT(launches && peak, "the plugin's counters are found");
   int64_t launches_before = launches ? launches() : 0;
@@ -179,9 +180,9 @@ int main(int argc, char** argv) {
       auto in_use =
           PluginSymbol<size_t (*)()>(plugin, "pdlite_emu_bytes_in_use");
       // The predictor is gone: every buffer it had on the device is back.
-      EXPECT(in_use && in_use() == 0,
-             "emu arena empty after the predictor, "
-                 << (in_use ? in_use() : 0) << " bytes in use");
+      EXPECT(in_use && in_use() == 0, "emu arena empty after the predictor, "
+                                          << (in_use ? in_use() : 0)
+                                          << " bytes in use");
     }
   } catch (const paddle_lite::Exception& e) {
     std::cerr << "error: " << e.what() << "\n";

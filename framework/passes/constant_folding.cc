@@ -24,11 +24,18 @@ namespace passes {
 namespace {
 
 bool NeverFolded(const OpDesc& op) {
-  static const std::set<std::string> kTypes = {
-      "feed",           "fetch",           "while",  "conditional_block",
-      "recurrent",      "select_input",    "select_output",
-      "uniform_random", "gaussian_random", "randint", "randperm",
-      "sampling_id"};
+  static const std::set<std::string> kTypes = {"feed",
+                                               "fetch",
+                                               "while",
+                                               "conditional_block",
+                                               "recurrent",
+                                               "select_input",
+                                               "select_output",
+                                               "uniform_random",
+                                               "gaussian_random",
+                                               "randint",
+                                               "randperm",
+                                               "sampling_id"};
   if (kTypes.count(op.type)) return true;
   for (auto& kv : op.attrs) {
     const AttrType type = TypeOf(kv.second);

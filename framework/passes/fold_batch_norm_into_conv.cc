@@ -43,12 +43,11 @@ void Fold(const Tensor& filter,
         static_cast<double>(bn.scale->data<T>()[m]) /
         std::sqrt(static_cast<double>(bn.variance->data<T>()[m]) + bn.epsilon);
     for (int64_t j = 0; j < per_channel; ++j) {
-      nw[m * per_channel + j] =
-          static_cast<T>(w[m * per_channel + j] * s);
+      nw[m * per_channel + j] = static_cast<T>(w[m * per_channel + j] * s);
     }
     const double b = conv_bias ? conv_bias->data<T>()[m] : 0.0;
-    nb[m] = static_cast<T>(bn.bias->data<T>()[m] +
-                           (b - bn.mean->data<T>()[m]) * s);
+    nb[m] =
+        static_cast<T>(bn.bias->data<T>()[m] + (b - bn.mean->data<T>()[m]) * s);
   }
 }
 

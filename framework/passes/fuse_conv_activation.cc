@@ -12,6 +12,9 @@ namespace {
 
 class FuseConvActivationPass : public Pass {
  public:
+  std::vector<std::string> CreatedOpTypes() const override {
+    return {"fused_conv2d"};
+  }
   std::vector<std::string> Apply(ProgramDesc* program,
                                  Scope* weights) const override {
     std::vector<std::string> changes;

@@ -33,9 +33,9 @@ class FuseConvBiasPass : public Pass {
         continue;
       }
       const int add = SoleConsumer(block, x);
-      if (add < 0 || ChannelBiasOfAdd(*program, *weights, add, x,
-                                      filter->dims()[0],
-                                      filter->dtype()) == nullptr) {
+      if (add < 0 ||
+          ChannelBiasOfAdd(*program, *weights, add, x, filter->dims()[0],
+                           filter->dtype()) == nullptr) {
         continue;
       }
       const std::string out = SoleOutput(block.ops[add], "Out");

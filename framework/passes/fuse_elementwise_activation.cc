@@ -1,10 +1,9 @@
 // fuse_elementwise_activation: elementwise_add / elementwise_mul on float
 // tensors whose output is read only by an activation (the ones
 // fuse_conv_activation takes) becomes fused_elementwise_add / _mul
-// (operators/fused_elementwise_op.h) writing the activation's Out: the
-// residual "add + relu" of ResNet-like blocks, the "mul + hard_sigmoid"
-// ... of attention blocks. Runs after the conv and fc fusions, which take
-// the bias additions first.
+// (operators/fused_elementwise_op.h) writing the activation's Out, e.g.
+// the residual "add + relu" of ResNet-like blocks. Runs after the conv and
+// fc fusions, which take the bias additions first.
 #include "framework/pass.h"
 #include "framework/passes/pass_utils.h"
 
@@ -15,6 +14,9 @@ namespace {
 
 class FuseElementwiseActivationPass : public Pass {
  public:
+  std::vector<std::string> CreatedOpTypes() const override {
+    return {"fused_elementwise_add", "fused_elementwise_mul"};
+  }
   std::vector<std::string> Apply(ProgramDesc* program,
                                  Scope* weights) const override {
     std::vector<std::string> changes;
@@ -26,8 +28,8 @@ class FuseElementwiseActivationPass : public Pass {
       }
       // The fused kernels exist for float and double only.
       const VarDesc* x = program->FindVarRecursive(0, SoleInput(op, "X"));
-      if (x == nullptr || (x->dtype != DataType::kFloat32 &&
-                           x->dtype != DataType::kFloat64)) {
+      if (x == nullptr ||
+          (x->dtype != DataType::kFloat32 && x->dtype != DataType::kFloat64)) {
         continue;
       }
       const std::string result = SoleOutput(op, "Out");

@@ -25,7 +25,8 @@ int InNumColDims(const ProgramDesc& program, const OpDesc& op) {
   if (op.type == "matmul") {
     if (GetAttr<bool>(op, "transpose_X") || GetAttr<bool>(op, "transpose_Y") ||
         GetAttr<float>(op, "alpha") != 1.0f ||
-        (op.HasAttr("head_number") && GetAttr<int32_t>(op, "head_number") != 1)) {
+        (op.HasAttr("head_number") &&
+         GetAttr<int32_t>(op, "head_number") != 1)) {
       return -1;
     }
   } else if (op.type == "matmul_v2") {
@@ -40,6 +41,9 @@ int InNumColDims(const ProgramDesc& program, const OpDesc& op) {
 
 class FuseFcPass : public Pass {
  public:
+  std::vector<std::string> CreatedOpTypes() const override {
+    return {"fc"};
+  }
   std::vector<std::string> Apply(ProgramDesc* program,
                                  Scope* weights) const override {
     std::vector<std::string> changes;
@@ -96,8 +100,7 @@ class FuseFcPass : public Pass {
       if (relu >= 0 && block.ops[relu].type == "relu" &&
           SoleInput(block.ops[relu], "X") == out) {
         const std::string relu_out = SoleOutput(block.ops[relu], "Out");
-        if (!relu_out.empty() &&
-            CanMoveOutput(*program, relu_out, i, relu)) {
+        if (!relu_out.empty() && CanMoveOutput(*program, relu_out, i, relu)) {
           last = relu;
           out = relu_out;
           activation = "relu";

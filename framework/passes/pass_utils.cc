@@ -28,8 +28,8 @@ T GetAttr(const OpDesc& op, const std::string& name) {
   const OpInfo* info = OpInfoMap::Instance().Find(op.type);
   const OpAttrProto* attr = info ? info->proto.FindAttr(name) : nullptr;
   PADDLE_ENFORCE(attr != nullptr && attr->default_value.has_value(),
-                 errors::NotFound("Op '", op.type, "' has no attribute '",
-                                  name, "' and no default for it."));
+                 errors::NotFound("Op '", op.type, "' has no attribute '", name,
+                                  "' and no default for it."));
   return AttrCast<T>(*attr->default_value);
 }
 

@@ -41,8 +41,8 @@ bool RemoveCopy(ProgramDesc* program, int i, std::string* change) {
   if (!IsPinned(block, out)) {
     RenameInput(&block, out, x, i);
     RemoveOps(&block, {i});
-    *change = "removed " + label + "; readers of '" + out + "' read '" + x +
-              "'";
+    *change =
+        "removed " + label + "; readers of '" + out + "' read '" + x + "'";
     return true;
   }
   // Out is fetched: X's producer writes Out instead, if X is only this
@@ -58,8 +58,8 @@ bool RemoveCopy(ProgramDesc* program, int i, std::string* change) {
   const std::string producer_label = OpLabel(block, producer);
   RenameOutputOf(&block.ops[producer], x, out);
   RemoveOps(&block, {i});
-  *change = "removed " + label + "; " + producer_label + " writes '" + out +
-            "'";
+  *change =
+      "removed " + label + "; " + producer_label + " writes '" + out + "'";
   return true;
 }
 
@@ -101,8 +101,7 @@ class RemoveNoopsPass : public Pass {
         scale.attrs["bias"] = 0.0f;
         scale.attrs["bias_after_scale"] = true;
         changes.push_back(OpLabel(block, i) + " (downgrade_in_infer, p " +
-                          NumberText(p) + ") -> scale " +
-                          NumberText(1.0f - p));
+                          NumberText(p) + ") -> scale " + NumberText(1.0f - p));
         op = std::move(scale);
         RemoveOps(&block, {});  // drops the Mask declaration
       } else if (op.type == "scale") {
@@ -134,5 +133,6 @@ class RemoveNoopsPass : public Pass {
 }  // namespace framework
 }  // namespace paddle_lite
 
-REGISTER_PASS(remove_noops, paddle_lite::framework::passes::RemoveNoopsPass,
+REGISTER_PASS(remove_noops,
+              paddle_lite::framework::passes::RemoveNoopsPass,
               100);

@@ -56,7 +56,9 @@ int InspectCommand() {
       fw::Model model = fw::LoadModel(FLAGS_model, FLAGS_params);
       program = *model.program;
       std::cout << "passes (ops before -> after)\n";
-      for (auto& report : fw::ApplyPasses(&program, model.weights.get())) {
+      for (auto& report :
+           fw::ApplyPasses(&program, model.weights.get(), {},
+                           platform::ParsePlace(DeviceFromFlags()))) {
         std::cout << "  " << report.pass << ": " << report.ops_before
                   << " -> " << report.ops_after << "\n";
         for (auto& change : report.changes) {
@@ -93,6 +95,7 @@ int InspectCommand() {
       }
     }
     platform::DeviceContextPool contexts({FLAGS_threads});
+    contexts.Get(preference.place);  // NotFound for a device nobody provides
     fw::Executor executor(program, preference, &contexts);
 
     std::vector<std::string> missing;

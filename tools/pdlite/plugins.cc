@@ -15,9 +15,11 @@
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
 
-DEFINE_bool(report, false,
+DEFINE_bool(report,
+            false,
             "`run`: print where each op ran and the copies of the last run");
-DEFINE_bool(missing, false,
+DEFINE_bool(missing,
+            false,
             "`kernels`: list the ops of --model without a kernel on "
             "--device (they fall back to the CPU)");
 
@@ -93,9 +95,9 @@ void PrintRunReport(const paddle_lite::Predictor& predictor) {
                "bytes\n";
   size_t bytes = 0, reused = 0;
   for (auto& c : copies) {
-    std::cout << "  #" << std::setw(3) << std::left << c.op_index
-              << std::right << " " << c.op_type << ": copy " << c.var << "  "
-              << c.from << " -> " << c.to << "  " << c.bytes << " bytes"
+    std::cout << "  #" << std::setw(3) << std::left << c.op_index << std::right
+              << " " << c.op_type << ": copy " << c.var << "  " << c.from
+              << " -> " << c.to << "  " << c.bytes << " bytes"
               << (c.cached ? "  (weight, copied by an earlier run)" : "")
               << "\n";
     bytes += c.bytes;
@@ -109,8 +111,10 @@ void PrintRunReport(const paddle_lite::Predictor& predictor) {
 namespace {
 
 // Bytes a variable's declaration implies, or -1 when a dim is unknown.
+// Intermediates declared without dims (programs built in code) are
+// unknown too, not scalars.
 int64_t DeclaredBytes(const fw::VarDesc* var) {
-  if (var == nullptr) return -1;
+  if (var == nullptr || (var->dims.empty() && !var->persistable)) return -1;
   int64_t n = 1;
   for (auto d : var->dims) {
     if (d < 0) return -1;
@@ -151,14 +155,14 @@ void PrintCopyPlan(const fw::ProgramDesc& program,
           const fw::VarDesc* var = program.FindVarRecursive(0, name);
           if (var != nullptr && !var->is_tensor()) continue;
           auto it = where.find(name);
-          platform::Place from =
-              it == where.end() ? platform::Place(platform::CPUPlace{})
-                                : it->second;
+          platform::Place from = it == where.end()
+                                     ? platform::Place(platform::CPUPlace{})
+                                     : it->second;
           if (platform::SameKind(from, place)) continue;
           int64_t n = DeclaredBytes(var);
           std::cout << "  #" << std::setw(3) << std::left << p.index
-                    << std::right << " " << p.type << ": copy " << name
-                    << "  " << from << " -> " << place << "  "
+                    << std::right << " " << p.type << ": copy " << name << "  "
+                    << from << " -> " << place << "  "
                     << (n < 0 ? std::string("?") : std::to_string(n))
                     << " bytes";
           if (n < 0 && var) std::cout << " (dims " << var->dims << ")";
@@ -190,6 +194,7 @@ int MissingKernelsCommand() {
         fw::ReadFileToString(files.program_file), files.program_file);
     fw::KernelPreference preference = PreferenceFromFlags();
     platform::DeviceContextPool contexts({1});
+    contexts.Get(preference.place);  // NotFound for a device nobody provides
     fw::Executor executor(program, preference, &contexts);
     // By (op type, data type): how many ops, and the fallback or the
     // reason there is none.
@@ -199,8 +204,7 @@ int MissingKernelsCommand() {
     };
     std::map<std::string, Entry> fallback, on_device;
     for (size_t b = 0; b < program.blocks.size(); ++b) {
-      for (auto& p :
-           executor.PrepareForInspection(static_cast<int>(b)).ops) {
+      for (auto& p : executor.PrepareForInspection(static_cast<int>(b)).ops) {
         if (p.op && !p.op->IsKernelOp()) continue;
         std::string key = p.type;
         if (p.op) {

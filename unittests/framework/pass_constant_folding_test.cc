@@ -6,12 +6,12 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
-using pass_testing::ApplyAndCompare;
-using pass_testing::OpAt;
-using pass_testing::OpTypes;
 using paddle_lite::testing::ExpectTensorNear;
 using paddle_lite::testing::MakeTensor;
 using paddle_lite::testing::RandomTensor;
+using pass_testing::ApplyAndCompare;
+using pass_testing::OpAt;
+using pass_testing::OpTypes;
 
 using Types = std::vector<std::string>;
 
@@ -30,8 +30,8 @@ TEST(ConstantFoldingPass, FoldsAChainOfWeightOps) {
           {{"axis", std::vector<int>{1, 0}}});
   b.AddOp("matmul_v2", {{"X", {x}}, {"Y", {"tw"}}}, {{"Out", {"out"}}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"constant_folding"},
-                                 {RandomTensor<float>({4, 2})});
+  auto outcome =
+      ApplyAndCompare(b, {"constant_folding"}, {RandomTensor<float>({4, 2})});
   EXPECT_EQ(OpTypes(outcome.program), (Types{"feed", "matmul_v2", "fetch"}));
   ASSERT_EQ(outcome.changes.size(), 2u);
   // tw = transpose(2 * w + 1), a new persistable weight.
@@ -63,14 +63,13 @@ TEST(ConstantFoldingPass, LeavesFetchedFedAndInputlessOps) {
   b.AddOp("elementwise_add", {{"X", {x}}, {"Y", {"w"}}}, {{"Out", {"fed"}}});
   // No inputs.
   b.AddOp("fill_constant", {}, {{"Out", {"c"}}},
-          {{"shape", std::vector<int64_t>{2}},
-           {"dtype", 5},
-           {"value", 1.5f}});
-  b.AddOp("elementwise_add", {{"X", {"fed"}}, {"Y", {"c"}}}, {{"Out", {"sum"}}});
+          {{"shape", std::vector<int64_t>{2}}, {"dtype", 5}, {"value", 1.5f}});
+  b.AddOp("elementwise_add", {{"X", {"fed"}}, {"Y", {"c"}}},
+          {{"Out", {"sum"}}});
   b.AddOutput("fetched");
   b.AddOutput("sum");
-  auto outcome = ApplyAndCompare(b, {"constant_folding"},
-                                 {RandomTensor<float>({3, 2})});
+  auto outcome =
+      ApplyAndCompare(b, {"constant_folding"}, {RandomTensor<float>({3, 2})});
   EXPECT_TRUE(outcome.changes.empty());
   EXPECT_EQ(OpTypes(outcome.program),
             (Types{"feed", "scale", "elementwise_add", "fill_constant",

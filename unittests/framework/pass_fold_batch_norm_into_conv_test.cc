@@ -6,11 +6,11 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::ExpectTensorNear;
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::ExpectTensorNear;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -21,8 +21,7 @@ void AddBatchNorm(ProgramBuilder* b,
                   int64_t channels,
                   const std::string& x,
                   const std::string& y,
-                  AttributeMap attrs = {{"is_test", true},
-                                        {"epsilon", 1e-3f}},
+                  AttributeMap attrs = {{"is_test", true}, {"epsilon", 1e-3f}},
                   uint32_t seed = 11) {
   b->AddParameter(prefix + ".scale",
                   RandomTensor<float>({channels}, 0.5, 2.0, seed));
@@ -118,8 +117,7 @@ TEST(FoldBatchNormIntoConvPass, FoldsTheConvBias) {
     b.AddVar("cbias");
     b.AddVar("y");
     if (as_input) {
-      b.AddOp("conv2d",
-              {{"Input", {x}}, {"Filter", {"w"}}, {"Bias", {"cb"}}},
+      b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {"w"}}, {"Bias", {"cb"}}},
               {{"Output", {"cbias"}}}, Conv());
     } else {
       b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {"w"}}},
@@ -168,8 +166,10 @@ TEST(FoldBatchNormIntoConvPass, LeavesWhatItCannotFold) {
        false,
        "NCHW"},
       {"conv output read twice", {{"is_test", true}}, true, "NCHW"},
-      {"NHWC", {{"is_test", true}, {"data_layout", std::string("NHWC")}},
-       false, "NHWC"},
+      {"NHWC",
+       {{"is_test", true}, {"data_layout", std::string("NHWC")}},
+       false,
+       "NHWC"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -6,10 +6,10 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -28,8 +28,11 @@ std::vector<ActCase> Cases() {
       {"relu6", {}, true, 0, 6.0f},
       {"leaky_relu", {{"alpha", 0.1f}}, true, 0.1f, 0},
       {"hard_swish", {}, true, 0, 0},
-      {"hard_swish", {{"threshold", 6.0f}, {"scale", 6.0f}, {"offset", 3.0f}},
-       true, 0, 0},
+      {"hard_swish",
+       {{"threshold", 6.0f}, {"scale", 6.0f}, {"offset", 3.0f}},
+       true,
+       0,
+       0},
       {"hard_swish", {{"threshold", 5.0f}}, false, 0, 0},
       {"sigmoid", {}, true, 0, 0},
       {"swish", {{"beta", 1.5f}}, true, 1.5f, 0},
@@ -52,8 +55,9 @@ TEST(FuseConvActivationPass, EachActivation) {
               {{"paddings", std::vector<int>{1, 1}}, {"groups", 4}});
       b.AddOp(c.type, {{"X", {"c"}}}, {{"Out", {"out"}}}, c.attrs);
       b.AddOutput("out");
-      auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
-                                     {RandomTensor<float>({2, 4, 5, 5}, -3, 3)});
+      auto outcome =
+          ApplyAndCompare(b, {"fuse_conv_activation"},
+                          {RandomTensor<float>({2, 4, 5, 5}, -3, 3)});
       if (!c.fused) {
         EXPECT_EQ(OpTypes(outcome.program),
                   (Types{"feed", conv, c.type, "fetch"}));
@@ -98,8 +102,7 @@ TEST(FuseConvActivationPass, KeepsTheConvBiasAndNhwc) {
           {{"Output", {"c"}}},
           {{"data_format", std::string("NHWC")},
            {"strides", std::vector<int>{2, 2}}});
-  b.AddOp("leaky_relu", {{"X", {"c"}}}, {{"Out", {"out"}}},
-          {{"alpha", 0.2f}});
+  b.AddOp("leaky_relu", {{"X", {"c"}}}, {{"Out", {"out"}}}, {{"alpha", 0.2f}});
   b.AddOutput("out");
   auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
                                  {RandomTensor<float>({2, 5, 5, 3}, -2, 2)});

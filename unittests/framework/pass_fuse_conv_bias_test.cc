@@ -6,10 +6,10 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -35,12 +35,14 @@ TEST(FuseConvBiasPass, FusesOnlyPerChannelConstants) {
     SCOPED_TRACE(c.name);
     ProgramBuilder b;
     auto x = b.AddInput("x", DataType::kFloat32, {-1, 3, 4, 4});
-    std::vector<Tensor> inputs = {RandomTensor<float>({2, 3, 4, 4})};
+    const Tensor bias = RandomTensor<float>(c.bias_dims, -1, 1, 9);
+    std::vector<Tensor> inputs(c.bias_is_input ? 2 : 1);
+    inputs[0] = RandomTensor<float>({2, 3, 4, 4});
     if (c.bias_is_input) {
       b.AddInput("bias", DataType::kFloat32, c.bias_dims);
-      inputs.push_back(RandomTensor<float>(c.bias_dims, -1, 1, 9));
+      inputs[1] = bias;
     } else {
-      b.AddParameter("bias", RandomTensor<float>(c.bias_dims, -1, 1, 9));
+      b.AddParameter("bias", bias);
     }
     b.AddParameter("w", RandomTensor<float>({4, 3, 3, 3}, -1, 1, 3));
     b.AddVar("c");

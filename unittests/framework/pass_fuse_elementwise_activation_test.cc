@@ -6,10 +6,10 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -39,14 +39,14 @@ TEST(FuseElementwiseActivationPass, FusesAddAndMul) {
             {{"axis", c.axis}});
     b.AddOp(c.act, {{"X", {"s"}}}, {{"Out", {"out"}}}, c.act_attrs);
     b.AddOutput("out");
-    auto outcome = ApplyAndCompare(
-        b, {"fuse_elementwise_activation"},
-        {RandomTensor<float>({2, 3, 4}, -4, 4, 1),
-         RandomTensor<float>(c.y_dims, -4, 4, 2)});
+    auto outcome = ApplyAndCompare(b, {"fuse_elementwise_activation"},
+                                   {RandomTensor<float>({2, 3, 4}, -4, 4, 1),
+                                    RandomTensor<float>(c.y_dims, -4, 4, 2)});
     ASSERT_EQ(OpTypes(outcome.program),
               (Types{"feed", "feed", "fused_" + c.op, "fetch"}));
-    EXPECT_EQ(AttrCast<std::string>(OpAt(outcome, 2).attrs.at("fuse_activation")),
-              c.act);
+    EXPECT_EQ(
+        AttrCast<std::string>(OpAt(outcome, 2).attrs.at("fuse_activation")),
+        c.act);
     EXPECT_EQ(AttrCast<int>(OpAt(outcome, 2).attrs.at("axis")), c.axis);
   }
 }

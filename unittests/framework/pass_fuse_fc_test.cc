@@ -6,10 +6,10 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -27,17 +27,41 @@ struct FcCase {
 TEST(FuseFcPass, FusesProductsWithABias) {
   const FcCase cases[] = {
       {"mul + add + relu", "mul", {}, {5, 6}, -1, true, true, 1},
-      {"mul 3-D rows", "mul", {{"x_num_col_dims", 2}}, {2, 3, 6}, 2, false,
-       true, 2},
+      {"mul 3-D rows",
+       "mul",
+       {{"x_num_col_dims", 2}},
+       {2, 3, 6},
+       2,
+       false,
+       true,
+       2},
       {"mul flattening X", "mul", {}, {2, 2, 3}, 1, true, true, 1},
       {"matmul", "matmul", {{"alpha", 1.0f}}, {4, 6}, -1, true, true, 1},
       {"matmul_v2 3-D", "matmul_v2", {}, {2, 3, 6}, -1, false, true, 2},
-      {"matmul alpha 2", "matmul", {{"alpha", 2.0f}}, {4, 6}, -1, false, false,
+      {"matmul alpha 2",
+       "matmul",
+       {{"alpha", 2.0f}},
+       {4, 6},
+       -1,
+       false,
+       false,
        0},
-      {"matmul_v2 trans_x", "matmul_v2", {{"trans_x", true}}, {6, 4}, -1,
-       false, false, 0},
-      {"bias on the wrong axis", "mul", {{"x_num_col_dims", 2}}, {2, 5, 6}, 1,
-       false, false, 0},
+      {"matmul_v2 trans_x",
+       "matmul_v2",
+       {{"trans_x", true}},
+       {6, 4},
+       -1,
+       false,
+       false,
+       0},
+      {"bias on the wrong axis",
+       "mul",
+       {{"x_num_col_dims", 2}},
+       {2, 5, 6},
+       1,
+       false,
+       false,
+       0},
   };
   for (const FcCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -93,8 +117,8 @@ TEST(FuseFcPass, StopsAtAFetchedSum) {
   b.AddOp("relu", {{"X", {"sum"}}}, {{"Out", {"out"}}});
   b.AddOutput("sum");
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"fuse_fc"},
-                                 {RandomTensor<float>({3, 6}, -1, 1, 8)});
+  auto outcome =
+      ApplyAndCompare(b, {"fuse_fc"}, {RandomTensor<float>({3, 6}, -1, 1, 8)});
   ASSERT_EQ(OpTypes(outcome.program),
             (Types{"feed", "fc", "relu", "fetch", "fetch"}));
   EXPECT_EQ(OpAt(outcome, 1).Output("Out"), Types{"sum"});

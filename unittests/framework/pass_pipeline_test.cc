@@ -6,9 +6,9 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -36,9 +36,8 @@ TEST(PassPipeline, SmallNetwork) {
   b.AddParameter("bn.var", RandomTensor<float>({4}, 0.5, 2, 6));
   b.AddParameter("fc.w_raw", RandomTensor<float>({16, 5}, -1, 1, 7));
   b.AddParameter("fc.b", RandomTensor<float>({5}, -1, 1, 8));
-  for (const char* v :
-       {"c", "cb", "bn", "act", "flat", "fc.w", "p", "s", "r", "d",
-        "save_infer_model/scale_0.tmp_0"}) {
+  for (const char* v : {"c", "cb", "bn", "act", "flat", "fc.w", "p", "s", "r",
+                        "d", "save_infer_model/scale_0.tmp_0"}) {
     b.AddVar(v);
   }
   b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {"conv.w"}}},
@@ -58,13 +57,12 @@ TEST(PassPipeline, SmallNetwork) {
   b.AddOp("scale", {{"X", {"fc.w_raw"}}}, {{"Out", {"fc.w"}}},
           {{"scale", 0.5f}});
   b.AddOp("mul", {{"X", {"flat"}}, {"Y", {"fc.w"}}}, {{"Out", {"p"}}});
-  b.AddOp("elementwise_add", {{"X", {"p"}}, {"Y", {"fc.b"}}},
-          {{"Out", {"s"}}});
+  b.AddOp("elementwise_add", {{"X", {"p"}}, {"Y", {"fc.b"}}}, {{"Out", {"s"}}});
   b.AddOp("relu", {{"X", {"s"}}}, {{"Out", {"r"}}});
   b.AddOp("dropout", {{"X", {"r"}}}, {{"Out", {"d"}}},
           {{"dropout_implementation", std::string("upscale_in_train")}});
-  b.AddOp("scale", {{"X", {"d"}}}, {{"Out", {"save_infer_model/scale_0.tmp_0"}}},
-          {{"scale", 1.0f}});
+  b.AddOp("scale", {{"X", {"d"}}},
+          {{"Out", {"save_infer_model/scale_0.tmp_0"}}}, {{"scale", 1.0f}});
   b.AddOutput("save_infer_model/scale_0.tmp_0");
   auto outcome =
       ApplyAndCompare(b, {}, {RandomTensor<float>({2, 3, 6, 6}, -2, 2, 9)});

@@ -6,10 +6,10 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
+using paddle_lite::testing::RandomTensor;
 using pass_testing::ApplyAndCompare;
 using pass_testing::OpAt;
 using pass_testing::OpTypes;
-using paddle_lite::testing::RandomTensor;
 
 using Types = std::vector<std::string>;
 
@@ -61,8 +61,8 @@ TEST(RemoveNoopsPass, KeepsAFetchedCopyOfAFeed) {
   b.AddVar("y");
   b.AddOp("scale", {{"X", {x}}}, {{"Out", {"y"}}}, {{"scale", 1.0f}});
   b.AddOutput("y");
-  auto outcome = ApplyAndCompare(b, {"remove_noops"},
-                                 {RandomTensor<float>({4, 2})});
+  auto outcome =
+      ApplyAndCompare(b, {"remove_noops"}, {RandomTensor<float>({4, 2})});
   EXPECT_EQ(OpTypes(outcome.program), (Types{"feed", "scale", "fetch"}));
   EXPECT_TRUE(outcome.changes.empty());
 }
@@ -79,11 +79,10 @@ TEST(RemoveNoopsPass, KeepsACopyOfAVariableWrittenLater) {
   b.AddOp("scale", {{"X", {"r"}}}, {{"Out", {"r"}}}, {{"scale", 3.0f}});
   b.AddOp("elementwise_add", {{"X", {"a"}}, {"Y", {"r"}}}, {{"Out", {"out"}}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"remove_noops"},
-                                 {RandomTensor<float>({2, 3})});
-  EXPECT_EQ(OpTypes(outcome.program),
-            (Types{"feed", "relu", "assign", "scale", "elementwise_add",
-                   "fetch"}));
+  auto outcome =
+      ApplyAndCompare(b, {"remove_noops"}, {RandomTensor<float>({2, 3})});
+  EXPECT_EQ(OpTypes(outcome.program), (Types{"feed", "relu", "assign", "scale",
+                                             "elementwise_add", "fetch"}));
 }
 
 TEST(RemoveNoopsPass, RemovesAnInPlaceCopy) {
@@ -95,8 +94,8 @@ TEST(RemoveNoopsPass, RemovesAnInPlaceCopy) {
   b.AddOp("scale", {{"X", {"r"}}}, {{"Out", {"r"}}}, {{"scale", 1.0f}});
   b.AddOp("sigmoid", {{"X", {"r"}}}, {{"Out", {"out"}}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"remove_noops"},
-                                 {RandomTensor<float>({2, 3})});
+  auto outcome =
+      ApplyAndCompare(b, {"remove_noops"}, {RandomTensor<float>({2, 3})});
   EXPECT_EQ(OpTypes(outcome.program),
             (Types{"feed", "relu", "sigmoid", "fetch"}));
 }
@@ -123,8 +122,8 @@ TEST(RemoveNoopsPass, KeepsScalesThatComputeAndSubBlockNames) {
           Dropout("downgrade_in_infer", 1e-9f));
   b.AddOp("sigmoid", {{"X", {"out"}}}, {{"Out", {"out"}}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"remove_noops"},
-                                 {RandomTensor<float>({2, 3})});
+  auto outcome =
+      ApplyAndCompare(b, {"remove_noops"}, {RandomTensor<float>({2, 3})});
   EXPECT_EQ(OpTypes(outcome.program),
             (Types{"feed", "relu", "scale", "scale", "assign", "dropout",
                    "sigmoid", "fetch"}))
@@ -140,8 +139,8 @@ TEST(RemoveNoopsPass, RemovesAZeroDropoutBeforeAnOp) {
           Dropout("downgrade_in_infer", 0.0f));
   b.AddOp("sigmoid", {{"X", {"d"}}}, {{"Out", {"out"}}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"remove_noops"},
-                                 {RandomTensor<float>({2, 3})});
+  auto outcome =
+      ApplyAndCompare(b, {"remove_noops"}, {RandomTensor<float>({2, 3})});
   EXPECT_EQ(OpTypes(outcome.program), (Types{"feed", "sigmoid", "fetch"}));
   EXPECT_EQ(OpAt(outcome, 1).Input("X"), Types{"x"});
 }

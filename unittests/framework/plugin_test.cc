@@ -3,6 +3,8 @@
 // as they were: an ABI mismatch, a key that exists, a failing init, a
 // library that is not a plugin. The plugins are unittests/plugins/*.cc,
 // built as MODULE libraries into PDLITE_TEST_PLUGIN_DIR.
+#include "framework/plugin.h"
+
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -10,7 +12,6 @@
 
 #include "framework/kernel_registry.h"
 #include "framework/op_registry.h"
-#include "framework/plugin.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
@@ -25,7 +26,7 @@ std::string PluginPath(const std::string& name) {
 
 // Everything registered, by registrant, to compare before and after.
 struct RegistrySnapshot {
-  std::map<std::string, std::string> ops;  // type -> registrant
+  std::map<std::string, std::string> ops;      // type -> registrant
   std::map<std::string, std::string> kernels;  // "op key" -> registrant
 
   static RegistrySnapshot Take() {
@@ -91,11 +92,11 @@ TEST(Plugin, LoadingTwiceIsANoOp) {
 TEST(Plugin, OtherAbiVersionIsRefusedNamingBoth) {
   const std::string path = PluginPath("pdlite_test_abi999_plugin");
   auto before = RegistrySnapshot::Take();
-  ExpectError([&] { LoadPlugin(path); }, ErrorCode::kPreconditionNotMet,
-              {"abi_mismatch_plugin", path, "built for ABI version 999",
-               "this runtime has ABI version " +
-                   std::to_string(RuntimeAbiVersion()),
-               "rebuild it"});
+  ExpectError(
+      [&] { LoadPlugin(path); }, ErrorCode::kPreconditionNotMet,
+      {"abi_mismatch_plugin", path, "built for ABI version 999",
+       "this runtime has ABI version " + std::to_string(RuntimeAbiVersion()),
+       "rebuild it"});
   EXPECT_EQ(RuntimeAbiVersion(), PDLITE_ABI_VERSION);
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
   EXPECT_EQ(OpInfoMap::Instance().Find("plugin_test_abi_op"), nullptr);
@@ -118,21 +119,19 @@ TEST(Plugin, ExistingKernelKeyIsRefusedAndNothingKept) {
   EXPECT_EQ(OpInfoMap::Instance().Find("plugin_test_dup_new_op"), nullptr);
   EXPECT_TRUE(
       KernelRegistry::Instance().KernelsOf("plugin_test_dup_new_op").empty());
-  EXPECT_EQ(KernelRegistry::Instance()
-                .KernelsOf("relu")
-                .front()
-                .second->registrant,
-            "core");
+  EXPECT_EQ(
+      KernelRegistry::Instance().KernelsOf("relu").front().second->registrant,
+      "core");
   EXPECT_FALSE(IsLoaded(path));
 }
 
 TEST(Plugin, ExistingOpIsRefusedAndNothingKept) {
   const std::string path = PluginPath("pdlite_test_duplicate_op_plugin");
   auto before = RegistrySnapshot::Take();
-  ExpectError([&] { LoadPlugin(path); }, ErrorCode::kAlreadyExists,
-              {"Op 'relu' is registered twice", "by core (",
-               "operators/relu.cc", "and by " + path,
-               "duplicate_op_plugin.cc"});
+  ExpectError(
+      [&] { LoadPlugin(path); }, ErrorCode::kAlreadyExists,
+      {"Op 'relu' is registered twice", "by core (", "operators/relu.cc",
+       "and by " + path, "duplicate_op_plugin.cc"});
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
   EXPECT_EQ(OpInfoMap::Instance().Find("relu")->registrant, "core");
 }
@@ -153,8 +152,7 @@ TEST(Plugin, LibraryWithoutPdlitePluginIsRefused) {
 }
 
 TEST(Plugin, MissingFileIsNotFound) {
-  ExpectError([] { LoadPlugin("/no/such/libplugin.so"); },
-              ErrorCode::kNotFound,
+  ExpectError([] { LoadPlugin("/no/such/libplugin.so"); }, ErrorCode::kNotFound,
               {"Cannot load plugin '/no/such/libplugin.so'"});
 }
 

@@ -29,7 +29,7 @@ void Check(const framework::DDim& input,
 TEST(FcMkldnn, HasKernel) { ExpectMkldnnKernel("fc"); }
 
 TEST(FcMkldnn, Shapes) {
-  for (const std::string& act : {"", "relu"}) {
+  for (const char* act : {"", "relu"}) {
     Check({32, 784}, {784, 200}, {200}, 1, act);
     Check({1, 1280}, {1280, 3}, {1, 3}, 1, act);
     Check({2, 25, 96}, {96, 48}, {48}, 2, act);

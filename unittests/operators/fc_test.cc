@@ -72,8 +72,8 @@ TEST(FcOp, MatchesNaiveLoop) {
                                          static_cast<int>(c.input.size()));
     const auto in = RandomTensor<float>(c.input, -1, 1, 1);
     const auto w = RandomTensor<float>({k, c.n}, -1, 1, 2);
-    const auto bias = RandomTensor<float>(
-        c.bias_2d ? DDim{1, c.n} : DDim{c.n}, -1, 1, 3);
+    const auto bias =
+        RandomTensor<float>(c.bias_2d ? DDim{1, c.n} : DDim{c.n}, -1, 1, 3);
     OpTester t("fc");
     t.Input("Input", in).Input("W", w).Output("Out");
     if (c.bias) t.Input("Bias", bias);
@@ -84,19 +84,19 @@ TEST(FcOp, MatchesNaiveLoop) {
     out_dims.push_back(c.n);
     ExpectTensorNear(
         t.GetOutput("Out"),
-        MakeTensor<float>(out_dims,
-                          NaiveFc(ToVector<float>(in), ToVector<float>(w),
-                                  c.bias ? ToVector<float>(bias)
-                                         : std::vector<float>{},
-                                  m, k, c.n, c.relu)));
+        MakeTensor<float>(
+            out_dims,
+            NaiveFc(ToVector<float>(in), ToVector<float>(w),
+                    c.bias ? ToVector<float>(bias) : std::vector<float>{}, m, k,
+                    c.n, c.relu)));
     t.Run(framework::LibraryType::Plain(), /*threads=*/3);
     ExpectTensorNear(
         t.GetOutput("Out"),
-        MakeTensor<float>(out_dims,
-                          NaiveFc(ToVector<float>(in), ToVector<float>(w),
-                                  c.bias ? ToVector<float>(bias)
-                                         : std::vector<float>{},
-                                  m, k, c.n, c.relu)));
+        MakeTensor<float>(
+            out_dims,
+            NaiveFc(ToVector<float>(in), ToVector<float>(w),
+                    c.bias ? ToVector<float>(bias) : std::vector<float>{}, m, k,
+                    c.n, c.relu)));
   }
 }
 
@@ -134,16 +134,31 @@ TEST(FcOp, Errors) {
     if (!bias.empty()) t.Input("Bias", RandomTensor<float>(bias));
     t.Run();
   };
-  ExpectError([&] { run({2, 3}, {4, 5}, {}, 1, ""); },
-              ErrorCode::kInvalidArgument, {"fc", "[2, 3]", "[4, 5]"});
-  ExpectError([&] { run({2, 3}, {3, 5, 1}, {}, 1, ""); },
-              ErrorCode::kInvalidArgument, {"fc", "W must be 2-D"});
-  ExpectError([&] { run({2, 3}, {3, 5}, {4}, 1, ""); },
-              ErrorCode::kInvalidArgument, {"fc", "Bias dims [4]"});
-  ExpectError([&] { run({2, 3}, {3, 5}, {}, 2, ""); },
-              ErrorCode::kInvalidArgument, {"fc", "in_num_col_dims", "[2, 3]"});
-  ExpectError([&] { run({2, 3}, {3, 5}, {}, 1, "tanh"); },
-              ErrorCode::kInvalidArgument, {"activation_type", "tanh"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {4, 5}, {}, 1, "");
+      },
+      ErrorCode::kInvalidArgument, {"fc", "[2, 3]", "[4, 5]"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {3, 5, 1}, {}, 1, "");
+      },
+      ErrorCode::kInvalidArgument, {"fc", "W must be 2-D"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {3, 5}, {4}, 1, "");
+      },
+      ErrorCode::kInvalidArgument, {"fc", "Bias dims [4]"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {3, 5}, {}, 2, "");
+      },
+      ErrorCode::kInvalidArgument, {"fc", "in_num_col_dims", "[2, 3]"});
+  ExpectError(
+      [&] {
+        run({2, 3}, {3, 5}, {}, 1, "tanh");
+      },
+      ErrorCode::kInvalidArgument, {"activation_type", "tanh"});
 }
 
 }  // namespace

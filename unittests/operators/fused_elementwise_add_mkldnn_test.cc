@@ -32,9 +32,8 @@ TEST(FusedElementwiseAddMkldnn, HasKernel) {
 }
 
 TEST(FusedElementwiseAddMkldnn, Activations) {
-  for (const std::string& act :
-       {"", "relu", "relu6", "leaky_relu", "hard_swish", "sigmoid", "swish",
-        "hard_sigmoid"}) {
+  for (const char* act : {"", "relu", "relu6", "leaky_relu", "hard_swish",
+                          "sigmoid", "swish", "hard_sigmoid"}) {
     Check({2, 16, 24, 24}, {2, 16, 24, 24}, act, 0.2f, 0.5f);
     Check({2, 16, 24, 24}, {1, 16, 1, 1}, act, 0.2f, 0.5f);
   }

@@ -39,10 +39,8 @@ void CheckAgainstUnfused(const std::string& op) {
       {"hard_sigmoid", {{"slope", 0.2f}, {"offset", 0.5f}}, 0.2f, 0.5f},
   };
   const Operands shapes[] = {
-      {{13, 127}, {13, 127}, -1},
-      {{2, 3, 4, 5}, {3}, 1},
-      {{2, 3, 4}, {4}, -1},
-      {{1}, {1}, -1},
+      {{13, 127}, {13, 127}, -1}, {{2, 3, 4, 5}, {3}, 1},
+      {{2, 3, 4}, {4}, -1},       {{1}, {1}, -1},
       {{0, 3}, {3}, -1},
   };
   for (const Operands& s : shapes) {

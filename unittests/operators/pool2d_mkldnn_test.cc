@@ -1,7 +1,8 @@
 // pool2d through the MKLDNN kernel against PLAIN: max and average,
 // exclusive or not, asymmetric padding, ceil_mode, global and adaptive
 // pooling, NHWC; and the cases handed to PLAIN (adaptive windows that are
-// not a grid, windows in the padding, clipped non-exclusive divisors).
+// not a grid, windows in the padding, clipped non-exclusive divisors, and
+// windows for which oneDNN has only its slow generic implementation).
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ TEST(Pool2dMkldnn, CasesLeftToPlain) {
                            {"ksize", std::vector<int>{3, 3}},
                            {"strides", std::vector<int>{2, 2}},
                            {"ceil_mode", true}});
+  // A global average too wide for oneDNN's vectorized kernel: its generic
+  // one is slower than PLAIN, which runs instead.
+  CheckPool({1, 8, 160, 160}, {{"pooling_type", std::string("avg")},
+                               {"global_pooling", true},
+                               {"ksize", std::vector<int>{1, 1}}});
   CheckPool({0, 2, 8, 8}, {{"pooling_type", std::string("max")},
                            {"ksize", std::vector<int>{2, 2}},
                            {"strides", std::vector<int>{2, 2}}});

@@ -8,4 +8,7 @@ PDLITE_PLUGIN(duplicate_op_plugin);
 REGISTER_OPERATOR(relu,
                   paddle_lite::operators::UnaryOp,
                   plugin_test::DoubleOpMaker);
-REGISTER_OP_KERNEL(relu, PLUGINTEST, CPUPlace, plugin_test::DoubleKernel<float>);
+REGISTER_OP_KERNEL(relu,
+                   PLUGINTEST,
+                   CPUPlace,
+                   plugin_test::DoubleKernel<float>);

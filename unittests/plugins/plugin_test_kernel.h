@@ -12,8 +12,8 @@ class DoubleOpMaker : public paddle_lite::operators::UnaryOpMaker {};
 template <typename T>
 class DoubleKernel : public paddle_lite::framework::OpKernel<T> {
  public:
-  void Compute(const paddle_lite::framework::ExecutionContext& ctx)
-      const override {
+  void Compute(
+      const paddle_lite::framework::ExecutionContext& ctx) const override {
     const auto* x = ctx.Input<paddle_lite::framework::Tensor>("X");
     auto* out = ctx.Output<paddle_lite::framework::Tensor>("Out");
     const T* in = x->data<T>();

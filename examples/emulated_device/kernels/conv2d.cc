@@ -47,12 +47,12 @@ class Conv2DKernel : public paddle_lite::framework::OpKernel<T> {
             T acc = b ? b[m] : T(0);
             for (int64_t c = 0; c < Cg; ++c) {
               for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-                const int64_t ih = oh * g.stride_h - g.pad.top +
-                                   kh * g.dilation_h;
+                const int64_t ih =
+                    oh * g.stride_h - g.pad.top + kh * g.dilation_h;
                 if (ih < 0 || ih >= H) continue;
                 for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-                  const int64_t iw = ow * g.stride_w - g.pad.left +
-                                     kw * g.dilation_w;
+                  const int64_t iw =
+                      ow * g.stride_w - g.pad.left + kw * g.dilation_w;
                   if (iw < 0 || iw >= W) continue;
                   acc += in[at_in(n, c0 + c, ih, iw)] *
                          w[((m * Cg + c) * g.kernel_h + kh) * g.kernel_w + kw];

@@ -22,8 +22,13 @@ struct Window {
   int64_t begin, end, size;
 };
 
-Window WindowOf(int64_t o, int64_t in, int64_t out, int64_t kernel,
-                int64_t stride, int64_t pad_begin, bool adaptive) {
+Window WindowOf(int64_t o,
+                int64_t in,
+                int64_t out,
+                int64_t kernel,
+                int64_t stride,
+                int64_t pad_begin,
+                bool adaptive) {
   if (adaptive) {
     int64_t b = o * in / out, e = ((o + 1) * in + out - 1) / out;
     return {b, e, e - b};

@@ -25,4 +25,7 @@ class ReluKernel : public paddle_lite::framework::OpKernel<T> {
 
 }  // namespace emu
 
-REGISTER_OP_DEVICE_KERNEL(relu, PLAIN, emu::kDeviceType, emu::ReluKernel<float>);
+REGISTER_OP_DEVICE_KERNEL(relu,
+                          PLAIN,
+                          emu::kDeviceType,
+                          emu::ReluKernel<float>);

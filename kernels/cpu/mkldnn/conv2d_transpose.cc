@@ -83,6 +83,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
           {g.pad.bottom, g.pad.right});
       p->pd = dnnl::deconvolution_forward::primitive_desc(desc, mk.engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<DeconvPrimitive>();
       p->prim = dnnl::deconvolution_forward(p->pd);
       return p;
     });
@@ -91,9 +93,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       return;
     }
 
-    const auto weights =
-        PrepareWeights(ctx, &mk, "Filter", deconv->user_weights_md,
-                       deconv->pd.weights_desc(), key.str());
+    const auto weights = PrepareWeights(
+        ctx, &mk, "Filter", deconv->user_weights_md, deconv->pd.weights_desc());
     if (!weights) {
       RunPlainKernel<T>(ctx);
       return;

@@ -128,6 +128,8 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       dnnl::primitive_attr attr;
       attr.set_post_ops(post_ops);
       p->pd = dnnl::binary::primitive_desc(desc, attr, mk.engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<BinaryPrimitive>();
       p->prim = dnnl::binary(p->pd);
       return p;
     });

@@ -63,6 +63,8 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
                                        spec.algorithm, PlainMd({n}), spec.alpha,
                                        spec.beta);
       p->pd = dnnl::eltwise_forward::primitive_desc(desc, mk.engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<EltwisePrimitive>();
       p->prim = dnnl::eltwise_forward(p->pd);
       return p;
     });

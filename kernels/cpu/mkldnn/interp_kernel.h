@@ -106,6 +106,8 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
               : dnnl::algorithm::resampling_linear,
           ActivationMd(src, g.channel_last), ActivationMd(dst, g.channel_last));
       p->pd = dnnl::resampling_forward::primitive_desc(desc, mk.engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<ResamplingPrimitive>();
       p->prim = dnnl::resampling_forward(p->pd);
       return p;
     });

@@ -104,6 +104,8 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
     if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
     attr.set_post_ops(post_ops);
     prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
+    if (IsSlowImplementation(prim->pd))
+      return std::shared_ptr<MatmulPrimitive>();
     prim->prim = dnnl::matmul(prim->pd);
     return prim;
   });

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <dnnl.hpp>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,8 +39,8 @@ class MkldnnContext {
   /// Primitives per context: a detection model has ~150 distinct ones per
   /// input shape, so two alternating shapes still fit.
   static constexpr size_t kPrimitiveCapacity = 512;
-  /// Reordered weight tensors per context (one per conv layer and shape
-  /// family); about the model's parameter bytes in all.
+  /// Reordered weight tensors per context (one per conv layer and layout
+  /// oneDNN wants for it); about the model's parameter bytes in all.
   static constexpr size_t kWeightCapacity = 1024;
 
   MkldnnContext()
@@ -53,16 +54,17 @@ class MkldnnContext {
 
   /// The object cached under `key`, made by `make()` (returning
   /// std::shared_ptr<T>) on a miss. When oneDNN rejects the configuration
-  /// (make throws dnnl::error) the miss is remembered and nullptr returned,
-  /// so the caller runs the PLAIN kernel. Keys must start with a name
-  /// unique to T.
+  /// (make throws dnnl::error) or `make` declines it (returns nullptr: only
+  /// a slow implementation exists), that is remembered and nullptr
+  /// returned, so the caller runs the PLAIN kernel. Keys must start with a
+  /// name unique to T.
   template <typename T, typename Make>
   std::shared_ptr<T> Primitive(const std::string& key, Make&& make) {
     return GetOrMake<T>(&primitives_, key, make);
   }
 
-  /// Weights reordered for a primitive, under `key` (the primitive's key
-  /// plus the weights' identity), made by `make()` on a miss.
+  /// Weights reordered for primitives, under `key` (the weights' address
+  /// and both layouts), made by `make()` on a miss.
   template <typename Make>
   std::shared_ptr<dnnl::memory> Weights(const std::string& key, Make&& make) {
     return GetOrMake<dnnl::memory>(&weights_, key, make);
@@ -71,7 +73,33 @@ class MkldnnContext {
   const LruCache& primitives() const { return primitives_; }
   const LruCache& weights() const { return weights_; }
 
+  /// Memory of descriptor `md` in scratch buffer `slot` (0 or 1), for the
+  /// temporaries of one call (activations reordered to a primitive's
+  /// format). Every call reuses the buffers; each grows to the largest
+  /// size asked for and stays, so it is bounded by the largest activation.
+  dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
+    Buffer& b = scratch_[slot];
+    const size_t bytes = md.get_size();
+    if (b.bytes < bytes) {
+      b.data.reset(static_cast<char*>(
+          ::operator new(bytes, std::align_val_t(kScratchAlignment))));
+      b.bytes = bytes;
+    }
+    return dnnl::memory(md, engine_, b.data.get());
+  }
+
  private:
+  static constexpr size_t kScratchAlignment = 64;
+  struct AlignedDelete {
+    void operator()(char* p) const {
+      ::operator delete(p, std::align_val_t(kScratchAlignment));
+    }
+  };
+  struct Buffer {
+    std::unique_ptr<char, AlignedDelete> data;
+    size_t bytes = 0;
+  };
+
   template <typename T, typename Make>
   static std::shared_ptr<T> GetOrMake(LruCache* cache,
                                       const std::string& key,
@@ -94,6 +122,7 @@ class MkldnnContext {
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
+  Buffer scratch_[2];
 };
 
 /// Sizes the calling thread's OpenMP team to the predictor's thread count
@@ -139,6 +168,25 @@ class KeyBuilder {
     key_ += s;
     key_ += ',';
     return *this;
+  }
+  /// A memory layout, exactly: dims, padding and blocking.
+  KeyBuilder& Add(const dnnl::memory::desc& md) {
+    const dnnl_memory_desc_t& d = md.data;
+    const int n = d.ndims;
+    Add(n)
+        .Add(static_cast<int>(d.data_type))
+        .Add(static_cast<int>(d.format_kind));
+    Add(std::vector<int64_t>(d.dims, d.dims + n));
+    Add(std::vector<int64_t>(d.padded_dims, d.padded_dims + n));
+    Add(std::vector<int64_t>(d.padded_offsets, d.padded_offsets + n));
+    Add(static_cast<int64_t>(d.offset0));
+    if (d.format_kind == dnnl_blocked) {
+      const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+      Add(std::vector<int64_t>(b.strides, b.strides + n));
+      Add(std::vector<int64_t>(b.inner_blks, b.inner_blks + b.inner_nblks));
+      Add(std::vector<int64_t>(b.inner_idxs, b.inner_idxs + b.inner_nblks));
+    }
+    return Add(static_cast<int64_t>(d.extra.flags));
   }
   const std::string& str() const { return key_; }
 
@@ -226,6 +274,59 @@ inline dnnl::memory UserMemory(const dnnl::memory::desc& md,
   return dnnl::memory(md, engine, const_cast<void*>(data));
 }
 
+/// An activation of a primitive that picks its own format (format_tag::any)
+/// while our buffers stay plain: the two layouts and, when they differ, the
+/// reorder between them (ours to the primitive's for an input, back for an
+/// output), made once with the primitive.
+struct ActivationIo {
+  dnnl::memory::desc user;
+  dnnl::memory::desc wanted;
+  dnnl::reorder reorder;  // empty when the layouts agree
+
+  ActivationIo() = default;
+  ActivationIo(const dnnl::memory::desc& user_md,
+               const dnnl::memory::desc& wanted_md,
+               bool is_input,
+               const dnnl::engine& engine)
+      : user(user_md), wanted(wanted_md) {
+    if (user == wanted) return;
+    reorder = is_input ? dnnl::reorder(dnnl::reorder::primitive_desc(
+                             engine, user, engine, wanted))
+                       : dnnl::reorder(dnnl::reorder::primitive_desc(
+                             engine, wanted, engine, user));
+  }
+
+  /// The primitive's view of input buffer `data`: the buffer itself, or
+  /// its reordered copy in scratch slot `slot`.
+  dnnl::memory BindInput(MkldnnContext* mk, int slot, const void* data) const {
+    dnnl::memory mine = UserMemory(user, mk->engine(), data);
+    if (!reorder) return mine;
+    dnnl::memory theirs = mk->Scratch(slot, wanted);
+    reorder.execute(mk->stream(), mine, theirs);
+    return theirs;
+  }
+  /// Where the primitive writes output buffer `data`: the buffer itself, or
+  /// scratch slot `slot`, copied back by FinishOutput.
+  dnnl::memory BindOutput(MkldnnContext* mk, int slot, void* data) const {
+    if (!reorder) return UserMemory(user, mk->engine(), data);
+    return mk->Scratch(slot, wanted);
+  }
+  void FinishOutput(MkldnnContext* mk, dnnl::memory written, void* data) const {
+    if (!reorder) return;
+    dnnl::memory mine = UserMemory(user, mk->engine(), data);
+    reorder.execute(mk->stream(), written, mine);
+  }
+};
+
+/// True for oneDNN's reference and generic fallbacks ("ref:any",
+/// "simple_nchw:any", ...): slower than our PLAIN kernels, so a kernel
+/// whose primitive gets one runs PLAIN instead.
+inline bool IsSlowImplementation(const dnnl::primitive_desc_base& pd) {
+  const std::string name = pd.impl_info_str();
+  return name.rfind("ref", 0) == 0 || name.find("_ref") != std::string::npos ||
+         name.rfind("simple", 0) == 0;
+}
+
 /// Runs the op's PLAIN kernel of element type T with the same context: the
 /// MKLDNN kernel's answer for cases oneDNN cannot compute exactly as Paddle
 /// does (a kernel is chosen before the shapes are known, so it cannot
@@ -259,18 +360,18 @@ inline bool IsModelWeight(const framework::ExecutionContext& ctx,
   return var != nullptr && var == root->FindLocalVar(ctx.op().Input(slot));
 }
 
-/// The weights of input `slot` (stored as `user_md`) in the format `wanted`
-/// a primitive chose: the tensor itself when the formats agree, else a
-/// reordered copy, made once and cached under `key` plus the tensor's
-/// address for model parameters, made on every call for other tensors.
-/// nullptr when oneDNN cannot reorder them.
+/// The weights of input `slot` (stored as `user_md`) in the layout
+/// `wanted` that a primitive chose: the tensor itself when the layouts
+/// agree, else a reordered copy. For model parameters the copy is made once
+/// and cached by the tensor's address and the layout, so primitives of
+/// other input shapes that want the same layout share it; for other
+/// tensors it is made on every call. nullptr when oneDNN cannot reorder.
 inline std::shared_ptr<dnnl::memory> PrepareWeights(
     const framework::ExecutionContext& ctx,
     MkldnnContext* mk,
     const std::string& slot,
     const dnnl::memory::desc& user_md,
-    const dnnl::memory::desc& wanted,
-    const std::string& key) {
+    const dnnl::memory::desc& wanted) {
   const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
   auto user = std::make_shared<dnnl::memory>(
       UserMemory(user_md, mk->engine(), t->raw_data()));
@@ -288,9 +389,11 @@ inline std::shared_ptr<dnnl::memory> PrepareWeights(
       return nullptr;
     }
   }
-  const int64_t address =
-      static_cast<int64_t>(reinterpret_cast<uintptr_t>(t->raw_data()));
-  return mk->Weights(key + "/weights@" + std::to_string(address), reorder);
+  KeyBuilder key("weights", ctx);
+  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t->raw_data())))
+      .Add(user_md)
+      .Add(wanted);
+  return mk->Weights(key.str(), reorder);
 }
 
 }  // namespace mkldnn

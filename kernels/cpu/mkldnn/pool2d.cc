@@ -107,6 +107,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
           {h.stride, w.stride}, {h.kernel, w.kernel},
           {h.pad_begin, w.pad_begin}, {h.pad_end, w.pad_end});
       p->pd = dnnl::pooling_forward::primitive_desc(desc, mk.engine());
+      if (IsSlowImplementation(p->pd)) return std::shared_ptr<PoolPrimitive>();
       p->prim = dnnl::pooling_forward(p->pd);
       return p;
     });

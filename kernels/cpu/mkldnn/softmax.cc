@@ -42,6 +42,8 @@ class MkldnnSoftmaxKernel : public framework::OpKernel<T> {
       dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference,
                                        PlainMd(view), /*softmax_axis=*/1);
       p->pd = dnnl::softmax_forward::primitive_desc(desc, mk.engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<SoftmaxPrimitive>();
       p->prim = dnnl::softmax_forward(p->pd);
       return p;
     });

@@ -18,8 +18,7 @@ class FcKernel : public framework::OpKernel<T> {
     const int in_num_col_dims = ctx.Attr<int>("in_num_col_dims");
     GemmShape shape;
     shape.m = framework::Product(input->dims(), 0, in_num_col_dims);
-    shape.k = framework::Product(input->dims(), in_num_col_dims,
-                                 input->rank());
+    shape.k = framework::Product(input->dims(), in_num_col_dims, input->rank());
     shape.n = w->dims()[1];
     T* o = out->mutable_data<T>(ctx.GetPlace());
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();

@@ -109,7 +109,8 @@ void ApplyFusedActivation(const platform::CPUDeviceContext& dev,
     return fa::Map(dev, fa::HardSwish<T>{}, 4, data, n);
   }
   if (act.type == "sigmoid") return fa::Map(dev, fa::Sigmoid<T>{}, 20, data, n);
-  if (act.type == "swish") return fa::Map(dev, fa::Swish<T>{alpha}, 20, data, n);
+  if (act.type == "swish")
+    return fa::Map(dev, fa::Swish<T>{alpha}, 20, data, n);
   if (act.type == "hard_sigmoid") {
     return fa::Map(dev, fa::HardSigmoid<T>{alpha, beta}, 4, data, n);
   }

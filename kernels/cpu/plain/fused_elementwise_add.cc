@@ -9,8 +9,7 @@ struct FusedAddFunctor {
 };
 
 template <typename T>
-using FusedElementwiseAddKernel =
-    FusedElementwiseKernel<T, FusedAddFunctor<T>>;
+using FusedElementwiseAddKernel = FusedElementwiseKernel<T, FusedAddFunctor<T>>;
 
 }  // namespace kernels
 }  // namespace paddle_lite

@@ -9,8 +9,7 @@ struct FusedMulFunctor {
 };
 
 template <typename T>
-using FusedElementwiseMulKernel =
-    FusedElementwiseKernel<T, FusedMulFunctor<T>>;
+using FusedElementwiseMulKernel = FusedElementwiseKernel<T, FusedMulFunctor<T>>;
 
 }  // namespace kernels
 }  // namespace paddle_lite
