@@ -133,6 +133,42 @@ struct Conv2DGeometry {
   }
 };
 
+/// Reads strides, dilations, paddings and padding_algorithm into `g`
+/// (whose in_* and kernel_* are set): the window rules conv2d and
+/// conv2d_transpose share (§2.1; under SAME the dilation is forced to 1).
+inline void ResolveWindow(const framework::OperatorBase& op,
+                          const std::string& type,
+                          Conv2DGeometry* geometry) {
+  Conv2DGeometry& g = *geometry;
+  auto strides = Read2DAttr(op, "strides");
+  auto dilations = Read2DAttr(op, "dilations");
+  PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
+                 errors::InvalidArgument(type,
+                                         ": attribute 'strides' must "
+                                         "be > 0, got ",
+                                         strides));
+  PADDLE_ENFORCE(dilations[0] > 0 && dilations[1] > 0,
+                 errors::InvalidArgument(type,
+                                         ": attribute 'dilations' must "
+                                         "be > 0, got ",
+                                         dilations));
+  g.stride_h = strides[0];
+  g.stride_w = strides[1];
+  g.dilation_h = dilations[0];
+  g.dilation_w = dilations[1];
+
+  const auto algorithm = op.Attr<std::string>("padding_algorithm");
+  g.pad = NormalizePaddings(type, op.Attr<std::vector<int>>("paddings"));
+  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
+                        &g.pad.bottom);
+  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
+                        &g.pad.right);
+  if (algorithm == "SAME") {
+    g.dilation_h = 1;
+    g.dilation_w = 1;
+  }
+}
+
 /// Validates the Input and Filter dims and the attributes of a 2-D
 /// convolution op (conv2d, depthwise_conv2d) and resolves its geometry.
 /// Throws InvalidArgument naming the op, the shapes and the attribute.
@@ -182,47 +218,22 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                  errors::InvalidArgument(type, ": Filter dims ", filter,
                                          " need a non-empty kernel"));
 
-  auto strides = Read2DAttr(op, "strides");
-  auto dilations = Read2DAttr(op, "dilations");
-  PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'strides' must "
-                                         "be > 0, got ",
-                                         strides));
-  PADDLE_ENFORCE(dilations[0] > 0 && dilations[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'dilations' must "
-                                         "be > 0, got ",
-                                         dilations));
-  g.stride_h = strides[0];
-  g.stride_w = strides[1];
-  g.dilation_h = dilations[0];
-  g.dilation_w = dilations[1];
-
-  const auto algorithm = op.Attr<std::string>("padding_algorithm");
-  g.pad = NormalizePaddings(type, op.Attr<std::vector<int>>("paddings"));
-  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
-                        &g.pad.bottom);
-  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
-                        &g.pad.right);
-  if (algorithm == "SAME") {
-    g.dilation_h = 1;
-    g.dilation_w = 1;
-  }
+  ResolveWindow(op, type, &g);
   g.out_h = ConvOutputSize(g.in_h, g.kernel_h, g.dilation_h, g.pad.top,
                            g.pad.bottom, g.stride_h);
   g.out_w = ConvOutputSize(g.in_w, g.kernel_w, g.dilation_w, g.pad.left,
                            g.pad.right, g.stride_w);
-  PADDLE_ENFORCE(g.out_h > 0 && g.out_w > 0,
-                 errors::InvalidArgument(
-                     type, ": output size [", g.out_h, ", ", g.out_w,
-                     "] is not positive for Input ", input, ", Filter ", filter,
-                     ", strides ", strides, ", paddings [", g.pad.top, ", ",
-                     g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
-                     "], dilations [", g.dilation_h, ", ", g.dilation_w,
-                     "]; the padded input must be at "
-                     "least as large as the dilated "
-                     "filter"));
+  PADDLE_ENFORCE(
+      g.out_h > 0 && g.out_w > 0,
+      errors::InvalidArgument(
+          type, ": output size [", g.out_h, ", ", g.out_w,
+          "] is not positive for Input ", input, ", Filter ", filter,
+          ", strides [", g.stride_h, ", ", g.stride_w, "], paddings [",
+          g.pad.top, ", ", g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
+          "], dilations [", g.dilation_h, ", ", g.dilation_w,
+          "]; the padded input must be at "
+          "least as large as the dilated "
+          "filter"));
   return g;
 }
 

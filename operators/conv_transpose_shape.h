@@ -68,35 +68,9 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
                  errors::InvalidArgument(type, ": Filter dims ", filter,
                                          " need a non-empty kernel"));
 
-  auto strides = Read2DAttr(op, "strides");
-  auto dilations = Read2DAttr(op, "dilations");
-  PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'strides' must be > 0, "
-                                         "got ",
-                                         strides));
-  PADDLE_ENFORCE(dilations[0] > 0 && dilations[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'dilations' must be > "
-                                         "0, got ",
-                                         dilations));
-  g.stride_h = strides[0];
-  g.stride_w = strides[1];
-  g.dilation_h = dilations[0];
-  g.dilation_w = dilations[1];
-
   // SAME is computed from the transpose's input size as for a forward
   // convolution, dilation forced to 1 (§2.4).
-  const auto algorithm = op.Attr<std::string>("padding_algorithm");
-  g.pad = NormalizePaddings(type, op.Attr<std::vector<int>>("paddings"));
-  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
-                        &g.pad.bottom);
-  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
-                        &g.pad.right);
-  if (algorithm == "SAME") {
-    g.dilation_h = 1;
-    g.dilation_w = 1;
-  }
+  ResolveWindow(op, type, &g);
 
   const auto output_size = op.Attr<std::vector<int>>("output_size");
   const auto output_padding = op.Attr<std::vector<int>>("output_padding");
@@ -123,13 +97,13 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
     if (!output_size.empty()) {
       PADDLE_ENFORCE(
           output_size[i] >= infer && output_size[i] < infer + stride[i],
-          errors::InvalidArgument(type, ": output_size ", output_size,
-                                  " must satisfy ", infer, " <= output_size[",
-                                  i, "] < ", infer + stride[i],
-                                  " (the size inferred from Input ", input,
-                                  ", Filter ", filter, ", strides ", strides,
-                                  " and paddings, plus less than one "
-                                  "stride)"));
+          errors::InvalidArgument(
+              type, ": output_size ", output_size, " must satisfy ", infer,
+              " <= output_size[", i, "] < ", infer + stride[i],
+              " (the size inferred from Input ", input, ", Filter ", filter,
+              ", strides [", g.stride_h, ", ", g.stride_w, "]",
+              " and paddings, plus less than one "
+              "stride)"));
       out[i] = output_size[i];
     } else if (!output_padding.empty()) {
       const int64_t limit = std::max(stride[i], dilation[i]);
@@ -150,9 +124,9 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
       errors::InvalidArgument(
           type, ": output size [", g.out_h, ", ", g.out_w,
           "] is not positive for Input ", input, ", Filter ", filter,
-          ", strides ", strides, ", paddings [", g.pad.top, ", ", g.pad.bottom,
-          ", ", g.pad.left, ", ", g.pad.right, "], dilations [", g.dilation_h,
-          ", ", g.dilation_w,
+          ", strides [", g.stride_h, ", ", g.stride_w, "], paddings [",
+          g.pad.top, ", ", g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
+          "], dilations [", g.dilation_h, ", ", g.dilation_w,
           "]; the paddings remove more than the transpose produces"));
   return g;
 }
