@@ -127,6 +127,15 @@ void PrintSummary(const std::string& name, const fw::Tensor& t) {
   std::cout << "\n";
 }
 
+// mkdir -p: creates `dir` and its missing parents.
+void MakeDirs(const std::string& dir) {
+  for (size_t pos = dir.find('/', 1); ; pos = dir.find('/', pos + 1)) {
+    std::string prefix = dir.substr(0, pos);
+    if (!prefix.empty()) mkdir(prefix.c_str(), 0755);
+    if (pos == std::string::npos) break;
+  }
+}
+
 // Fetch targets written by an NMS op: rows of (class, score, x1, y1, x2, y2)
 // whose order carries no meaning.
 std::set<std::string> DetectionOutputs(const std::string& model,
@@ -354,7 +363,7 @@ int RunCommand(const RepeatedFlags& repeated) {
           if (is_detection) PrintDetections(t);
         }
         if (round == 0 && !FLAGS_output_dir.empty()) {
-          mkdir(FLAGS_output_dir.c_str(), 0755);
+          MakeDirs(FLAGS_output_dir);
           fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", t);
           if (!t.lod().empty()) {
             std::ofstream lod(FLAGS_output_dir + "/" + file + ".lod.txt");

@@ -36,9 +36,9 @@ expect 2 "--lod expects" -- "$pdlite" run --model "$demo" --input x="$demo/input
 expect 1 "NotFound: .*no/such" -- "$pdlite" run --model /no/such --input x="$demo/input_x.npy"
 expect 1 "NotFound: .*missing.npy" -- "$pdlite" run --model "$demo" --input x="$tmp/missing.npy"
 expect 0 "softmax.tmp_0: float32 \[2, 10\]  min 0.08" -- \
-  "$pdlite" run --model "$demo" --input x="$demo/input_x.npy" --output-dir "$tmp/out"
-if [ -f "$tmp/out/softmax.tmp_0.npy" ]; then passed=$((passed + 1)); else
-  echo "FAIL: run wrote no $tmp/out/softmax.tmp_0.npy"; failed=$((failed + 1)); fi
+  "$pdlite" run --model "$demo" --input x="$demo/input_x.npy" --output-dir "$tmp/nested/out"
+if [ -f "$tmp/nested/out/softmax.tmp_0.npy" ]; then passed=$((passed + 1)); else
+  echo "FAIL: run wrote no $tmp/nested/out/softmax.tmp_0.npy"; failed=$((failed + 1)); fi
 expect 0 "OK: every output matches" -- \
   "$pdlite" run --model "$demo" --inputs "$demo" --expected "$demo" --threads 2
 # A reference that differs gives exit 3.
