@@ -515,6 +515,37 @@ bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
   return any;
 }
 
+// Library layouts around one op (see OpaqueLayout): its inputs in a layout
+// of another library than `reader` (nullptr: any library) are rewritten
+// plain, in place; its outputs that it does not also read lose their
+// layout, so that a kernel writing plain data leaves a plain tensor.
+void SettleLayouts(const RuntimeContext& ctx, const std::string* reader,
+                   platform::AllocationPtr* scratch) {
+  for (auto& kv : ctx.inputs) {
+    for (Variable* var : kv.second) {
+      if (var == nullptr || !var->IsType<Tensor>()) continue;
+      Tensor* t = var->GetMutable<Tensor>();
+      const OpaqueLayout* layout = t->opaque_layout();
+      if (layout == nullptr) continue;
+      if (reader == nullptr || layout->library() != *reader) {
+        ConvertToPlainLayout(t, scratch);
+      }
+    }
+  }
+  for (auto& kv : ctx.outputs) {
+    for (Variable* var : kv.second) {
+      if (var == nullptr || !var->IsType<Tensor>()) continue;
+      Tensor* t = var->GetMutable<Tensor>();
+      if (t->opaque_layout() == nullptr) continue;
+      bool read = false;
+      for (auto& in : ctx.inputs) {
+        for (Variable* v : in.second) read = read || v == var;
+      }
+      if (!read) t->set_opaque_layout(nullptr);
+    }
+  }
+}
+
 }  // namespace
 
 void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
@@ -541,6 +572,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
   const OperatorBase& op = *prepared.op;
   try {
     if (!op.IsKernelOp()) {
+      SettleLayouts(ctx, nullptr, &layout_scratch_);
       RunEnv env{scope, &preference_.place, this, &program_};
       op.RunWithoutKernel(env);
       return;
@@ -556,6 +588,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     platform::DeviceContext* dev_ctx = prepared.device_context;
     const platform::Place place = dev_ctx->GetPlace();
     auto& kop = static_cast<const OperatorWithKernel&>(op);
+    SettleLayouts(ctx, &choice.chosen.library.name(), &layout_scratch_);
     std::vector<std::unique_ptr<Variable>> temps;
     RuntimeContext moved;
     const RuntimeContext* run_ctx = &ctx;

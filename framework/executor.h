@@ -139,6 +139,9 @@ class Executor {
   platform::DeviceContextPool* contexts_;
   ExecutorOptions options_;
   RunStats stats_;
+  // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
+  // in place; grows to the largest tensor converted and stays.
+  platform::AllocationPtr layout_scratch_;
   std::mutex mu_;
   std::map<int, std::unique_ptr<BlockState>> blocks_;
 };

@@ -1,5 +1,7 @@
 #include "framework/tensor.h"
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace paddle_lite {
@@ -19,15 +21,16 @@ const char* DataLayoutName(DataLayout layout) {
 
 size_t Tensor::memory_size() const {
   if (dtype_ == DataType::kUndefined) return 0;
-  return static_cast<size_t>(numel()) * SizeOf(dtype_);
+  const size_t plain = static_cast<size_t>(numel()) * SizeOf(dtype_);
+  return opaque_layout_ ? std::max(plain, opaque_layout_->bytes()) : plain;
 }
 
 void* Tensor::mutable_data(const platform::Place& place, DataType type) {
-  PADDLE_ENFORCE(type != DataType::kUndefined,
-                 errors::InvalidArgument(
-                     "mutable_data needs a defined data type."));
+  PADDLE_ENFORCE(
+      type != DataType::kUndefined,
+      errors::InvalidArgument("mutable_data needs a defined data type."));
   dtype_ = type;
-  size_t bytes = static_cast<size_t>(numel()) * SizeOf(type);
+  const size_t bytes = memory_size();
   if (holder_ == nullptr || !(place_ == place) ||
       holder_->size() < offset_ + bytes) {
     holder_ = platform::GetAllocator(place)->Allocate(bytes);
@@ -38,10 +41,10 @@ void* Tensor::mutable_data(const platform::Place& place, DataType type) {
 }
 
 const void* Tensor::raw_data() const {
-  PADDLE_ENFORCE(holder_ != nullptr,
-                 errors::PreconditionNotMet(
-                     "Tensor ", TensorSummary(*this),
-                     " has no memory: it was never written."));
+  PADDLE_ENFORCE(
+      holder_ != nullptr,
+      errors::PreconditionNotMet("Tensor ", TensorSummary(*this),
+                                 " has no memory: it was never written."));
   return static_cast<const char*>(holder_->ptr()) + offset_;
 }
 
@@ -50,10 +53,10 @@ void* Tensor::raw_data() {
 }
 
 void Tensor::CheckAccess(DataType requested) const {
-  PADDLE_ENFORCE(requested == dtype_,
-                 errors::InvalidArgument("Tensor holds ", dtype_,
-                                         " data but was read as ", requested,
-                                         "."));
+  PADDLE_ENFORCE(
+      requested == dtype_,
+      errors::InvalidArgument("Tensor holds ", dtype_, " data but was read as ",
+                              requested, "."));
 }
 
 void Tensor::ShareDataWith(const Tensor& other) { *this = other; }
@@ -61,8 +64,7 @@ void Tensor::ShareDataWith(const Tensor& other) { *this = other; }
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
   PADDLE_ENFORCE(rank() >= 1 && begin >= 0 && begin <= end && end <= dims_[0],
                  errors::OutOfRange("Slice [", begin, ", ", end,
-                                    ") is out of range for dims ", dims_,
-                                    "."));
+                                    ") is out of range for dims ", dims_, "."));
   Tensor out = *this;
   out.lod_.clear();
   out.dims_[0] = end - begin;
@@ -81,7 +83,28 @@ void Tensor::ResetHolder(platform::AllocationPtr holder,
   place_ = place;
 }
 
-void TensorCopy(const Tensor& src, const platform::Place& dst_place,
+void ConvertToPlainLayout(Tensor* t, platform::AllocationPtr* scratch) {
+  if (t->opaque_layout() == nullptr) return;
+  std::shared_ptr<const OpaqueLayout> layout = t->shared_opaque_layout();
+  t->set_opaque_layout(nullptr);
+  if (!t->IsInitialized()) return;
+  PADDLE_ENFORCE(
+      t->place().is_host(),
+      errors::Unimplemented("Converting ", TensorSummary(*t), " from layout ",
+                            layout->ToString(), " on ", t->place(),
+                            ": only host tensors can be."));
+  const size_t plain_bytes = t->memory_size();
+  platform::AllocationPtr local;
+  if (scratch == nullptr) scratch = &local;
+  if (*scratch == nullptr || (*scratch)->size() < plain_bytes) {
+    *scratch = platform::GetAllocator(t->place())->Allocate(plain_bytes);
+  }
+  layout->ToPlain(t->raw_data(), (*scratch)->ptr());
+  std::memcpy(t->raw_data(), (*scratch)->ptr(), plain_bytes);
+}
+
+void TensorCopy(const Tensor& src,
+                const platform::Place& dst_place,
                 Tensor* dst) {
   PADDLE_ENFORCE(dst != &src, errors::InvalidArgument(
                                   "TensorCopy: source and destination are "
@@ -94,6 +117,7 @@ void TensorCopy(const Tensor& src, const platform::Place& dst_place,
   dst->Resize(src.dims());
   dst->set_lod(src.lod());
   dst->set_layout(src.layout());
+  dst->set_opaque_layout(src.shared_opaque_layout());
   void* out = dst->mutable_data(dst_place, src.dtype());
   if (src.memory_size() > 0) {
     platform::Memcpy(dst_place, out, src.place(), src.raw_data(),

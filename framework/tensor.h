@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/data_type.h"
@@ -23,6 +24,26 @@ using LoD = std::vector<std::vector<size_t>>;
 enum class DataLayout { kAnyLayout = 0, kNCHW = 1, kNHWC = 2 };
 const char* DataLayoutName(DataLayout layout);
 
+/// A kernel library's own arrangement of a tensor's buffer (oneDNN's
+/// blocked layouts), set by that library's kernels on their outputs so
+/// that the next kernel of the same library reads it without a reorder.
+/// Opaque to everything else: the executor converts such a tensor to its
+/// plain layout (ConvertToPlainLayout) before any kernel of another
+/// library, and before feed/fetch and sub-blocks, reads it.
+class OpaqueLayout {
+ public:
+  virtual ~OpaqueLayout() = default;
+  /// The name of the kernel library that reads and writes it ("MKLDNN").
+  virtual const std::string& library() const = 0;
+  /// Bytes the buffer needs (at least the plain size: blocks are padded).
+  virtual size_t bytes() const = 0;
+  /// Writes the values held at `src` to `plain`, in the tensor's plain
+  /// layout (row-major over dims, or whatever plain layout it had).
+  virtual void ToPlain(const void* src, void* plain) const = 0;
+  /// For messages: "MKLDNN:nChw16c".
+  virtual std::string ToString() const = 0;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -36,6 +57,16 @@ class Tensor {
   void set_layout(DataLayout layout) { layout_ = layout; }
   const LoD& lod() const { return lod_; }
   void set_lod(LoD lod) { lod_ = std::move(lod); }
+  /// The library layout of the buffer, or nullptr when it is plain.
+  const OpaqueLayout* opaque_layout() const { return opaque_layout_.get(); }
+  const std::shared_ptr<const OpaqueLayout>& shared_opaque_layout() const {
+    return opaque_layout_;
+  }
+  /// Declares the buffer's layout; set it before mutable_data(), which
+  /// sizes the buffer by it. nullptr: plain.
+  void set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) {
+    opaque_layout_ = std::move(layout);
+  }
 
   /// Sets the dims; memory is (re)allocated by the next mutable_data().
   Tensor& Resize(DDim dims) {
@@ -45,7 +76,7 @@ class Tensor {
 
   /// True once memory has been allocated (or shared).
   bool IsInitialized() const { return holder_ != nullptr; }
-  /// Bytes the current dims and dtype need.
+  /// Bytes the current dims and dtype need (in the opaque layout, if set).
   size_t memory_size() const;
 
   /// Allocates for the current dims on `place` unless the held buffer is
@@ -99,12 +130,21 @@ class Tensor {
   platform::Place place_;
   DataLayout layout_ = DataLayout::kNCHW;
   LoD lod_;
+  std::shared_ptr<const OpaqueLayout> opaque_layout_;
   platform::AllocationPtr holder_;
   size_t offset_ = 0;
 };
 
+/// Rewrites `t`'s buffer in its plain layout, in place, and clears its
+/// opaque layout; a no-op for a plain tensor. `scratch` holds the
+/// intermediate copy and grows as needed (pass the same one each time to
+/// avoid allocations); nullptr uses a temporary.
+void ConvertToPlainLayout(Tensor* t,
+                          platform::AllocationPtr* scratch = nullptr);
+
 /// Deep copy of `src` (dims, dtype, LoD, data) onto `dst_place`.
-void TensorCopy(const Tensor& src, const platform::Place& dst_place,
+void TensorCopy(const Tensor& src,
+                const platform::Place& dst_place,
                 Tensor* dst);
 
 /// "float32[2, 3, 48, 192]" for error messages.

@@ -132,7 +132,9 @@ class ConstantFoldingPass : public Pass {
         const Variable* v = scope.FindLocalVar(name);
         if (v != nullptr && v->IsType<Tensor>() &&
             v->Get<Tensor>().IsInitialized()) {
-          values.emplace_back(name, v->Get<Tensor>());
+          Tensor value = v->Get<Tensor>();
+          ConvertToPlainLayout(&value);  // weights are read by any kernel
+          values.emplace_back(name, value);
         } else if (!ConsumersOf(block, name).empty()) {
           ok = false;  // read later but left unset (a training output)
         }

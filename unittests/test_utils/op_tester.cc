@@ -15,7 +15,8 @@ using framework::DataType;
 using framework::Tensor;
 
 template <typename T>
-Tensor MakeTensor(const framework::DDim& dims, const std::vector<T>& values,
+Tensor MakeTensor(const framework::DDim& dims,
+                  const std::vector<T>& values,
                   const framework::LoD& lod) {
   Tensor t;
   t.Resize(dims);
@@ -31,7 +32,9 @@ Tensor MakeTensor(const framework::DDim& dims, const std::vector<T>& values,
 }
 
 template <typename T>
-Tensor RandomTensor(const framework::DDim& dims, double lo, double hi,
+Tensor RandomTensor(const framework::DDim& dims,
+                    double lo,
+                    double hi,
                     uint32_t seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
@@ -46,12 +49,11 @@ std::vector<T> ToVector(const Tensor& t) {
   return std::vector<T>(data, data + t.numel());
 }
 
-#define PDLITE_INSTANTIATE(T)                                            \
-  template Tensor MakeTensor<T>(const framework::DDim&,                  \
-                                const std::vector<T>&,                   \
-                                const framework::LoD&);                  \
-  template Tensor RandomTensor<T>(const framework::DDim&, double, double, \
-                                  uint32_t);                             \
+#define PDLITE_INSTANTIATE(T)                                                  \
+  template Tensor MakeTensor<T>(const framework::DDim&, const std::vector<T>&, \
+                                const framework::LoD&);                        \
+  template Tensor RandomTensor<T>(const framework::DDim&, double, double,      \
+                                  uint32_t);                                   \
   template std::vector<T> ToVector<T>(const Tensor&);
 PDLITE_INSTANTIATE(float)
 PDLITE_INSTANTIATE(double)
@@ -87,7 +89,9 @@ double ValueAt(const Tensor& t, int64_t i) {
 }
 }  // namespace
 
-void ExpectTensorNear(const Tensor& got, const Tensor& expected, double atol,
+void ExpectTensorNear(const Tensor& got,
+                      const Tensor& expected,
+                      double atol,
                       double rtol) {
   ASSERT_EQ(got.dims(), expected.dims()) << "dims differ";
   ASSERT_EQ(got.dtype(), expected.dtype()) << "dtypes differ";
@@ -105,11 +109,11 @@ void ExpectTensorNear(const Tensor& got, const Tensor& expected, double atol,
       ADD_FAILURE() << "element " << i << ": got " << g << ", expected " << e;
     }
   }
-  EXPECT_EQ(mismatches, 0) << mismatches << " of " << n
-                           << " elements differ";
+  EXPECT_EQ(mismatches, 0) << mismatches << " of " << n << " elements differ";
 }
 
-void ExpectError(const std::function<void()>& fn, ErrorCode code,
+void ExpectError(const std::function<void()>& fn,
+                 ErrorCode code,
                  const std::vector<std::string>& fragments) {
   try {
     fn();
@@ -156,8 +160,7 @@ OpTester& OpTester::Inputs(const std::string& slot,
   return *this;
 }
 
-OpTester& OpTester::Output(const std::string& slot, DataType dtype,
-                           int count) {
+OpTester& OpTester::Output(const std::string& slot, DataType dtype, int count) {
   std::vector<std::string> names;
   for (int i = 0; i < count; ++i) {
     names.push_back(count == 1 ? "out." + slot
@@ -168,8 +171,7 @@ OpTester& OpTester::Output(const std::string& slot, DataType dtype,
   return *this;
 }
 
-OpTester& OpTester::Attr(const std::string& name,
-                         framework::Attribute value) {
+OpTester& OpTester::Attr(const std::string& name, framework::Attribute value) {
   impl_->op.attrs[name] = std::move(value);
   return *this;
 }
@@ -204,9 +206,9 @@ void OpTester::Run(framework::LibraryType library, int threads) {
   impl_->scope = std::make_unique<framework::Scope>();
   for (auto& kv : impl_->inputs) {
     // Copy, so an in-place op cannot modify the caller's tensor.
-    framework::TensorCopy(kv.second, platform::CPUPlace{},
-                          impl_->scope->Var(kv.first)
-                              ->GetMutable<framework::Tensor>());
+    framework::TensorCopy(
+        kv.second, platform::CPUPlace{},
+        impl_->scope->Var(kv.first)->GetMutable<framework::Tensor>());
   }
   platform::DeviceContextPool pool(platform::DeviceContextOptions{threads});
   framework::KernelPreference preference;
@@ -231,8 +233,8 @@ void OpTester::RunAllKernels(double atol, double rtol) {
   }
   DataType dtype = impl_->inputs.empty() ? DataType::kFloat32
                                          : impl_->inputs[0].second.dtype();
-  for (auto& kv : framework::KernelRegistry::Instance().KernelsOf(
-           impl_->type)) {
+  for (auto& kv :
+       framework::KernelRegistry::Instance().KernelsOf(impl_->type)) {
     const auto& key = kv.first;
     if (!key.place.is_cpu() || key.library == framework::LibraryType::Plain() ||
         key.data_type != dtype) {
@@ -243,9 +245,10 @@ void OpTester::RunAllKernels(double atol, double rtol) {
       Run(key.library, threads);
       for (size_t i = 0; i < impl_->outputs.size(); ++i) {
         if (!reference[i].IsInitialized()) continue;
-        ExpectTensorNear(
-            impl_->scope->FindVar(impl_->outputs[i].first)->Get<Tensor>(),
-            reference[i], atol, rtol);
+        Tensor* got = impl_->scope->FindVar(impl_->outputs[i].first)
+                          ->GetMutable<Tensor>();
+        framework::ConvertToPlainLayout(got);
+        ExpectTensorNear(*got, reference[i], atol, rtol);
       }
     }
   }
@@ -256,7 +259,10 @@ const Tensor& OpTester::GetOutput(const std::string& slot, size_t i) const {
   PADDLE_ENFORCE(i < names.size() && impl_->scope,
                  platform::errors::NotFound("OpTester: no output ", slot, " #",
                                             i, " (did Run() happen?)"));
-  return impl_->scope->FindVar(names[i])->Get<Tensor>();
+  // As the executor hands it to any other library's kernel: plain.
+  Tensor* out = impl_->scope->FindVar(names[i])->GetMutable<Tensor>();
+  framework::ConvertToPlainLayout(out);
+  return *out;
 }
 
 }  // namespace testing

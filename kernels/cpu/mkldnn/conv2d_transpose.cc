@@ -22,6 +22,7 @@ struct DeconvPrimitive {
   dnnl::deconvolution_forward::primitive_desc pd;
   dnnl::deconvolution_forward prim;
   dnnl::memory::desc user_weights_md;
+  std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
 template <typename T>
@@ -40,9 +41,12 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    T* out = output->mutable_data<T>(ctx.GetPlace());
-
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    MakeInputPlain(ctx, "Bias");
+    const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+    const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+    const dnnl::memory::desc src_stored =
+        StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
     KeyBuilder key("conv2d_transpose", ctx);
     key.Add(input->dims())
@@ -56,8 +60,6 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         .Add(with_bias);
     auto deconv = mk.Primitive<DeconvPrimitive>(key.str(), [&] {
       auto p = std::make_shared<DeconvPrimitive>();
-      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
-      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
       const int64_t cin_g = g.in_channels / g.groups;
       const int64_t cout_g = g.out_channels / g.groups;
       Dims weights_dims;
@@ -75,17 +77,28 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
                                            dnnl::memory::format_tag::any);
       const dnnl::memory::desc bias_md =
           with_bias ? PlainMd({g.out_channels}) : dnnl::memory::desc();
+      // Blocked outputs pad channels to the block (16): for few output
+      // channels (a detector's 1-channel map) that multiplies the work,
+      // so those are written plain.
+      const dnnl::memory::desc dst_md =
+          g.out_channels < 16
+              ? ActivationMd(dst_dims, g.channel_last)
+              : dnnl::memory::desc(dst_dims, f32,
+                                   dnnl::memory::format_tag::any);
       dnnl::deconvolution_forward::desc desc(
           dnnl::prop_kind::forward_inference,
           dnnl::algorithm::deconvolution_direct,
-          ActivationMd(src_dims, g.channel_last), weights_any, bias_md,
-          ActivationMd(dst_dims, g.channel_last), {g.stride_h, g.stride_w},
+          dnnl::memory::desc(src_dims, f32, dnnl::memory::format_tag::any),
+          weights_any, bias_md, dst_md, {g.stride_h, g.stride_w},
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
           {g.pad.bottom, g.pad.right});
       p->pd = dnnl::deconvolution_forward::primitive_desc(desc, mk.engine());
       if (IsSlowImplementation(p->pd))
         return std::shared_ptr<DeconvPrimitive>();
       p->prim = dnnl::deconvolution_forward(p->pd);
+      p->dst_layout =
+          MakeLayout(p->pd.dst_desc(), ActivationMd(dst_dims, g.channel_last),
+                     mk.engine());
       return p;
     });
     if (!deconv) {
@@ -99,15 +112,15 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::engine& engine = mk.engine();
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC,
-         UserMemory(deconv->pd.src_desc(), engine, input->data<T>())},
+         InputMemory(&mk, 0, *input, src_stored, deconv->pd.src_desc())},
         {DNNL_ARG_WEIGHTS, *weights},
-        {DNNL_ARG_DST, UserMemory(deconv->pd.dst_desc(), engine, out)}};
+        {DNNL_ARG_DST, OutputMemory<T>(ctx, &mk, output, deconv->dst_layout,
+                                       deconv->pd.dst_desc())}};
     if (with_bias) {
       args[DNNL_ARG_BIAS] =
-          UserMemory(deconv->pd.bias_desc(), engine, bias->data<T>());
+          UserMemory(deconv->pd.bias_desc(), mk.engine(), bias->data<T>());
     }
     deconv->prim.execute(mk.stream(), args);
     mk.stream().wait();

@@ -4,14 +4,13 @@
 // kernels/cpu/mkldnn (conv2d.cc, depthwise_conv2d.cc and fused_conv2d.cc
 // register it).
 //
-// The primitive picks its formats (format_tag::any). Its weights are
-// reordered once for model parameters (cached by address and layout);
-// its input and output are reordered from and to our plain NCHW (or NHWC)
-// buffers on every call, through the context's scratch buffers. Keeping
-// blocked activations between consecutive ops would need a layout system;
-// even with the two reorders, the blocked and depthwise kernels beat the
-// plain-layout GEMM path oneDNN takes otherwise (about 2x on PP-OCR
-// detection, 5x on the small classifier).
+// The primitive picks its formats (format_tag::any): the blocked and
+// depthwise kernels it then takes beat the plain-layout GEMM path by 2-5x.
+// Its weights are reordered once for model parameters (cached by address
+// and layout). Its output stays in the primitive's layout (an MKLDNN
+// opaque layout on the tensor: the next MKLDNN kernel reads it as is, the
+// executor converts it for any other); its input is reordered only when it
+// arrives in another layout.
 #pragma once
 
 #include <algorithm>
@@ -32,8 +31,7 @@ struct ConvPrimitive {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward prim;
   dnnl::memory::desc user_weights_md;
-  ActivationIo src;
-  ActivationIo dst;
+  std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
 /// Output = Input (*) Filter (+ Bias) with oneDNN; with
@@ -78,9 +76,11 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    T* out = output->mutable_data<T>(ctx.GetPlace());
-
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    MakeInputPlain(ctx, "Bias");
+    const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+    const dnnl::memory::desc src_stored =
+        StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
     KeyBuilder key("conv2d", ctx);
     key.Add(activation)
@@ -102,7 +102,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     auto conv = mk.Primitive<ConvPrimitive>(key.str(), [&] {
       auto p = std::make_shared<ConvPrimitive>();
       const auto f32 = dnnl::memory::data_type::f32;
-      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
       const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
       Dims weights_dims;
       if (g.groups == 1) {
@@ -133,10 +132,9 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           dnnl::convolution_forward::primitive_desc(desc, attr, mk.engine());
       if (IsSlowImplementation(p->pd)) return std::shared_ptr<ConvPrimitive>();
       p->prim = dnnl::convolution_forward(p->pd);
-      p->src = ActivationIo(ActivationMd(src_dims, g.channel_last),
-                            p->pd.src_desc(), /*is_input=*/true, mk.engine());
-      p->dst = ActivationIo(ActivationMd(dst_dims, g.channel_last),
-                            p->pd.dst_desc(), /*is_input=*/false, mk.engine());
+      p->dst_layout =
+          MakeLayout(p->pd.dst_desc(), ActivationMd(dst_dims, g.channel_last),
+                     mk.engine());
       return p;
     });
     if (!conv) {
@@ -150,8 +148,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::memory src = conv->src.BindInput(&mk, 0, input->data<T>());
-    const dnnl::memory dst = conv->dst.BindOutput(&mk, 1, out);
+    const dnnl::memory src =
+        InputMemory(&mk, 0, *input, src_stored, conv->pd.src_desc());
+    const dnnl::memory dst = OutputMemory<T>(ctx, &mk, output, conv->dst_layout,
+                                             conv->pd.dst_desc());
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, *weights}, {DNNL_ARG_DST, dst}};
     if (with_bias) {
@@ -159,7 +159,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           UserMemory(conv->pd.bias_desc(), mk.engine(), bias->data<T>());
     }
     conv->prim.execute(mk.stream(), args);
-    conv->dst.FinishOutput(&mk, dst, out);
     mk.stream().wait();
   }
 };

@@ -110,10 +110,15 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation, alpha,
+                        beta, post_ops)) {
+      return;
+    }
+    MakeInputsPlain(ctx);
     const BinaryShapes view = CoalesceBinary(dims0, dims1);
     T* o = out->mutable_data<T>(ctx.GetPlace());
 
-    MkldnnContext& mk = PrepareMkldnn(ctx);
     KeyBuilder key("binary", ctx);
     key.Add(static_cast<int64_t>(kAlgorithm))
         .Add(view.x)
@@ -146,6 +151,75 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
           UserMemory(binary->pd.src1_desc(), engine, src1->data<T>())},
          {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}});
     mk.stream().wait();
+  }
+
+ private:
+  /// The case of an operand in an MKLDNN layout with the output's dims:
+  /// the other operand is reordered to that layout (or, when broadcast,
+  /// read plain) and the output keeps it. False when neither operand has
+  /// such a layout or oneDNN has no fast primitive for it.
+  bool ComputeInLayout(const framework::ExecutionContext& ctx,
+                       MkldnnContext* mk,
+                       const framework::Tensor* src0,
+                       const framework::Tensor* src1,
+                       const framework::DDim& dims0,
+                       const framework::DDim& dims1,
+                       const std::string& activation,
+                       float alpha,
+                       float beta,
+                       const dnnl::post_ops& post_ops) const {
+    // Layouts usable here: made for these dims read as plain row-major.
+    auto usable = [](const framework::Tensor* t, const framework::DDim& dims) {
+      auto layout = std::dynamic_pointer_cast<const MkldnnLayout>(
+          t->shared_opaque_layout());
+      if (layout == nullptr || layout->plain() != PlainMd(dims))
+        return std::shared_ptr<const MkldnnLayout>();
+      return layout;
+    };
+    const bool same_dims = dims0 == dims1;
+    auto layout0 = usable(src0, dims0);
+    auto layout1 = same_dims ? usable(src1, dims1) : nullptr;
+    auto target = layout0 ? layout0 : layout1;
+    if (target == nullptr) return false;
+    const dnnl::memory::desc stored0 = layout0 ? layout0->md() : PlainMd(dims0);
+    const dnnl::memory::desc stored1 = layout1 ? layout1->md() : PlainMd(dims1);
+    const dnnl::memory::desc& md = target->md();
+    const dnnl::memory::desc md1 = same_dims ? md : PlainMd(dims1);
+    KeyBuilder key("binary_layout", ctx);
+    key.Add(static_cast<int64_t>(kAlgorithm))
+        .Add(md)
+        .Add(md1)
+        .Add(activation)
+        .Add(alpha)
+        .Add(beta);
+    auto binary = mk->Primitive<BinaryPrimitive>(key.str(), [&] {
+      auto p = std::make_shared<BinaryPrimitive>();
+      dnnl::binary::desc desc(kAlgorithm, md, md1, md);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(post_ops);
+      p->pd = dnnl::binary::primitive_desc(desc, attr, mk->engine());
+      if (IsSlowImplementation(p->pd))
+        return std::shared_ptr<BinaryPrimitive>();
+      p->prim = dnnl::binary(p->pd);
+      return p;
+    });
+    if (!binary) return false;
+    // An operand whose layout is not used here (broadcast, or made for
+    // another view of its dims) is read plain.
+    for (const char* slot : {"X", "Y"}) {
+      const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
+      const bool used = (t == src0 && layout0) || (t == src1 && layout1);
+      if (t->opaque_layout() != nullptr && !used) MakeInputPlain(ctx, slot);
+    }
+    const dnnl::memory m0 = InputMemory(mk, 0, *src0, stored0, md);
+    const dnnl::memory m1 = InputMemory(mk, 1, *src1, stored1, md1);
+    auto* out = ctx.Output<framework::Tensor>("Out");
+    const dnnl::memory dst = OutputMemory<T>(ctx, mk, out, target, md);
+    binary->prim.execute(
+        mk->stream(),
+        {{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, dst}});
+    mk->stream().wait();
+    return true;
   }
 };
 

@@ -1,7 +1,8 @@
 // The oneDNN kernel of the activation ops (relu, relu6, leaky_relu,
 // hard_swish, sigmoid, swish, tanh): one eltwise primitive over the tensor
-// viewed as 1-D. Private to kernels/cpu/mkldnn; each op's .cc file maps its
-// attributes onto a oneDNN algorithm.
+// viewed as 1-D, or in its MKLDNN layout when it has one (the output then
+// keeps that layout). Private to kernels/cpu/mkldnn; each op's .cc file maps
+// its attributes onto a oneDNN algorithm.
 //
 // hard_sigmoid has none: oneDNN 2.6 lacks the algorithm, and an eltwise
 // primitive with a clip post-op falls to its reference implementation,
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
@@ -49,18 +51,18 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    T* o = out->mutable_data<T>(ctx.GetPlace());
-
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    const std::shared_ptr<const MkldnnLayout> layout = InputLayout(ctx, "X");
+    const dnnl::memory::desc md = layout ? layout->md() : PlainMd({n});
     KeyBuilder key("eltwise", ctx);
     key.Add(static_cast<int64_t>(spec.algorithm))
         .Add(spec.alpha)
         .Add(spec.beta)
-        .Add(n);
+        .Add(md);
     auto eltwise = mk.Primitive<EltwisePrimitive>(key.str(), [&] {
       auto p = std::make_shared<EltwisePrimitive>();
       dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                       spec.algorithm, PlainMd({n}), spec.alpha,
+                                       spec.algorithm, md, spec.alpha,
                                        spec.beta);
       p->pd = dnnl::eltwise_forward::primitive_desc(desc, mk.engine());
       if (IsSlowImplementation(p->pd))
@@ -72,12 +74,13 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::engine& engine = mk.engine();
-    eltwise->prim.execute(
-        mk.stream(),
-        {{DNNL_ARG_SRC,
-          UserMemory(eltwise->pd.src_desc(), engine, x->data<T>())},
-         {DNNL_ARG_DST, UserMemory(eltwise->pd.dst_desc(), engine, o)}});
+    const dnnl::memory src =
+        UserMemory(eltwise->pd.src_desc(), mk.engine(), x->data<T>());
+    // Out may be X (in place): its layout stays the same.
+    const dnnl::memory dst =
+        OutputMemory<T>(ctx, &mk, out, layout, eltwise->pd.dst_desc());
+    eltwise->prim.execute(mk.stream(),
+                          {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     mk.stream().wait();
   }
 };

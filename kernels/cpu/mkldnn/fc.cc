@@ -13,6 +13,7 @@ template <typename T>
 class MkldnnFcKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
+    MakeInputsPlain(ctx);  // reads its operands as plain arrays
     const auto* input = ctx.Input<framework::Tensor>("Input");
     const auto* w = ctx.Input<framework::Tensor>("W");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");

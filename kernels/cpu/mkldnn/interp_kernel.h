@@ -57,6 +57,7 @@ inline bool SameAxisMapping(InterpMethod method,
 struct ResamplingPrimitive {
   dnnl::resampling_forward::primitive_desc pd;
   dnnl::resampling_forward prim;
+  std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
 template <typename T, InterpMethod kMethod>
@@ -81,10 +82,11 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    T* o = out->mutable_data<T>(ctx.GetPlace());
     // Same size on every axis: Paddle copies, whatever the scale says.
     if (same_size) {
-      std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+      out->set_opaque_layout(x->shared_opaque_layout());
+      T* o = out->mutable_data<T>(ctx.GetPlace());
+      if (o != x->data<T>()) std::memcpy(o, x->data<T>(), x->memory_size());
       return;
     }
     Dims src = {g.batch, g.channels};
@@ -95,8 +97,13 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     }
 
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    // Resampling reads its input in whatever layout it comes in and writes
+    // the layout oneDNN pairs with it.
+    const dnnl::memory::desc src_plain = ActivationMd(src, g.channel_last);
+    const dnnl::memory::desc dst_plain = ActivationMd(dst, g.channel_last);
+    const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     KeyBuilder key("resampling", ctx);
-    key.Add(static_cast<int>(kMethod)).Add(src).Add(dst).Add(g.channel_last);
+    key.Add(static_cast<int>(kMethod)).Add(src_md).Add(dst).Add(g.channel_last);
     auto resampling = mk.Primitive<ResamplingPrimitive>(key.str(), [&] {
       auto p = std::make_shared<ResamplingPrimitive>();
       dnnl::resampling_forward::desc desc(
@@ -104,23 +111,28 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
           kMethod == InterpMethod::kNearest
               ? dnnl::algorithm::resampling_nearest
               : dnnl::algorithm::resampling_linear,
-          ActivationMd(src, g.channel_last), ActivationMd(dst, g.channel_last));
+          src_md,
+          src_md == src_plain
+              ? dst_plain
+              : dnnl::memory::desc(dst, dnnl::memory::data_type::f32,
+                                   dnnl::memory::format_tag::any));
       p->pd = dnnl::resampling_forward::primitive_desc(desc, mk.engine());
       if (IsSlowImplementation(p->pd))
         return std::shared_ptr<ResamplingPrimitive>();
       p->prim = dnnl::resampling_forward(p->pd);
+      p->dst_layout = MakeLayout(p->pd.dst_desc(), dst_plain, mk.engine());
       return p;
     });
     if (!resampling) {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::engine& engine = mk.engine();
+    const dnnl::memory src_mem =
+        UserMemory(resampling->pd.src_desc(), mk.engine(), x->data<T>());
+    const dnnl::memory dst_mem = OutputMemory<T>(
+        ctx, &mk, out, resampling->dst_layout, resampling->pd.dst_desc());
     resampling->prim.execute(
-        mk.stream(),
-        {{DNNL_ARG_SRC,
-          UserMemory(resampling->pd.src_desc(), engine, x->data<T>())},
-         {DNNL_ARG_DST, UserMemory(resampling->pd.dst_desc(), engine, o)}});
+        mk.stream(), {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_DST, dst_mem}});
     mk.stream().wait();
   }
 };

@@ -12,6 +12,7 @@ template <typename T>
 class MkldnnMatmulKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
+    MakeInputsPlain(ctx);  // reads its operands as plain arrays
     const auto* x = ctx.Input<framework::Tensor>("X");
     const auto* y = ctx.Input<framework::Tensor>("Y");
     auto* out = ctx.Output<framework::Tensor>("Out");

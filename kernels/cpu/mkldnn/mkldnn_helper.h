@@ -31,6 +31,52 @@ namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
 
+/// A tensor held in one of oneDNN's layouts (`md`, usually blocked such as
+/// nChw16c), set by MKLDNN kernels on their outputs so that the next
+/// MKLDNN kernel reads it as is. `plain` is the same tensor in its plain
+/// layout; the reorder to it is made once, with the layout.
+class MkldnnLayout : public framework::OpaqueLayout {
+ public:
+  MkldnnLayout(const dnnl::memory::desc& md,
+               const dnnl::memory::desc& plain,
+               const dnnl::engine& engine)
+      : md_(md),
+        plain_(plain),
+        engine_(engine),
+        to_plain_(dnnl::reorder::primitive_desc(engine, md, engine, plain)) {}
+
+  const std::string& library() const override {
+    return framework::LibraryType::MKLDNN().name();
+  }
+  size_t bytes() const override { return md_.get_size(); }
+  void ToPlain(const void* src, void* plain) const override {
+    // Any thread may ask (the executor's), so a stream of its own.
+    dnnl::stream stream(engine_);
+    dnnl::memory from(md_, engine_, const_cast<void*>(src));
+    dnnl::memory to(plain_, engine_, plain);
+    to_plain_.execute(stream, from, to);
+    stream.wait();
+  }
+  std::string ToString() const override {
+    const dnnl_blocking_desc_t& b = md_.data.format_desc.blocking;
+    std::string s = "MKLDNN:blocked";
+    for (int i = 0; i < b.inner_nblks; ++i) {
+      s += ':' + std::to_string(b.inner_blks[i]) + "@" +
+           std::to_string(b.inner_idxs[i]);
+    }
+    return s;
+  }
+
+  const dnnl::memory::desc& md() const { return md_; }
+  const dnnl::memory::desc& plain() const { return plain_; }
+
+ private:
+  dnnl::memory::desc md_;
+  dnnl::memory::desc plain_;
+  dnnl::engine engine_;
+  dnnl::reorder to_plain_;
+};
+
 /// oneDNN state of one CPU device context (so of one predictor), made on
 /// first use through DeviceContext::GetResource. Used by one thread at a
 /// time, like the context itself.
@@ -69,6 +115,14 @@ class MkldnnContext {
   std::shared_ptr<dnnl::memory> Weights(const std::string& key, Make&& make) {
     return GetOrMake<dnnl::memory>(&weights_, key, make);
   }
+
+  /// The reorder from layout `from` to `to`, made once per pair.
+  dnnl::reorder Reorder(const dnnl::memory::desc& from,
+                        const dnnl::memory::desc& to);
+
+  /// Where tensors converted to their plain layout by a kernel are held
+  /// while their buffer is rewritten (see ConvertToPlainLayout).
+  platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
 
   const LruCache& primitives() const { return primitives_; }
   const LruCache& weights() const { return weights_; }
@@ -123,6 +177,7 @@ class MkldnnContext {
   LruCache primitives_;
   LruCache weights_;
   Buffer scratch_[2];
+  platform::AllocationPtr plain_scratch_;
 };
 
 /// Sizes the calling thread's OpenMP team to the predictor's thread count
@@ -139,6 +194,8 @@ inline MkldnnContext& PrepareMkldnn(const framework::ExecutionContext& ctx) {
 /// primitive.
 class KeyBuilder {
  public:
+  /// For objects that do not depend on the thread count.
+  explicit KeyBuilder(const char* kind) : key_(kind) { key_ += '/'; }
   KeyBuilder(const char* kind, const framework::ExecutionContext& ctx)
       : key_(kind) {
     key_ += '/';
@@ -195,6 +252,21 @@ class KeyBuilder {
 };
 
 using Dims = dnnl::memory::dims;
+
+inline dnnl::reorder MkldnnContext::Reorder(const dnnl::memory::desc& from,
+                                            const dnnl::memory::desc& to) {
+  KeyBuilder key("reorder");
+  key.Add(from).Add(to);
+  auto made = Primitive<dnnl::reorder>(key.str(), [&] {
+    return std::make_shared<dnnl::reorder>(
+        dnnl::reorder::primitive_desc(engine_, from, engine_, to));
+  });
+  PADDLE_ENFORCE_NOT_NULL(
+      made, errors::Unimplemented("oneDNN cannot reorder between these "
+                                  "layouts of a ",
+                                  from.dims().size(), "-D tensor."));
+  return *made;
+}
 
 /// A dense row-major float32 descriptor of `dims`.
 inline dnnl::memory::desc PlainMd(const Dims& dims) {
@@ -274,49 +346,100 @@ inline dnnl::memory UserMemory(const dnnl::memory::desc& md,
   return dnnl::memory(md, engine, const_cast<void*>(data));
 }
 
-/// An activation of a primitive that picks its own format (format_tag::any)
-/// while our buffers stay plain: the two layouts and, when they differ, the
-/// reorder between them (ours to the primitive's for an input, back for an
-/// output), made once with the primitive.
-struct ActivationIo {
-  dnnl::memory::desc user;
-  dnnl::memory::desc wanted;
-  dnnl::reorder reorder;  // empty when the layouts agree
+/// The MKLDNN layout of `t`, or nullptr when it is plain.
+inline const MkldnnLayout* MkldnnLayoutOf(const framework::Tensor& t) {
+  return dynamic_cast<const MkldnnLayout*>(t.opaque_layout());
+}
 
-  ActivationIo() = default;
-  ActivationIo(const dnnl::memory::desc& user_md,
-               const dnnl::memory::desc& wanted_md,
-               bool is_input,
-               const dnnl::engine& engine)
-      : user(user_md), wanted(wanted_md) {
-    if (user == wanted) return;
-    reorder = is_input ? dnnl::reorder(dnnl::reorder::primitive_desc(
-                             engine, user, engine, wanted))
-                       : dnnl::reorder(dnnl::reorder::primitive_desc(
-                             engine, wanted, engine, user));
-  }
+/// The MKLDNN layout for a primitive's output of descriptor `md` whose
+/// plain form is `plain`; nullptr when `md` is plain already. Made with the
+/// primitive and shared by every tensor it writes.
+inline std::shared_ptr<const MkldnnLayout> MakeLayout(
+    const dnnl::memory::desc& md,
+    const dnnl::memory::desc& plain,
+    const dnnl::engine& engine) {
+  if (md == plain) return nullptr;
+  return std::make_shared<const MkldnnLayout>(md, plain, engine);
+}
 
-  /// The primitive's view of input buffer `data`: the buffer itself, or
-  /// its reordered copy in scratch slot `slot`.
-  dnnl::memory BindInput(MkldnnContext* mk, int slot, const void* data) const {
-    dnnl::memory mine = UserMemory(user, mk->engine(), data);
-    if (!reorder) return mine;
-    dnnl::memory theirs = mk->Scratch(slot, wanted);
-    reorder.execute(mk->stream(), mine, theirs);
-    return theirs;
+/// Rewrites the tensors of input `slot` in their plain layout, in place,
+/// for code that reads them as plain arrays. Like the executor, a kernel
+/// may do this to its inputs: later readers see the same values.
+inline void MakeInputPlain(const framework::ExecutionContext& ctx,
+                           const std::string& slot) {
+  for (framework::Variable* var : ctx.InputVars(slot)) {
+    if (var == nullptr || !var->IsType<framework::Tensor>()) continue;
+    framework::Tensor* t = var->GetMutable<framework::Tensor>();
+    if (t->opaque_layout() == nullptr) continue;
+    auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    framework::ConvertToPlainLayout(
+        t, dev.GetResource<MkldnnContext>().plain_scratch());
   }
-  /// Where the primitive writes output buffer `data`: the buffer itself, or
-  /// scratch slot `slot`, copied back by FinishOutput.
-  dnnl::memory BindOutput(MkldnnContext* mk, int slot, void* data) const {
-    if (!reorder) return UserMemory(user, mk->engine(), data);
-    return mk->Scratch(slot, wanted);
+}
+
+/// MakeInputPlain for every input slot of the op.
+inline void MakeInputsPlain(const framework::ExecutionContext& ctx) {
+  for (auto& kv : ctx.op().Inputs()) MakeInputPlain(ctx, kv.first);
+}
+
+/// The MKLDNN layout of input `slot`'s tensor, or nullptr (after making it
+/// plain if another library's).
+inline std::shared_ptr<const MkldnnLayout> InputLayout(
+    const framework::ExecutionContext& ctx, const std::string& slot) {
+  const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
+  if (t == nullptr || t->opaque_layout() == nullptr) return nullptr;
+  auto layout =
+      std::dynamic_pointer_cast<const MkldnnLayout>(t->shared_opaque_layout());
+  if (layout == nullptr) MakeInputPlain(ctx, slot);
+  return layout;
+}
+
+/// The descriptor of the buffer of input `slot` (its first tensor), which
+/// the kernel reads as `plain` when it is plain: its MKLDNN layout if that
+/// describes the same plain tensor, else `plain` (a layout made for
+/// another view of the dims, such as NCHW read as NHWC, is converted
+/// first).
+inline dnnl::memory::desc StoredMd(const framework::ExecutionContext& ctx,
+                                   const std::string& slot,
+                                   const dnnl::memory::desc& plain) {
+  const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
+  const MkldnnLayout* layout = t ? MkldnnLayoutOf(*t) : nullptr;
+  if (layout == nullptr) {
+    MakeInputPlain(ctx, slot);  // another library's layout, if any
+    return plain;
   }
-  void FinishOutput(MkldnnContext* mk, dnnl::memory written, void* data) const {
-    if (!reorder) return;
-    dnnl::memory mine = UserMemory(user, mk->engine(), data);
-    reorder.execute(mk->stream(), written, mine);
-  }
-};
+  if (layout->plain() == plain) return layout->md();
+  MakeInputPlain(ctx, slot);
+  return plain;
+}
+
+/// Input tensor `t`, stored as `stored` (from StoredMd), as memory of
+/// layout `wanted`: its own buffer when the layouts agree, else a copy
+/// reordered into scratch slot `slot`.
+inline dnnl::memory InputMemory(MkldnnContext* mk,
+                                int slot,
+                                const framework::Tensor& t,
+                                const dnnl::memory::desc& stored,
+                                const dnnl::memory::desc& wanted) {
+  dnnl::memory mine = UserMemory(stored, mk->engine(), t.raw_data());
+  if (stored == wanted) return mine;
+  dnnl::memory theirs = mk->Scratch(slot, wanted);
+  mk->Reorder(stored, wanted).execute(mk->stream(), mine, theirs);
+  return theirs;
+}
+
+/// Output tensor `out` made ready to receive a primitive's result of
+/// descriptor `md`, whose MKLDNN layout is `layout` (nullptr: `md` is
+/// plain): the layout is declared, the buffer sized by it.
+template <typename T>
+dnnl::memory OutputMemory(const framework::ExecutionContext& ctx,
+                          MkldnnContext* mk,
+                          framework::Tensor* out,
+                          std::shared_ptr<const MkldnnLayout> layout,
+                          const dnnl::memory::desc& md) {
+  out->set_opaque_layout(std::move(layout));
+  return UserMemory(md, mk->engine(), out->mutable_data<T>(ctx.GetPlace()));
+}
 
 /// True for oneDNN's reference and generic fallbacks ("ref:any",
 /// "simple_nchw:any", ...): slower than our PLAIN kernels, so a kernel
@@ -333,6 +456,7 @@ inline bool IsSlowImplementation(const dnnl::primitive_desc_base& pd) {
 /// decline then).
 template <typename T>
 void RunPlainKernel(const framework::ExecutionContext& ctx) {
+  MakeInputsPlain(ctx);
   framework::OpKernelType key;
   key.data_type = framework::ToDataType<T>();
   key.place = platform::CPUPlace{};
@@ -372,6 +496,7 @@ inline std::shared_ptr<dnnl::memory> PrepareWeights(
     const std::string& slot,
     const dnnl::memory::desc& user_md,
     const dnnl::memory::desc& wanted) {
+  MakeInputPlain(ctx, slot);  // a computed filter may come in a layout
   const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
   auto user = std::make_shared<dnnl::memory>(
       UserMemory(user_md, mk->engine(), t->raw_data()));

@@ -61,6 +61,7 @@ PoolDim ResolvePoolDim(int64_t in,
 struct PoolPrimitive {
   dnnl::pooling_forward::primitive_desc pd;
   dnnl::pooling_forward prim;
+  std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
 template <typename T>
@@ -84,11 +85,16 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    T* o = out->mutable_data<T>(ctx.GetPlace());
-
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    // Pooling reads its input in whatever layout it comes in and writes
+    // the layout oneDNN pairs with it (the same blocking).
+    const dnnl::memory::desc src_plain =
+        ActivationMd({g.batch, g.channels, g.in_h, g.in_w}, g.channel_last);
+    const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
+    const dnnl::memory::desc dst_plain =
+        ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last);
     KeyBuilder key("pool2d", ctx);
-    key.Add(x->dims())
+    key.Add(src_md)
         .Add(g.channel_last)
         .Add(is_max)
         .Add(exclusive)
@@ -100,26 +106,29 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
           is_max ? dnnl::algorithm::pooling_max
                  : (exclusive ? dnnl::algorithm::pooling_avg_exclude_padding
                               : dnnl::algorithm::pooling_avg_include_padding);
+      const dnnl::memory::desc dst_any({g.batch, g.channels, g.out_h, g.out_w},
+                                       dnnl::memory::data_type::f32,
+                                       dnnl::memory::format_tag::any);
       dnnl::pooling_forward::desc desc(
-          dnnl::prop_kind::forward_inference, algorithm,
-          ActivationMd({g.batch, g.channels, g.in_h, g.in_w}, g.channel_last),
-          ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last),
-          {h.stride, w.stride}, {h.kernel, w.kernel},
-          {h.pad_begin, w.pad_begin}, {h.pad_end, w.pad_end});
+          dnnl::prop_kind::forward_inference, algorithm, src_md,
+          src_md == src_plain ? dst_plain : dst_any, {h.stride, w.stride},
+          {h.kernel, w.kernel}, {h.pad_begin, w.pad_begin},
+          {h.pad_end, w.pad_end});
       p->pd = dnnl::pooling_forward::primitive_desc(desc, mk.engine());
       if (IsSlowImplementation(p->pd)) return std::shared_ptr<PoolPrimitive>();
       p->prim = dnnl::pooling_forward(p->pd);
+      p->dst_layout = MakeLayout(p->pd.dst_desc(), dst_plain, mk.engine());
       return p;
     });
     if (!pool) {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::engine& engine = mk.engine();
-    pool->prim.execute(
-        mk.stream(),
-        {{DNNL_ARG_SRC, UserMemory(pool->pd.src_desc(), engine, x->data<T>())},
-         {DNNL_ARG_DST, UserMemory(pool->pd.dst_desc(), engine, o)}});
+    const dnnl::memory src =
+        UserMemory(pool->pd.src_desc(), mk.engine(), x->data<T>());
+    const dnnl::memory dst =
+        OutputMemory<T>(ctx, &mk, out, pool->dst_layout, pool->pd.dst_desc());
+    pool->prim.execute(mk.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     mk.stream().wait();
   }
 };

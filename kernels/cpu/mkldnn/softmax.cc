@@ -19,6 +19,7 @@ template <typename T>
 class MkldnnSoftmaxKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
+    MakeInputsPlain(ctx);  // reads its operands as plain arrays
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
     const framework::DDim& dims = x->dims();
