@@ -597,6 +597,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       run_ctx = &moved;
     }
     ExecutionContext exec_ctx(op, *scope, *dev_ctx, *run_ctx);
+    exec_ctx.set_kernel_state(&prepared.kernel_state);
     if (infer_shape) {
       InferShapeContext shape_ctx(exec_ctx);
       kop.InferShape(&shape_ctx);

@@ -31,6 +31,9 @@ struct PreparedOp {
   mutable std::map<const Variable*, std::unique_ptr<Variable>> weight_copies;
   /// The device context its kernel runs with (looked up on first run).
   mutable platform::DeviceContext* device_context = nullptr;
+  /// What the kernel keeps between runs of this op (ExecutionContext::
+  /// kernel_state).
+  mutable std::shared_ptr<void> kernel_state;
   /// Set for kernel ops; choice.kernel is null when none fits.
   KernelChoice choice;
 };

@@ -198,6 +198,13 @@ class ExecutionContext {
   }
   bool HasAttr(const std::string& name) const { return op_.HasAttr(name); }
 
+  /// A slot the kernel may fill with whatever it wants to keep between
+  /// runs of this op (a oneDNN primitive and its bound memory, say), owned
+  /// by the executor's prepared op; nullptr when the caller offers none.
+  /// Kernels must check that what they kept still fits the inputs.
+  std::shared_ptr<void>* kernel_state() const { return kernel_state_; }
+  void set_kernel_state(std::shared_ptr<void>* slot) { kernel_state_ = slot; }
+
   Variable* InputVar(const std::string& slot) const;
   Variable* OutputVar(const std::string& slot) const;
   const std::vector<Variable*>& InputVars(const std::string& slot) const;
@@ -208,6 +215,7 @@ class ExecutionContext {
   const Scope& scope_;
   const platform::DeviceContext& device_context_;
   const RuntimeContext& ctx_;
+  std::shared_ptr<void>* kernel_state_ = nullptr;
 };
 
 /// Shape inference at run time: real input dims (and values of shape

@@ -92,7 +92,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
           weights_any, bias_md, dst_md, {g.stride_h, g.stride_w},
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
           {g.pad.bottom, g.pad.right});
-      p->pd = dnnl::deconvolution_forward::primitive_desc(desc, mk.engine());
+      p->pd = dnnl::deconvolution_forward::primitive_desc(
+          desc, UserScratchpadAttr(), mk.engine());
       if (IsSlowImplementation(p->pd))
         return std::shared_ptr<DeconvPrimitive>();
       p->prim = dnnl::deconvolution_forward(p->pd);
@@ -122,8 +123,7 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       args[DNNL_ARG_BIAS] =
           UserMemory(deconv->pd.bias_desc(), mk.engine(), bias->data<T>());
     }
-    deconv->prim.execute(mk.stream(), args);
-    mk.stream().wait();
+    ExecuteWithScratchpad(&mk, deconv->pd, deconv->prim, &args);
   }
 };
 

@@ -34,6 +34,20 @@ struct ConvPrimitive {
   std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
+/// What a conv op keeps between runs (ExecutionContext::kernel_state):
+/// the primitive and weights it used for the input dims it last saw, so a
+/// run with the same dims, filter and thread count skips resolving the
+/// geometry, the cache keys and lookups.
+struct ConvState {
+  framework::DDim input_dims;
+  const void* filter = nullptr;
+  const void* bias = nullptr;
+  int threads = 0;
+  dnnl::memory::desc src_plain;
+  std::shared_ptr<ConvPrimitive> conv;
+  std::shared_ptr<dnnl::memory> weights;
+};
+
 /// Output = Input (*) Filter (+ Bias) with oneDNN; with
 /// kFusedActivation, then the op's fuse_activation.
 template <typename T, bool kFusedActivation = false>
@@ -44,6 +58,22 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     auto* output = ctx.Output<framework::Tensor>("Output");
+    std::shared_ptr<void>* slot = ctx.kernel_state();
+    if (slot != nullptr && *slot != nullptr) {
+      const auto* state = static_cast<const ConvState*>(slot->get());
+      const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+      if (state->input_dims == input->dims() &&
+          state->filter == filter->raw_data() &&
+          state->bias == (bias ? bias->raw_data() : nullptr) &&
+          state->threads == dev.num_threads() &&
+          filter->opaque_layout() == nullptr &&
+          (bias == nullptr || bias->opaque_layout() == nullptr)) {
+        MkldnnContext& mk = PrepareMkldnn(ctx);
+        Execute(ctx, &mk, *state->conv, *state->weights,
+                StoredMd(ctx, "Input", state->src_plain));
+        return;
+      }
+    }
     const operators::Conv2DGeometry g =
         operators::ResolveConv2D(ctx.op(), input->dims(), filter->dims());
     // oneDNN needs every dim non-zero and non-negative paddings; the right
@@ -126,7 +156,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           dst_any, {g.stride_h, g.stride_w},
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
           {pad_bottom, pad_right});
-      dnnl::primitive_attr attr;
+      dnnl::primitive_attr attr = UserScratchpadAttr();
       attr.set_post_ops(post_ops);
       p->pd =
           dnnl::convolution_forward::primitive_desc(desc, attr, mk.engine());
@@ -148,18 +178,42 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const dnnl::memory src =
-        InputMemory(&mk, 0, *input, src_stored, conv->pd.src_desc());
-    const dnnl::memory dst = OutputMemory<T>(ctx, &mk, output, conv->dst_layout,
-                                             conv->pd.dst_desc());
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, *weights}, {DNNL_ARG_DST, dst}};
-    if (with_bias) {
-      args[DNNL_ARG_BIAS] =
-          UserMemory(conv->pd.bias_desc(), mk.engine(), bias->data<T>());
+    // Only model weights stay put: a computed filter is reordered anew.
+    if (slot != nullptr && IsModelWeight(ctx, "Filter")) {
+      auto state = std::make_shared<ConvState>();
+      state->input_dims = input->dims();
+      state->filter = filter->raw_data();
+      state->bias = with_bias ? bias->raw_data() : nullptr;
+      state->threads =
+          ctx.device_context<platform::CPUDeviceContext>().num_threads();
+      state->src_plain = ActivationMd(src_dims, g.channel_last);
+      state->conv = conv;
+      state->weights = weights;
+      *slot = state;
     }
-    conv->prim.execute(mk.stream(), args);
-    mk.stream().wait();
+    Execute(ctx, &mk, *conv, *weights, src_stored);
+  }
+
+ private:
+  static void Execute(const framework::ExecutionContext& ctx,
+                      MkldnnContext* mk,
+                      const ConvPrimitive& conv,
+                      const dnnl::memory& weights,
+                      const dnnl::memory::desc& src_stored) {
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    auto* output = ctx.Output<framework::Tensor>("Output");
+    const dnnl::memory src =
+        InputMemory(mk, 0, *input, src_stored, conv.pd.src_desc());
+    const dnnl::memory dst =
+        OutputMemory<T>(ctx, mk, output, conv.dst_layout, conv.pd.dst_desc());
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (bias != nullptr) {
+      args[DNNL_ARG_BIAS] =
+          UserMemory(conv.pd.bias_desc(), mk->engine(), bias->data<T>());
+    }
+    ExecuteWithScratchpad(mk, conv.pd, conv.prim, &args);
   }
 };
 

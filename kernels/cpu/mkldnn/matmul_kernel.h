@@ -100,7 +100,7 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
                             MatrixMd(p.y_batch, p.k, p.n, p.trans_y),
                             p.bias ? PlainMd(bias_dims) : dnnl::memory::desc(),
                             MatrixMd(p.out_batch, p.m, p.n, false));
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = UserScratchpadAttr();
     if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
     attr.set_post_ops(post_ops);
     prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
@@ -120,8 +120,7 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
     args[DNNL_ARG_BIAS] =
         UserMemory(matmul->pd.bias_desc(), engine, bias->data<T>());
   }
-  matmul->prim.execute(mk.stream(), args);
-  mk.stream().wait();
+  ExecuteWithScratchpad(&mk, matmul->pd, matmul->prim, &args);
   return true;
 }
 

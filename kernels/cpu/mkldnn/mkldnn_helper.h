@@ -18,6 +18,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,10 @@ class MkldnnContext {
   /// temporaries of one call (activations reordered to a primitive's
   /// format). Every call reuses the buffers; each grows to the largest
   /// size asked for and stays, so it is bounded by the largest activation.
+  /// Slots of Scratch(): two for reordered inputs, one for primitives'
+  /// scratchpads.
+  static constexpr int kScratchpadSlot = 2;
+
   dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
     Buffer& b = scratch_[slot];
     const size_t bytes = md.get_size();
@@ -176,7 +181,7 @@ class MkldnnContext {
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
-  Buffer scratch_[2];
+  Buffer scratch_[3];
   platform::AllocationPtr plain_scratch_;
 };
 
@@ -339,11 +344,36 @@ inline bool AppendFusedActivation(const std::string& type,
   return true;
 }
 
+/// Attributes with the scratchpad left to the caller: oneDNN's own mode
+/// allocates and frees it on every call, a cost that dominates small
+/// convolutions. ExecuteWithScratchpad supplies it from the context.
+inline dnnl::primitive_attr UserScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 /// A oneDNN view of one of our buffers (no copy).
 inline dnnl::memory UserMemory(const dnnl::memory::desc& md,
                                const dnnl::engine& engine,
                                const void* data) {
   return dnnl::memory(md, engine, const_cast<void*>(data));
+}
+
+/// Runs `prim` (made with UserScratchpadAttr) with `args` plus the
+/// context's scratchpad, and waits for it.
+template <typename PrimitiveDesc, typename Primitive>
+void ExecuteWithScratchpad(MkldnnContext* mk,
+                           const PrimitiveDesc& pd,
+                           const Primitive& prim,
+                           std::unordered_map<int, dnnl::memory>* args) {
+  const dnnl::memory::desc scratchpad = pd.scratchpad_desc();
+  if (scratchpad.get_size() > 0) {
+    (*args)[DNNL_ARG_SCRATCHPAD] =
+        mk->Scratch(MkldnnContext::kScratchpadSlot, scratchpad);
+  }
+  prim.execute(mk->stream(), *args);
+  mk->stream().wait();
 }
 
 /// The MKLDNN layout of `t`, or nullptr when it is plain.
