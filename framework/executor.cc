@@ -42,6 +42,15 @@ struct Executor::Plan {
   size_t unplanned_bytes = 0;
 };
 
+// A buffer the recording run freed after its last reader: what the plan
+// needs to place it.
+struct Executor::Released {
+  Variable* var;
+  const VarDesc* desc;
+  size_t bytes;
+  size_t offset;
+};
+
 struct Executor::BlockState {
   PreparedBlock block;
   bool strict_checked = false;
@@ -83,11 +92,11 @@ std::string OpLocation(const OperatorBase& op, int index, int block_idx) {
 
 Executor::BlockState& Executor::State(int block_idx, bool strict) {
   std::lock_guard<std::mutex> lock(mu_);
-  PADDLE_ENFORCE(block_idx >= 0 &&
-                     block_idx < static_cast<int>(program_.blocks.size()),
-                 errors::OutOfRange("Block ", block_idx,
-                                    " does not exist; the program has ",
-                                    program_.blocks.size(), " blocks."));
+  PADDLE_ENFORCE(
+      block_idx >= 0 && block_idx < static_cast<int>(program_.blocks.size()),
+      errors::OutOfRange("Block ", block_idx,
+                         " does not exist; the program has ",
+                         program_.blocks.size(), " blocks."));
   auto& slot = blocks_[block_idx];
   if (!slot) {
     auto state = std::make_unique<BlockState>();
@@ -107,9 +116,9 @@ Executor::BlockState& Executor::State(int block_idx, bool strict) {
       try {
         prepared.op = CreateOp(desc.ops[i]);
       } catch (const Exception& e) {
-        platform::RethrowWithContext(
-            e, "op '" + desc.ops[i].type + "' (#" + std::to_string(i) +
-                   " in block " + std::to_string(block_idx) + "): ");
+        platform::RethrowWithContext(e, "op '" + desc.ops[i].type + "' (#" +
+                                            std::to_string(i) + " in block " +
+                                            std::to_string(block_idx) + "): ");
       }
       if (prepared.op->IsKernelOp()) {
         auto& kop = static_cast<const OperatorWithKernel&>(*prepared.op);
@@ -117,9 +126,8 @@ Executor::BlockState& Executor::State(int block_idx, bool strict) {
         prepared.choice = ChooseKernel(kop, type_ctx, preference_);
         VLOG(3) << OpLocation(kop, prepared.index, block_idx) << "expected "
                 << prepared.choice.expected.ToString() << ", chose "
-                << (prepared.choice.kernel
-                        ? prepared.choice.chosen.ToString()
-                        : std::string("nothing"))
+                << (prepared.choice.kernel ? prepared.choice.chosen.ToString()
+                                           : std::string("nothing"))
                 << " (" << prepared.choice.reason << ")";
         if (prepared.choice.kernel == nullptr) {
           prepared.problem = prepared.choice.reason;
@@ -139,11 +147,10 @@ Executor::BlockState& Executor::State(int block_idx, bool strict) {
       if (p.op) missing << " (" << p.choice.expected.data_type << ")";
       missing << ": " << p.problem;
     }
-    PADDLE_ENFORCE(count == 0,
-                   errors::Unimplemented(count, " op(s) of block ", block_idx,
-                                         " have no kernel for place ",
-                                         preference_.place,
-                                         ":", missing.str()));
+    PADDLE_ENFORCE(count == 0, errors::Unimplemented(
+                                   count, " op(s) of block ", block_idx,
+                                   " have no kernel for place ",
+                                   preference_.place, ":", missing.str()));
     slot->strict_checked = true;
   }
   return *slot;
@@ -207,7 +214,8 @@ std::vector<RuntimeContext> Executor::ResolveBlock(int block_idx,
   return contexts;
 }
 
-void Executor::RunResolved(int block_idx, Scope* scope,
+void Executor::RunResolved(int block_idx,
+                           Scope* scope,
                            const std::vector<RuntimeContext>& contexts) {
   BlockState& state = State(block_idx, /*strict=*/true);
   for (size_t i = 0; i < state.block.ops.size(); ++i) {
@@ -264,7 +272,8 @@ std::string FeedSignature(const PreparedBlock& block,
   return sig.str();
 }
 
-void CollectSubBlockNames(const ProgramDesc& program, int block_idx,
+void CollectSubBlockNames(const ProgramDesc& program,
+                          int block_idx,
                           std::set<std::string>* names) {
   for (auto& op : program.blocks[block_idx].ops) {
     for (auto* slots : {&op.inputs, &op.outputs}) {
@@ -272,11 +281,53 @@ void CollectSubBlockNames(const ProgramDesc& program, int block_idx,
     }
     for (auto& kv : op.attrs) {
       if (TypeOf(kv.second) == AttrType::kBlock) {
-        CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx,
-                             names);
+        CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx, names);
       }
     }
   }
+}
+
+// When each variable of block 0 is used, by name.
+struct BlockLifetimes {
+  // First and last op that reads or writes it; names a sub-block uses live
+  // through the op that runs it.
+  std::unordered_map<std::string, std::pair<int, int>> span;
+  // The last op that reads it, and the last that writes it.
+  std::unordered_map<std::string, int> last_read;
+  std::unordered_map<std::string, int> last_write;
+  std::set<std::string> feeds, fetches;
+};
+
+BlockLifetimes ComputeLifetimes(const ProgramDesc& program,
+                                const std::vector<PreparedOp>& ops) {
+  BlockLifetimes lives;
+  auto use = [&lives](const std::string& name, int i, bool read) {
+    auto it = lives.span.find(name);
+    if (it == lives.span.end()) {
+      lives.span.emplace(name, std::make_pair(i, i));
+    } else {
+      it->second.second = std::max(it->second.second, i);
+    }
+    (read ? lives.last_read : lives.last_write)[name] = i;
+  };
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    const OperatorBase& op = *ops[i].op;
+    for (auto& kv : op.Inputs()) {
+      for (auto& name : kv.second) use(name, i, true);
+    }
+    for (auto& kv : op.Outputs()) {
+      for (auto& name : kv.second) use(name, i, false);
+    }
+    for (auto& kv : op.Attrs()) {
+      if (TypeOf(kv.second) != AttrType::kBlock) continue;
+      std::set<std::string> inner;
+      CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx, &inner);
+      for (auto& name : inner) use(name, i, true);
+    }
+    if (op.Type() == "feed") lives.feeds.insert(op.Output("Out"));
+    if (op.Type() == "fetch") lives.fetches.insert(op.Input("X"));
+  }
+  return lives;
 }
 
 }  // namespace
@@ -310,12 +361,49 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   }
   // A new signature: run with full shape inference, recording what replay
   // needs, then plan the memory for the next run of these shapes.
+  // Each intermediate whose last use is only a read goes after that op, so the
+  // recording run peaks near the planned arena rather than at the sum of
+  // all intermediates. Only buffers a single variable owns go (not views,
+  // feeds, weights or another plan's arena); outputs nobody reads stay,
+  // for callers that read them from the scope.
+  const BlockLifetimes lives = ComputeLifetimes(program_, ops);
+  const BlockDesc& desc = program_.blocks[0];
+  std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> release(
+      ops.size());
+  for (auto& var : desc.vars) {
+    if (var.persistable || !var.is_tensor() || lives.feeds.count(var.name) ||
+        lives.fetches.count(var.name)) {
+      continue;
+    }
+    auto span = lives.span.find(var.name);
+    auto read = lives.last_read.find(var.name);
+    auto write = lives.last_write.find(var.name);
+    if (span == lives.span.end() || read == lives.last_read.end() ||
+        read->second != span->second.second ||
+        (write != lives.last_write.end() && write->second == read->second)) {
+      continue;  // unread, or written by its last reader (in place)
+    }
+    Variable* v = scope->FindLocalVar(var.name);
+    if (v != nullptr) release[read->second].emplace_back(v, &var);
+  }
+  std::vector<Released> released;
   std::vector<OpRecord> records(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     RunOp(ops[i], state.contexts[i], scope, 0, true, &records[i]);
+    for (auto& r : release[i]) {
+      if (!r.first->IsType<Tensor>()) continue;
+      Tensor* t = r.first->GetMutable<Tensor>();
+      if (!t->IsInitialized() || !t->place().is_host() ||
+          t->holder().use_count() != 1) {
+        continue;
+      }
+      released.push_back(
+          Released{r.first, r.second, t->holder()->size(), t->offset()});
+      t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+    }
   }
   stats_.ops_inferred = static_cast<int>(ops.size());
-  auto plan = BuildPlan(state, scope, records);
+  auto plan = BuildPlan(state, scope, records, released);
   plan->signature = signature;
   stats_.arena_bytes = plan->arena_bytes;
   stats_.unplanned_bytes = plan->unplanned_bytes;
@@ -327,7 +415,10 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
 }
 
 std::unique_ptr<Executor::Plan> Executor::BuildPlan(
-    BlockState& state, Scope* scope, const std::vector<OpRecord>& records) {
+    BlockState& state,
+    Scope* scope,
+    const std::vector<OpRecord>& records,
+    const std::vector<Released>& released) {
   const BlockDesc& desc = program_.blocks[0];
   const auto& ops = state.block.ops;
   const int end = static_cast<int>(ops.size());
@@ -363,35 +454,10 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     }
   }
 
-  // Lifetimes by name over the ops of block 0; names a sub-block uses live
-  // through the op that runs it; fetched outputs live to the end.
-  std::unordered_map<std::string, std::pair<int, int>> lifetime;
-  auto use = [&lifetime](const std::string& name, int i) {
-    auto it = lifetime.find(name);
-    if (it == lifetime.end()) {
-      lifetime.emplace(name, std::make_pair(i, i));
-    } else {
-      it->second.second = std::max(it->second.second, i);
-    }
-  };
-  std::set<std::string> feeds, fetches;
-  for (int i = 0; i < end; ++i) {
-    const OperatorBase& op = *ops[i].op;
-    for (auto* slots : {&op.Inputs(), &op.Outputs()}) {
-      for (auto& kv : *slots) {
-        for (auto& name : kv.second) use(name, i);
-      }
-    }
-    for (auto& kv : op.Attrs()) {
-      if (TypeOf(kv.second) != AttrType::kBlock) continue;
-      std::set<std::string> inner;
-      CollectSubBlockNames(program_, std::get<BlockRef>(kv.second).idx,
-                           &inner);
-      for (auto& name : inner) use(name, i);
-    }
-    if (op.Type() == "feed") feeds.insert(op.Output("Out"));
-    if (op.Type() == "fetch") fetches.insert(op.Input("X"));
-  }
+  const BlockLifetimes lives = ComputeLifetimes(program_, ops);
+  const auto& lifetime = lives.span;
+  const auto& feeds = lives.feeds;
+  const auto& fetches = lives.fetches;
 
   // Buffers that are not ours to place: feeds (the caller's memory) and
   // weights, and anything sharing a buffer with them.
@@ -413,6 +479,14 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   std::map<const platform::Allocation*, size_t> buffer_of;
   std::vector<BufferLifetime> buffers;
   std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> members;
+  std::map<const Variable*, size_t> released_offset;
+  for (auto& r : released) {
+    auto life = lifetime.find(r.desc->name);
+    buffers.push_back(
+        BufferLifetime{r.bytes, life->second.first, life->second.second});
+    members.push_back({{r.var, r.desc}});
+    released_offset[r.var] = r.offset;
+  }
   for (auto& var : desc.vars) {
     if (var.persistable || !var.is_tensor() || feeds.count(var.name)) continue;
     Variable* v = scope->FindLocalVar(var.name);
@@ -447,15 +521,17 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   char* base = static_cast<char*>(plan->arena->ptr());
   for (size_t b = 0; b < buffers.size(); ++b) {
     // A region keeps the whole arena alive (shared_ptr aliasing).
-    auto owner = std::make_shared<std::pair<platform::AllocationPtr,
-                                            platform::Allocation>>(
+    auto owner = std::make_shared<
+        std::pair<platform::AllocationPtr, platform::Allocation>>(
         plan->arena,
         platform::Allocation(base + layout.offsets[b], buffers[b].bytes, cpu));
     platform::AllocationPtr region(owner, &owner->second);
     for (auto& m : members[b]) {
       const Tensor& t = m.first->Get<Tensor>();
+      auto gone = released_offset.find(m.first);
       plan->tensors.push_back(Plan::PlannedTensor{
-          m.first, t.dims(), t.dtype(), t.lod(), region, t.offset()});
+          m.first, t.dims(), t.dtype(), t.lod(), region,
+          gone != released_offset.end() ? gone->second : t.offset()});
     }
   }
   return plan;
@@ -467,9 +543,12 @@ namespace {
 // returns a context that reads the copies. Weights are copied once per op
 // and kept; everything else is copied on every run. Returns false (and
 // leaves `moved` alone) when every input is already in place.
-bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
-                    const platform::Place& place, const ProgramDesc& program,
-                    int block_idx, RuntimeContext* moved,
+bool TransferInputs(const PreparedOp& prepared,
+                    const RuntimeContext& ctx,
+                    const platform::Place& place,
+                    const ProgramDesc& program,
+                    int block_idx,
+                    RuntimeContext* moved,
                     std::vector<std::unique_ptr<Variable>>* temps,
                     std::vector<TransferRecord>* records) {
   bool any = false;
@@ -505,10 +584,9 @@ bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
       }
       moved->inputs[s].second[i] = copy;
       if (records) {
-        records->push_back(TransferRecord{prepared.index, op.Type(), name,
-                                          t.place().ToString(),
-                                          place.ToString(), t.memory_size(),
-                                          cached});
+        records->push_back(TransferRecord{
+            prepared.index, op.Type(), name, t.place().ToString(),
+            place.ToString(), t.memory_size(), cached});
       }
     }
   }
@@ -519,7 +597,8 @@ bool TransferInputs(const PreparedOp& prepared, const RuntimeContext& ctx,
 // of another library than `reader` (nullptr: any library) are rewritten
 // plain, in place; its outputs that it does not also read lose their
 // layout, so that a kernel writing plain data leaves a plain tensor.
-void SettleLayouts(const RuntimeContext& ctx, const std::string* reader,
+void SettleLayouts(const RuntimeContext& ctx,
+                   const std::string* reader,
                    platform::AllocationPtr* scratch) {
   for (auto& kv : ctx.inputs) {
     for (Variable* var : kv.second) {
@@ -548,8 +627,11 @@ void SettleLayouts(const RuntimeContext& ctx, const std::string* reader,
 
 }  // namespace
 
-void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
-                     Scope* scope, int block_idx, bool infer_shape,
+void Executor::RunOp(const PreparedOp& prepared,
+                     const RuntimeContext& ctx,
+                     Scope* scope,
+                     int block_idx,
+                     bool infer_shape,
                      OpRecord* record) {
   if (options_.profile && block_idx == 0) {
     auto start = std::chrono::steady_clock::now();
@@ -566,8 +648,10 @@ void Executor::RunOp(const PreparedOp& prepared, const RuntimeContext& ctx,
 }
 
 void Executor::RunOpUntimed(const PreparedOp& prepared,
-                            const RuntimeContext& ctx, Scope* scope,
-                            int block_idx, bool infer_shape,
+                            const RuntimeContext& ctx,
+                            Scope* scope,
+                            int block_idx,
+                            bool infer_shape,
                             OpRecord* record) {
   const OperatorBase& op = *prepared.op;
   try {
@@ -623,8 +707,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       }
     }
   } catch (const Exception& e) {
-    platform::RethrowWithContext(
-        e, OpLocation(op, prepared.index, block_idx));
+    platform::RethrowWithContext(e, OpLocation(op, prepared.index, block_idx));
   }
 }
 

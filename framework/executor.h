@@ -134,8 +134,10 @@ class Executor {
                     Scope* scope, int block_idx, bool infer_shape,
                     OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
+  struct Released;
   std::unique_ptr<Plan> BuildPlan(BlockState& state, Scope* scope,
-                                  const std::vector<OpRecord>& records);
+                                  const std::vector<OpRecord>& records,
+                                  const std::vector<Released>& released);
 
   const ProgramDesc& program_;
   KernelPreference preference_;

@@ -14,7 +14,8 @@ using testing::MakeTensor;
 
 struct Runner {
   explicit Runner(const ProgramDesc& p)
-      : program(p), pool(platform::DeviceContextOptions{1}),
+      : program(p),
+        pool(platform::DeviceContextOptions{1}),
         executor(program, KernelPreference{}, &pool) {
     executor.Prepare(0);
     scope.Var("feed")->GetMutable<TensorList>()->resize(
@@ -63,6 +64,46 @@ TEST(Executor, FeedAndFetchFollowCol) {
   testing::ExpectTensorNear(r.Fetched(1), MakeTensor<float>({1, 2}, {0, 1}));
 }
 
+// The run that records a plan frees each intermediate after its last
+// reader (its peak is near the planned arena, not the sum of all
+// intermediates); outputs nobody reads and fetched ones stay; replayed
+// runs and runs of other shapes still compute the same.
+TEST(Executor, RecordingRunFreesIntermediatesAfterLastRead) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 2});
+  for (const char* v : {"r1", "r2", "unread", "out"}) builder.AddVar(v);
+  builder.AddOp("scale", {{"X", {x}}}, {{"Out", {"r1"}}},
+                {{"scale", 2.f}, {"bias", 1.f}});
+  builder.AddOp("scale", {{"X", {"r1"}}}, {{"Out", {"r2"}}}, {{"scale", 3.f}});
+  builder.AddOp("relu", {{"X", {"r2"}}}, {{"Out", {"unread"}}});
+  builder.AddOp("scale", {{"X", {"r2"}}}, {{"Out", {"out"}}},
+                {{"scale", -1.f}});
+  builder.AddOutput("out");
+  Runner r(builder.Build());
+  auto expect = [&](std::vector<float> in) {
+    std::vector<float> want;
+    for (float v : in) want.push_back(-3.f * (2.f * v + 1.f));
+    const int64_t rows = static_cast<int64_t>(in.size()) / 2;
+    r.Feed(0, MakeTensor<float>({rows, 2}, in));
+    r.executor.Run(0, &r.scope);
+    testing::ExpectTensorNear(r.Fetched(0), MakeTensor<float>({rows, 2}, want));
+  };
+  expect({1, -2});
+  EXPECT_FALSE(r.executor.last_run_stats().replayed);
+  EXPECT_FALSE(r.scope.FindVar("r1")->Get<Tensor>().IsInitialized());
+  EXPECT_FALSE(r.scope.FindVar("r2")->Get<Tensor>().IsInitialized());
+  EXPECT_TRUE(r.scope.FindVar("unread")->Get<Tensor>().IsInitialized());
+  EXPECT_TRUE(r.scope.FindVar("out")->Get<Tensor>().IsInitialized());
+  EXPECT_GT(r.executor.last_run_stats().arena_bytes, 0u);
+  expect({3, 4});  // replayed: every buffer back in the arena
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+  EXPECT_TRUE(r.scope.FindVar("r1")->Get<Tensor>().IsInitialized());
+  expect({1, 2, 3, 4, 5, 6});  // another shape: recorded anew
+  EXPECT_FALSE(r.executor.last_run_stats().replayed);
+  expect({-1, -2});  // the first shape's plan again
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+}
+
 TEST(Executor, ShapesAreReinferredWhenInputsChange) {
   Runner r(CrossedProgram());
   for (int rows : {1, 5, 2, 0, 3}) {
@@ -88,8 +129,7 @@ TEST(Executor, WrongInputTypeNamesTheInput) {
   Runner r(CrossedProgram());
   r.Feed(0, MakeTensor<int64_t>({1}, {1}));
   r.Feed(1, MakeTensor<float>({1}, {1}));
-  ExpectError([&] { r.executor.Run(0, &r.scope); },
-              ErrorCode::kInvalidArgument,
+  ExpectError([&] { r.executor.Run(0, &r.scope); }, ErrorCode::kInvalidArgument,
               {"op 'feed' (#1 in block 0", "'a'", "int64", "float32"});
 }
 
