@@ -28,14 +28,21 @@ class ConvOp : public framework::OperatorWithKernel {
                                   "(Filter dims ",
                                   filter, ")"));
     }
-    // Residual fusion is a oneDNN graph rewrite whose flag is a backend
-    // attribute; saved models leave this slot empty.
-    PADDLE_ENFORCE(
-        !ctx->HasInput("ResidualData"),
-        errors::Unimplemented(Type(),
-                              ": the ResidualData input (oneDNN residual "
-                              "fusion) is not supported; add the residual "
-                              "with elementwise_add instead"));
+    // Only fused_conv2d adds a residual (the fuse_conv_residual pass makes
+    // it); saved conv2d ops leave this slot empty.
+    if (ctx->HasInput("ResidualData")) {
+      PADDLE_ENFORCE(Type() == "fused_conv2d",
+                     errors::Unimplemented(
+                         Type(),
+                         ": the ResidualData input (residual fusion) is "
+                         "only supported by fused_conv2d; add the residual "
+                         "with elementwise_add instead"));
+      const auto residual = ctx->GetInputDim("ResidualData");
+      PADDLE_ENFORCE(residual == g.OutputDims(),
+                     errors::InvalidArgument(
+                         Type(), ": ResidualData dims ", residual,
+                         " must equal the output dims ", g.OutputDims()));
+    }
     ctx->SetOutputDim("Output", g.OutputDims());
     ctx->ShareLoD("Input", "Output");
   }
@@ -49,7 +56,9 @@ class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
              "weights [M, C / groups, KH, KW], OIHW whatever data_format is");
     AddInput("Bias", "optional per-output-channel bias [M] (fused graphs)")
         .AsDispensable();
-    AddInput("ResidualData", "oneDNN residual fusion only; must be empty")
+    AddInput("ResidualData",
+             "fused_conv2d only: added to the output (same dims) before the "
+             "activation")
         .AsDispensable();
     AddOutput("Output", "[N, M, OH, OW] (or [N, OH, OW, M] for NHWC)");
     AddAttr<std::vector<int32_t>>("strides", "[stride_h, stride_w]")

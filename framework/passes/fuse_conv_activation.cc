@@ -1,5 +1,6 @@
-// fuse_conv_activation: conv2d / depthwise_conv2d whose output is read
-// only by an activation (relu, relu6, leaky_relu, hard_swish with Paddle's
+// fuse_conv_activation: conv2d / depthwise_conv2d (or a fused_conv2d
+// with a residual but no activation) whose output is read only by an
+// activation (relu, relu6, leaky_relu, hard_swish with Paddle's
 // fixed attributes, sigmoid, swish, hard_sigmoid) becomes one fused_conv2d
 // (operators/fused_conv2d.cc) that writes the activation's Out.
 #include "framework/pass.h"
@@ -21,8 +22,15 @@ class FuseConvActivationPass : public Pass {
     BlockDesc& block = program->blocks[0];
     for (int i = 0; i < static_cast<int>(block.ops.size()); ++i) {
       const OpDesc& conv = block.ops[i];
-      if ((conv.type != "conv2d" && conv.type != "depthwise_conv2d") ||
-          !SlotEmpty(conv.inputs, "ResidualData")) {
+      // A fused_conv2d with a residual and no activation yet (from
+      // fuse_conv_residual) takes one too: act(conv + residual).
+      const bool residual =
+          conv.type == "fused_conv2d" &&
+          !SlotEmpty(conv.inputs, "ResidualData") &&
+          GetAttr<std::string>(conv, "fuse_activation").empty();
+      if ((conv.type != "conv2d" && conv.type != "depthwise_conv2d" &&
+           !residual) ||
+          (!residual && !SlotEmpty(conv.inputs, "ResidualData"))) {
         continue;
       }
       const std::string x = SoleOutput(conv, "Output");

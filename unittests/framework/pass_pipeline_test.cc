@@ -21,7 +21,8 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
         << info->file;
   }
   EXPECT_EQ(names, (Types{"remove_noops", "fold_batch_norm_into_conv",
-                          "fuse_conv_bias", "fuse_conv_activation", "fuse_fc",
+                          "fuse_conv_bias", "fuse_conv_residual",
+                          "fuse_conv_activation", "fuse_fc",
                           "fuse_elementwise_activation", "constant_folding"}));
 }
 

@@ -153,6 +153,46 @@ TEST(FusedConv2dOp, AllKernels) {
   t.RunAllKernels();
 }
 
+TEST(FusedConv2dOp, ResidualIsAddedBeforeTheActivation) {
+  // 1x1 filter 2, bias -1, residual: relu(2x - 1 + r).
+  OpTester t("fused_conv2d");
+  t.Input("Input", MakeTensor<float>({1, 1, 2, 2}, {1, 2, -3, 0}))
+      .Input("Filter", MakeTensor<float>({1, 1, 1, 1}, {2}))
+      .Input("Bias", MakeTensor<float>({1}, {-1}))
+      .Input("ResidualData", MakeTensor<float>({1, 1, 2, 2}, {-2, 1, 10, 0.5}))
+      .Output("Output")
+      .Attr("fuse_activation", std::string("relu"));
+  t.Run();
+  ExpectTensorNear(t.GetOutput("Output"),
+                   MakeTensor<float>({1, 1, 2, 2}, {0, 4, 3, 0}));
+}
+
+TEST(FusedConv2dOp, ResidualAllKernels) {
+  // Channels that do not fill oneDNN's blocks of 16, NCHW and NHWC, with
+  // and without an activation after the residual.
+  for (const char* format : {"NCHW", "NHWC"}) {
+    for (const char* act : {"", "hard_swish"}) {
+      SCOPED_TRACE(std::string(format) + " '" + act + "'");
+      const bool nhwc = std::string(format) == "NHWC";
+      OpTester t("fused_conv2d");
+      t.Input("Input", RandomTensor<float>(nhwc ? framework::DDim{2, 9, 7, 20}
+                                                : framework::DDim{2, 20, 9, 7},
+                                           -2, 2, 4))
+          .Input("Filter", RandomTensor<float>({24, 20, 3, 3}, -1, 1, 5))
+          .Input("Bias", RandomTensor<float>({24}, -1, 1, 6))
+          .Input("ResidualData",
+                 RandomTensor<float>(nhwc ? framework::DDim{2, 9, 7, 24}
+                                          : framework::DDim{2, 24, 9, 7},
+                                     -3, 3, 7))
+          .Output("Output")
+          .Attr("paddings", std::vector<int>{1, 1})
+          .Attr("data_format", std::string(format))
+          .Attr("fuse_activation", std::string(act));
+      t.RunAllKernels(1e-4, 1e-4);
+    }
+  }
+}
+
 TEST(FusedConv2dOp, Errors) {
   OpTester bad_act("fused_conv2d");
   bad_act.Input("Input", RandomTensor<float>({1, 3, 5, 5}))
@@ -177,6 +217,15 @@ TEST(FusedConv2dOp, Errors) {
       .Output("Output");
   ExpectError([&] { bad_bias.Run(); }, ErrorCode::kInvalidArgument,
               {"fused_conv2d", "Bias dims [3]"});
+
+  OpTester bad_residual("fused_conv2d");
+  bad_residual.Input("Input", RandomTensor<float>({1, 3, 5, 5}))
+      .Input("Filter", RandomTensor<float>({2, 3, 3, 3}))
+      .Input("ResidualData", RandomTensor<float>({1, 2, 1, 1}))
+      .Output("Output");
+  ExpectError(
+      [&] { bad_residual.Run(); }, ErrorCode::kInvalidArgument,
+      {"fused_conv2d", "ResidualData dims [1, 2, 1, 1]", "[1, 2, 3, 3]"});
 }
 
 }  // namespace

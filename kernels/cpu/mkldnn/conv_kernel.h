@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -43,7 +44,9 @@ struct ConvState {
   const void* filter = nullptr;
   const void* bias = nullptr;
   int threads = 0;
+  bool residual = false;
   dnnl::memory::desc src_plain;
+  dnnl::memory::desc dst_plain;
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
 };
@@ -58,6 +61,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     auto* output = ctx.Output<framework::Tensor>("Output");
+    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     std::shared_ptr<void>* slot = ctx.kernel_state();
     if (slot != nullptr && *slot != nullptr) {
       const auto* state = static_cast<const ConvState*>(slot->get());
@@ -66,11 +70,12 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr) &&
           state->threads == dev.num_threads() &&
+          state->residual == (residual != nullptr) &&
           filter->opaque_layout() == nullptr &&
           (bias == nullptr || bias->opaque_layout() == nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
         Execute(ctx, &mk, *state->conv, *state->weights,
-                StoredMd(ctx, "Input", state->src_plain));
+                StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
         return;
       }
     }
@@ -101,7 +106,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       alpha = ctx.Attr<float>("fuse_alpha");
       beta = ctx.Attr<float>("fuse_beta");
     }
+    // Output = act(conv + bias + residual): oneDNN's sum post-op adds what
+    // the output buffer holds, so the residual is put there first.
     dnnl::post_ops post_ops;
+    if (residual != nullptr) post_ops.append_sum(1.f);
     if (!AppendFusedActivation(activation, alpha, beta, &post_ops)) {
       RunPlainKernel<T>(ctx);
       return;
@@ -128,7 +136,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         .Add(pad_bottom)
         .Add(g.pad.left)
         .Add(pad_right)
-        .Add(with_bias);
+        .Add(with_bias)
+        .Add(residual != nullptr);
     auto conv = mk.Primitive<ConvPrimitive>(key.str(), [&] {
       auto p = std::make_shared<ConvPrimitive>();
       const auto f32 = dnnl::memory::data_type::f32;
@@ -186,12 +195,17 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       state->bias = with_bias ? bias->raw_data() : nullptr;
       state->threads =
           ctx.device_context<platform::CPUDeviceContext>().num_threads();
+      state->residual = residual != nullptr;
       state->src_plain = ActivationMd(src_dims, g.channel_last);
+      state->dst_plain = ActivationMd(
+          {g.batch, g.out_channels, g.out_h, g.out_w}, g.channel_last);
       state->conv = conv;
       state->weights = weights;
       *slot = state;
     }
-    Execute(ctx, &mk, *conv, *weights, src_stored);
+    Execute(ctx, &mk, *conv, *weights, src_stored,
+            ActivationMd({g.batch, g.out_channels, g.out_h, g.out_w},
+                         g.channel_last));
   }
 
  private:
@@ -199,14 +213,30 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                       MkldnnContext* mk,
                       const ConvPrimitive& conv,
                       const dnnl::memory& weights,
-                      const dnnl::memory::desc& src_stored) {
+                      const dnnl::memory::desc& src_stored,
+                      const dnnl::memory::desc& dst_plain) {
     const auto* input = ctx.Input<framework::Tensor>("Input");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     auto* output = ctx.Output<framework::Tensor>("Output");
     const dnnl::memory src =
         InputMemory(mk, 0, *input, src_stored, conv.pd.src_desc());
+    const dnnl::memory::desc& dst_md = conv.pd.dst_desc();
     const dnnl::memory dst =
-        OutputMemory<T>(ctx, mk, output, conv.dst_layout, conv.pd.dst_desc());
+        OutputMemory<T>(ctx, mk, output, conv.dst_layout, dst_md);
+    if (residual != nullptr) {
+      const dnnl::memory::desc stored =
+          StoredMd(ctx, "ResidualData", dst_plain);
+      if (stored == dst_md) {
+        std::memcpy(dst.get_data_handle(), residual->raw_data(),
+                    dst_md.get_size());
+      } else {
+        dnnl::memory from =
+            UserMemory(stored, mk->engine(), residual->raw_data());
+        dnnl::memory to = dst;
+        mk->Reorder(stored, dst_md).execute(mk->stream(), from, to);
+      }
+    }
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
     if (bias != nullptr) {

@@ -1,4 +1,5 @@
-// fused_conv2d on CPU: the conv2d kernel, then the activation in place.
+// fused_conv2d on CPU: the conv2d kernel, then the residual added and the
+// activation applied in place.
 #include "kernels/cpu/plain/conv_kernel.h"
 #include "kernels/cpu/plain/fused_activation.h"
 
@@ -12,6 +13,11 @@ class FusedConvKernel : public ConvKernel<T> {
     ConvKernel<T>::Compute(ctx);
     auto* output = ctx.Output<framework::Tensor>("Output");
     if (output->numel() == 0) return;
+    if (const auto* residual = ctx.Input<framework::Tensor>("ResidualData")) {
+      T* out = output->data<T>();
+      const T* r = residual->data<T>();
+      for (int64_t i = 0; i < output->numel(); ++i) out[i] += r[i];
+    }
     ApplyFusedActivation<T>(ctx.device_context<platform::CPUDeviceContext>(),
                             FusedActivationOf(ctx), output->data<T>(),
                             output->numel());
