@@ -196,40 +196,33 @@ inline MkldnnContext& PrepareMkldnn(const framework::ExecutionContext& ctx) {
 
 /// Builds a cache key: a kind name, the thread count (primitives are
 /// specialized for it), then every shape and attribute that shapes the
-/// primitive.
+/// primitive. Values go in as raw bytes (a key is built on every kernel
+/// call, so it must be cheap), sequences with their length first.
 class KeyBuilder {
  public:
   /// For objects that do not depend on the thread count.
-  explicit KeyBuilder(const char* kind) : key_(kind) { key_ += '/'; }
+  explicit KeyBuilder(const char* kind) {
+    key_.reserve(kReserve);
+    Add(std::string(kind));
+  }
   KeyBuilder(const char* kind, const framework::ExecutionContext& ctx)
-      : key_(kind) {
-    key_ += '/';
+      : KeyBuilder(kind) {
     Add(static_cast<int64_t>(
         ctx.device_context<platform::CPUDeviceContext>().num_threads()));
   }
-  KeyBuilder& Add(int64_t v) {
-    key_ += std::to_string(v);
-    key_ += ',';
-    return *this;
-  }
+  KeyBuilder& Add(int64_t v) { return Bytes(&v, sizeof(v)); }
   KeyBuilder& Add(int v) { return Add(static_cast<int64_t>(v)); }
   KeyBuilder& Add(bool v) { return Add(static_cast<int64_t>(v)); }
+  /// Literals would bind to Add(bool): name them as std::string.
+  KeyBuilder& Add(const char*) = delete;
   /// Floats by their bits, so nearby values never share a primitive.
-  KeyBuilder& Add(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    return Add(static_cast<int64_t>(bits));
-  }
+  KeyBuilder& Add(float v) { return Bytes(&v, sizeof(v)); }
   KeyBuilder& Add(const std::vector<int64_t>& dims) {
-    key_ += '[';
-    for (int64_t d : dims) Add(d);
-    key_ += ']';
-    return *this;
+    return Sequence(dims.data(), dims.size());
   }
   KeyBuilder& Add(const std::string& s) {
-    key_ += s;
-    key_ += ',';
-    return *this;
+    Add(static_cast<int64_t>(s.size()));
+    return Bytes(s.data(), s.size());
   }
   /// A memory layout, exactly: dims, padding and blocking.
   KeyBuilder& Add(const dnnl::memory::desc& md) {
@@ -238,21 +231,34 @@ class KeyBuilder {
     Add(n)
         .Add(static_cast<int>(d.data_type))
         .Add(static_cast<int>(d.format_kind));
-    Add(std::vector<int64_t>(d.dims, d.dims + n));
-    Add(std::vector<int64_t>(d.padded_dims, d.padded_dims + n));
-    Add(std::vector<int64_t>(d.padded_offsets, d.padded_offsets + n));
+    Sequence(d.dims, n);
+    Sequence(d.padded_dims, n);
+    Sequence(d.padded_offsets, n);
     Add(static_cast<int64_t>(d.offset0));
     if (d.format_kind == dnnl_blocked) {
       const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-      Add(std::vector<int64_t>(b.strides, b.strides + n));
-      Add(std::vector<int64_t>(b.inner_blks, b.inner_blks + b.inner_nblks));
-      Add(std::vector<int64_t>(b.inner_idxs, b.inner_idxs + b.inner_nblks));
+      Sequence(b.strides, n);
+      Sequence(b.inner_blks, b.inner_nblks);
+      Sequence(b.inner_idxs, b.inner_nblks);
     }
     return Add(static_cast<int64_t>(d.extra.flags));
   }
   const std::string& str() const { return key_; }
 
  private:
+  static constexpr size_t kReserve = 256;
+
+  KeyBuilder& Bytes(const void* data, size_t size) {
+    key_.append(static_cast<const char*>(data), size);
+    return *this;
+  }
+  template <typename T>
+  KeyBuilder& Sequence(const T* values, size_t count) {
+    Add(static_cast<int64_t>(count));
+    for (size_t i = 0; i < count; ++i) Add(static_cast<int64_t>(values[i]));
+    return *this;
+  }
+
   std::string key_;
 };
 
