@@ -1,14 +1,20 @@
 // fold_batch_norm_into_conv: an inference batch_norm after a convolution
+// (conv2d, depthwise_conv2d or conv2d_transpose)
 // is a per-channel affine map, so it folds into the convolution's weights
 // (ops.md 2.2, 4.1). With s = Scale / sqrt(Variance + epsilon):
 //   W'[m, ...] = W[m, ...] * s[m]
 //   b'[m]      = Bias[m] + (b[m] - Mean[m]) * s[m]
 // where b is the convolution's own bias: its Bias input, or a per-channel
 // elementwise_add between it and the batch_norm (0 when neither exists).
+// For conv2d_transpose the filter is [Cin, Cout / groups, KH, KW]: output
+// channel m = g * (Cout / groups) + j scales W[c, j] for the input
+// channels c of group g.
 // W' and b' are new persistable variables ("<filter>@bn_folded",
 // "<filter>@bn_folded_bias"): the originals may be shared by other ops.
 // The convolution then writes the batch_norm's Y, so fetched names stay.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "framework/pass.h"
 #include "framework/passes/pass_utils.h"
@@ -26,28 +32,42 @@ struct BatchNormParams {
   double epsilon;
 };
 
-// W' and b' as above, in the weights' own type (float or double).
+// W' and b' as above, in the weights' own type (float or double), for a
+// filter [channels, ...] (convolution) or, with `transposed`,
+// [Cin, channels / groups, ...].
 template <typename T>
 void Fold(const Tensor& filter,
           const Tensor* conv_bias,
           const BatchNormParams& bn,
+          bool transposed,
+          int64_t groups,
           Tensor* new_filter,
           Tensor* new_bias) {
-  const int64_t channels = filter.dims()[0];
-  const int64_t per_channel = channels ? filter.numel() / channels : 0;
+  const auto& d = filter.dims();
+  const int64_t channels = transposed ? d[1] * groups : d[0];
+  const int64_t taps = d[2] * d[3];
   const T* w = filter.data<T>();
   T* nw = new_filter->mutable_data<T>(filter.dims(), platform::CPUPlace{});
   T* nb = new_bias->mutable_data<T>(DDim{channels}, platform::CPUPlace{});
+  std::vector<double> scale(channels);
   for (int64_t m = 0; m < channels; ++m) {
-    const double s =
+    scale[m] =
         static_cast<double>(bn.scale->data<T>()[m]) /
         std::sqrt(static_cast<double>(bn.variance->data<T>()[m]) + bn.epsilon);
-    for (int64_t j = 0; j < per_channel; ++j) {
-      nw[m * per_channel + j] = static_cast<T>(w[m * per_channel + j] * s);
-    }
     const double b = conv_bias ? conv_bias->data<T>()[m] : 0.0;
-    nb[m] =
-        static_cast<T>(bn.bias->data<T>()[m] + (b - bn.mean->data<T>()[m]) * s);
+    nb[m] = static_cast<T>(bn.bias->data<T>()[m] +
+                           (b - bn.mean->data<T>()[m]) * scale[m]);
+  }
+  // Output channel of each (dim 0, dim 1) filter slice.
+  const int64_t in_per_group = transposed ? d[0] / groups : 0;
+  for (int64_t a = 0; a < d[0]; ++a) {
+    for (int64_t b = 0; b < d[1]; ++b) {
+      const int64_t m = transposed ? (a / in_per_group) * d[1] + b : a;
+      const int64_t base = (a * d[1] + b) * taps;
+      for (int64_t k = 0; k < taps; ++k) {
+        nw[base + k] = static_cast<T>(w[base + k] * scale[m]);
+      }
+    }
   }
 }
 
@@ -89,7 +109,11 @@ class FoldBatchNormPass : public Pass {
                       std::string* change) {
     BlockDesc& block = program->blocks[0];
     const OpDesc& conv = block.ops[i];
-    if (conv.type != "conv2d" && conv.type != "depthwise_conv2d") return false;
+    const bool transposed = conv.type == "conv2d_transpose";
+    if (conv.type != "conv2d" && conv.type != "depthwise_conv2d" &&
+        !transposed) {
+      return false;
+    }
     if (GetAttr<std::string>(conv, "data_format") == "NHWC" ||
         !SlotEmpty(conv.inputs, "ResidualData")) {
       return false;
@@ -102,7 +126,10 @@ class FoldBatchNormPass : public Pass {
       return false;
     }
     const DataType dtype = filter->dtype();
-    const int64_t channels = filter->dims()[0];
+    const int64_t groups = std::max(1, GetAttr<int32_t>(conv, "groups"));
+    if (transposed && filter->dims()[0] % groups != 0) return false;
+    const int64_t channels =
+        transposed ? filter->dims()[1] * groups : filter->dims()[0];
     auto per_channel = [&](const Tensor* t) {
       return t != nullptr && t->dtype() == dtype && t->numel() == channels;
     };
@@ -162,9 +189,11 @@ class FoldBatchNormPass : public Pass {
     Tensor new_filter;
     Tensor new_bias;
     if (dtype == DataType::kFloat32) {
-      Fold<float>(*filter, conv_bias, params, &new_filter, &new_bias);
+      Fold<float>(*filter, conv_bias, params, transposed, groups, &new_filter,
+                  &new_bias);
     } else {
-      Fold<double>(*filter, conv_bias, params, &new_filter, &new_bias);
+      Fold<double>(*filter, conv_bias, params, transposed, groups, &new_filter,
+                   &new_bias);
     }
     const std::string filter_out =
         UniqueVarName(*program, *weights, filter_name + "@bn_folded");

@@ -147,6 +147,53 @@ TEST(OpaqueLayout, MixedLibrariesMatchPlainKernels) {
   }
 }
 
+// concat of tensors in MKLDNN layouts (the MKLDNN concat kernel joins
+// them in their layout): channel counts that do and do not fill oneDNN's
+// blocks, along channels and along H, against the PLAIN kernels.
+TEST(OpaqueLayout, ConcatOfBlockedTensors) {
+  for (int axis : {1, 2, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 8, 10, 10});
+    const int64_t channels[] = {16, 24, 5};
+    std::vector<std::string> parts;
+    for (int i = 0; i < 3; ++i) {
+      const std::string w = "w" + std::to_string(i);
+      const std::string c = "c" + std::to_string(i);
+      b.AddParameter(
+          w, RandomTensor<float>({axis == 1 ? channels[i] : 16, 8, 3, 3}, -0.5,
+                                 0.5, 10 + i));
+      b.AddVar(c);
+      b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {c}}},
+              {{"paddings", std::vector<int>{1, 1}}});
+      parts.push_back(c);
+    }
+    b.AddVar("cat");
+    b.AddVar("out");
+    b.AddOp("concat", {{"X", parts}}, {{"Out", {"cat"}}}, {{"axis", axis}});
+    b.AddOp("relu", {{"X", {"cat"}}}, {{"Out", {"out"}}});
+    b.AddOutput("out");
+    const ProgramDesc program = b.Build();
+    auto run = [&](std::vector<LibraryType> libraries) {
+      platform::DeviceContextPool pool(platform::DeviceContextOptions{1});
+      Executor executor(
+          program, KernelPreference{platform::CPUPlace{}, libraries}, &pool);
+      Scope& scope = b.parameters().NewScope();
+      *scope.Var("feed")->GetMutable<TensorList>() = {
+          RandomTensor<float>({2, 8, 10, 10}, -1, 1, 9)};
+      scope.Var("fetch")->GetMutable<TensorList>();
+      executor.Run(0, &scope);
+      auto fetched = scope.FindVar("fetch")->Get<TensorList>();
+      b.parameters().DeleteScope(&scope);
+      return fetched;
+    };
+    const auto expected = run({});
+    const auto got = run({LibraryType::MKLDNN()});
+    ASSERT_EQ(got.size(), 1u);
+    ExpectTensorNear(got[0], expected[0], 1e-4, 1e-4);
+  }
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite

@@ -87,6 +87,32 @@ TEST(FoldBatchNormIntoConvPass, FoldsConvBatchNormRelu) {
       << outcome.changes[0];
 }
 
+// conv2d_transpose: the filter is [Cin, Cout / groups, KH, KW], so the
+// scale of output channel g * (Cout / groups) + j applies to W[c, j] for
+// the input channels c of group g; with a per-channel bias add between.
+TEST(FoldBatchNormIntoConvPass, FoldsIntoConvTranspose) {
+  for (int groups : {1, 2}) {
+    SCOPED_TRACE("groups " + std::to_string(groups));
+    ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 5, 6});
+    b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
+    b.AddParameter("b", RandomTensor<float>({3 * groups}, -1, 1, 4));
+    for (const char* v : {"c", "cb", "y"}) b.AddVar(v);
+    b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
+            {{"Output", {"c"}}},
+            {{"strides", std::vector<int>{2, 2}}, {"groups", groups}});
+    b.AddOp("elementwise_add", {{"X", {"c"}}, {"Y", {"b"}}}, {{"Out", {"cb"}}},
+            {{"axis", 1}});
+    AddBatchNorm(&b, "bn", 3 * groups, "cb", "y");
+    b.AddOutput("y");
+    auto outcome = ApplyAndCompare(b, {"fold_batch_norm_into_conv"},
+                                   {RandomTensor<float>({2, 4, 5, 6})});
+    ASSERT_EQ(OpTypes(outcome.program),
+              (Types{"feed", "conv2d_transpose", "fetch"}));
+    EXPECT_EQ(OpAt(outcome, 1).Input("Bias"), Types{"w@bn_folded_bias"});
+  }
+}
+
 TEST(FoldBatchNormIntoConvPass, ConvWritesAFetchedBatchNormOutput) {
   ProgramBuilder b;
   auto x = b.AddInput("x", DataType::kFloat32, {-1, 3, 5, 5});

@@ -65,6 +65,27 @@ TEST(FuseConvBiasPass, FusesOnlyPerChannelConstants) {
   }
 }
 
+// conv2d_transpose: Cout is Filter.dims[1] * groups.
+TEST(FuseConvBiasPass, FusesIntoConvTranspose) {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 3, 3});
+  b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
+  b.AddParameter("bias", RandomTensor<float>({6}, -1, 1, 9));
+  b.AddVar("c");
+  b.AddVar("out");
+  b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
+          {{"Output", {"c"}}},
+          {{"strides", std::vector<int>{2, 2}}, {"groups", 2}});
+  b.AddOp("elementwise_add", {{"X", {"c"}}, {"Y", {"bias"}}},
+          {{"Out", {"out"}}}, {{"axis", 1}});
+  b.AddOutput("out");
+  auto outcome = ApplyAndCompare(b, {"fuse_conv_bias"},
+                                 {RandomTensor<float>({2, 4, 3, 3})});
+  ASSERT_EQ(OpTypes(outcome.program),
+            (Types{"feed", "conv2d_transpose", "fetch"}));
+  EXPECT_EQ(OpAt(outcome, 1).Input("Bias"), Types{"bias"});
+}
+
 TEST(FuseConvBiasPass, KeepsAConvWithABias) {
   ProgramBuilder b;
   auto x = b.AddInput("x", DataType::kFloat32, {-1, 3, 4, 4});

@@ -184,7 +184,13 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc stored0 = layout0 ? layout0->md() : PlainMd(dims0);
     const dnnl::memory::desc stored1 = layout1 ? layout1->md() : PlainMd(dims1);
     const dnnl::memory::desc& md = target->md();
-    const dnnl::memory::desc md1 = same_dims ? md : PlainMd(dims1);
+    // A broadcast operand goes in the same layout (oneDNN's fast kernels
+    // want that), reordered from plain on each call (it is small).
+    dnnl::memory::desc md1 = md;
+    if (!same_dims) {
+      md1 = SameLayoutFor(md, Dims(dims1.begin(), dims1.end()));
+      if (md1.is_zero()) md1 = PlainMd(dims1);
+    }
     KeyBuilder key("binary_layout", ctx);
     key.Add(static_cast<int64_t>(kAlgorithm))
         .Add(md)

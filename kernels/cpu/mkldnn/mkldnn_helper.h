@@ -382,6 +382,23 @@ void ExecuteWithScratchpad(MkldnnContext* mk,
   mk->stream().wait();
 }
 
+/// A descriptor of `dims` in the same layout as `like` (same format tag,
+/// e.g. a [1, C, 1, 1] per-channel operand for an nChw16c tensor, as
+/// oneDNN's fast binary kernels want their broadcast operand); an empty
+/// descriptor when `like` is none of the layouts tried.
+inline dnnl::memory::desc SameLayoutFor(const dnnl::memory::desc& like,
+                                        const Dims& dims) {
+  using tag = dnnl::memory::format_tag;
+  const Dims like_dims = like.dims();
+  if (like_dims.size() != 4 || dims.size() != 4) return dnnl::memory::desc();
+  for (tag t : {tag::aBcd16b, tag::aBcd8b, tag::acdb, tag::abcd}) {
+    if (dnnl::memory::desc(like_dims, like.data_type(), t) == like) {
+      return dnnl::memory::desc(dims, like.data_type(), t);
+    }
+  }
+  return dnnl::memory::desc();
+}
+
 /// The MKLDNN layout of `t`, or nullptr when it is plain.
 inline const MkldnnLayout* MkldnnLayoutOf(const framework::Tensor& t) {
   return dynamic_cast<const MkldnnLayout*>(t.opaque_layout());
