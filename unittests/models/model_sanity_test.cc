@@ -79,7 +79,9 @@ TEST_P(ModelSanity, BatchEqualsSamplesAndOutputsAreSane) {
       ASSERT_TRUE(std::isfinite(v)) << "row " << b << " col " << k;
       sum += v;
     }
-    if (c.softmax) EXPECT_NEAR(sum, 1.0, 1e-4) << "row " << b;
+    if (c.softmax) {
+      EXPECT_NEAR(sum, 1.0, 1e-4) << "row " << b;
+    }
   }
   // Each sample alone gives its row of the batch (the shapes alternate
   // between runs, so shape re-inference is exercised too).

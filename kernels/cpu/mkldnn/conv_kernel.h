@@ -60,7 +60,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* input = ctx.Input<framework::Tensor>("Input");
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
-    auto* output = ctx.Output<framework::Tensor>("Output");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     std::shared_ptr<void>* slot = ctx.kernel_state();
     if (slot != nullptr && *slot != nullptr) {
@@ -137,7 +136,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         .Add(g.pad.left)
         .Add(pad_right)
         .Add(with_bias)
-        .Add(residual != nullptr);
+        .Add(residual != nullptr)
+        .Add(src_stored);
     auto conv = mk.Primitive<ConvPrimitive>(key.str(), [&] {
       auto p = std::make_shared<ConvPrimitive>();
       const auto f32 = dnnl::memory::data_type::f32;
@@ -159,16 +159,32 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                                        dnnl::memory::format_tag::any);
       const dnnl::memory::desc dst_any(dst_dims, f32,
                                        dnnl::memory::format_tag::any);
-      dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference,
-          dnnl::algorithm::convolution_direct, src_any, weights_any, bias_md,
-          dst_any, {g.stride_h, g.stride_w},
-          {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
-          {pad_bottom, pad_right});
       dnnl::primitive_attr attr = UserScratchpadAttr();
       attr.set_post_ops(post_ops);
-      p->pd =
-          dnnl::convolution_forward::primitive_desc(desc, attr, mk.engine());
+      auto make_pd = [&](const dnnl::memory::desc& src_md) {
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct, src_md, weights_any, bias_md,
+            dst_any, {g.stride_h, g.stride_w},
+            {g.dilation_h - 1, g.dilation_w - 1}, {g.pad.top, g.pad.left},
+            {pad_bottom, pad_right});
+        return dnnl::convolution_forward::primitive_desc(desc, attr,
+                                                         mk.engine());
+      };
+      // An image-like input (a few plain channels, a network's first
+      // layer) is read as it is: oneDNN's kernel for that beats reordering
+      // it first (the reorder costs as much as the convolution).
+      bool read_plain = src_stored == ActivationMd(src_dims, g.channel_last) &&
+                        g.groups == 1 && g.in_channels <= 4;
+      if (read_plain) {
+        try {
+          p->pd = make_pd(src_stored);
+          read_plain = !IsSlowImplementation(p->pd);
+        } catch (const dnnl::error&) {
+          read_plain = false;
+        }
+      }
+      if (!read_plain) p->pd = make_pd(src_any);
       if (IsSlowImplementation(p->pd)) return std::shared_ptr<ConvPrimitive>();
       p->prim = dnnl::convolution_forward(p->pd);
       p->dst_layout =

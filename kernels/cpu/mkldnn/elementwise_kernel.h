@@ -178,19 +178,21 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     };
     const bool same_dims = dims0 == dims1;
     auto layout0 = usable(src0, dims0);
-    auto layout1 = same_dims ? usable(src1, dims1) : nullptr;
-    auto target = layout0 ? layout0 : layout1;
+    auto layout1 = usable(src1, dims1);
+    auto target = layout0 ? layout0 : (same_dims ? layout1 : nullptr);
     if (target == nullptr) return false;
-    const dnnl::memory::desc stored0 = layout0 ? layout0->md() : PlainMd(dims0);
-    const dnnl::memory::desc stored1 = layout1 ? layout1->md() : PlainMd(dims1);
     const dnnl::memory::desc& md = target->md();
     // A broadcast operand goes in the same layout (oneDNN's fast kernels
-    // want that), reordered from plain on each call (it is small).
+    // want that): as it is when it already has it (an SE block's scales,
+    // written by a convolution), else reordered on each call (it is small).
     dnnl::memory::desc md1 = md;
     if (!same_dims) {
       md1 = SameLayoutFor(md, Dims(dims1.begin(), dims1.end()));
       if (md1.is_zero()) md1 = PlainMd(dims1);
+      if (layout1 && layout1->md() != md1) layout1 = nullptr;
     }
+    const dnnl::memory::desc stored0 = layout0 ? layout0->md() : PlainMd(dims0);
+    const dnnl::memory::desc stored1 = layout1 ? layout1->md() : PlainMd(dims1);
     KeyBuilder key("binary_layout", ctx);
     key.Add(static_cast<int64_t>(kAlgorithm))
         .Add(md)
