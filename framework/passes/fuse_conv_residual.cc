@@ -8,7 +8,9 @@
 // Shapes are known only at run time, so the declared dims of both operands
 // must be the same rank-4 dims (unknown sizes, -1, in the same places);
 // fused_conv2d checks at run time that R has the output's dims. R must be
-// written before the convolution runs.
+// written before the convolution runs; when it is written between the
+// convolution and the add, the convolution moves down to the add's place
+// if nothing between rewrites its inputs.
 #include "framework/pass.h"
 #include "framework/passes/pass_utils.h"
 
@@ -56,22 +58,47 @@ class FuseConvResidualPass : public Pass {
           !SameDeclaredDims(block, x, residual)) {
         continue;
       }
-      bool ready = !UsedInSubBlock(*program, residual);
+      if (UsedInSubBlock(*program, residual)) continue;
+      bool ready = true;
       for (int writer : WritersOf(block, residual)) ready &= writer < i;
       const std::string out = SoleOutput(add_op, "Out");
-      if (!ready || out.empty() || !CanMoveOutput(*program, out, i, add)) {
-        continue;
-      }
+      if (out.empty() || !CanMoveOutput(*program, out, i, add)) continue;
+      // A residual written after the convolution (a feature pyramid's
+      // upsampled map): the convolution moves down to just before the
+      // add, when nothing between rewrites its inputs.
+      if (!ready && !CanMoveDown(block, i, add)) continue;
       changes.push_back("fused " + OpLabel(block, i) + " + " +
                         OpLabel(block, add) + ": ResidualData '" + residual +
-                        "'");
-      OpDesc& fused_op = block.ops[i];
+                        "'" + (ready ? "" : " (convolution moved down)"));
+      OpDesc fused_op = block.ops[i];
       fused_op.type = "fused_conv2d";
       fused_op.SetInput("ResidualData", {residual});
       fused_op.SetOutput("Output", {out});
-      RemoveOps(&block, {add});
+      block.ops[add] = std::move(fused_op);
+      RemoveOps(&block, {i});
+      --i;  // the op now at i is the next one
     }
     return changes;
+  }
+
+ private:
+  // True if the op at `from` may run just before the op at `to` instead:
+  // no op between writes what it reads (or runs a sub-block, which might).
+  static bool CanMoveDown(const BlockDesc& block, int from, int to) {
+    const OpDesc& op = block.ops[from];
+    for (int j = from + 1; j < to; ++j) {
+      for (auto& kv : block.ops[j].attrs) {
+        if (TypeOf(kv.second) == AttrType::kBlock) return false;
+      }
+    }
+    for (auto& kv : op.inputs) {
+      for (auto& name : kv.second) {
+        for (int writer : WritersOf(block, name)) {
+          if (writer > from && writer < to) return false;
+        }
+      }
+    }
+    return true;
   }
 };
 

@@ -1,7 +1,7 @@
 // fuse_conv_residual: conv + elementwise_add of a same-shaped tensor
 // becomes fused_conv2d with ResidualData (then the activation after it
-// fuses too); a residual written after the convolution, a broadcast one or
-// a convolution output read twice stays as it was.
+// fuses too), moving the convolution down to a residual written after it
+// when nothing between rewrites its inputs; a broadcast operand stays.
 #include "unittests/framework/pass_test_util.h"
 
 namespace paddle_lite {
@@ -68,10 +68,34 @@ TEST(FuseConvResidualPass, AloneLeavesNoActivation) {
             (Types{"feed", "relu", "fused_conv2d", "fetch"}));
 }
 
-TEST(FuseConvResidualPass, KeepsAResidualWrittenAfterTheConv) {
-  auto outcome =
-      ApplyAndCompare(ResidualBlock(true, "", true), {"fuse_conv_residual"},
-                      {RandomTensor<float>({1, 6, 4, 4}, -2, 2)});
+// The residual is written between the convolution and the add (a feature
+// pyramid's upsampled map): the convolution moves down to the add.
+TEST(FuseConvResidualPass, MovesTheConvDownToAResidualWrittenAfterIt) {
+  auto outcome = ApplyAndCompare(ResidualBlock(true, "relu", true),
+                                 {"fuse_conv_residual", "fuse_conv_activation"},
+                                 {RandomTensor<float>({1, 6, 4, 4}, -2, 2)});
+  ASSERT_EQ(OpTypes(outcome.program),
+            (Types{"feed", "relu", "fused_conv2d", "fetch"}));
+  EXPECT_EQ(OpAt(outcome, 2).Input("ResidualData"), Types{"r"});
+}
+
+// ... but not when an op between rewrites what the convolution reads.
+TEST(FuseConvResidualPass, KeepsAConvWhoseInputIsRewrittenBeforeTheAdd) {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 6, -1, -1});
+  b.AddParameter("w", RandomTensor<float>({6, 6, 1, 1}, -0.5, 0.5, 3));
+  for (const char* v : {"a", "c", "r"}) {
+    b.AddVar(v, DataType::kFloat32, {-1, 6, -1, -1});
+  }
+  b.AddVar("out");
+  b.AddOp("relu", {{"X", {x}}}, {{"Out", {"a"}}});
+  b.AddOp("conv2d", {{"Input", {"a"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}});
+  b.AddOp("scale", {{"X", {"a"}}}, {{"Out", {"a"}}}, {{"scale", 3.f}});
+  b.AddOp("relu", {{"X", {"a"}}}, {{"Out", {"r"}}});
+  b.AddOp("elementwise_add", {{"X", {"c"}}, {"Y", {"r"}}}, {{"Out", {"out"}}});
+  b.AddOutput("out");
+  auto outcome = ApplyAndCompare(b, {"fuse_conv_residual"},
+                                 {RandomTensor<float>({1, 6, 4, 4}, -2, 2)});
   EXPECT_TRUE(outcome.changes.empty());
 }
 
