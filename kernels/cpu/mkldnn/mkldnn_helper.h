@@ -190,7 +190,14 @@ class MkldnnContext {
 /// returns the context's oneDNN state.
 inline MkldnnContext& PrepareMkldnn(const framework::ExecutionContext& ctx) {
   const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+#ifdef PDLITE_TSAN_ONE_OPENMP_THREAD
+  // libgomp hands work to its threads through futexes ThreadSanitizer does
+  // not model, so every buffer a worker writes would be reported: in TSan
+  // builds oneDNN runs on the calling thread, and reports are about ours.
+  omp_set_num_threads(1);
+#else
   omp_set_num_threads(dev.num_threads());
+#endif
   return dev.GetResource<MkldnnContext>();
 }
 
