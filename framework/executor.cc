@@ -287,8 +287,9 @@ void CollectSubBlockNames(const ProgramDesc& program,
   }
 }
 
-// When each variable of block 0 is used, by name.
-struct BlockLifetimes {
+}  // namespace
+
+struct Executor::Lifetimes {
   // First and last op that reads or writes it; names a sub-block uses live
   // through the op that runs it.
   std::unordered_map<std::string, std::pair<int, int>> span;
@@ -298,9 +299,9 @@ struct BlockLifetimes {
   std::set<std::string> feeds, fetches;
 };
 
-BlockLifetimes ComputeLifetimes(const ProgramDesc& program,
-                                const std::vector<PreparedOp>& ops) {
-  BlockLifetimes lives;
+Executor::Lifetimes Executor::ComputeLifetimes(
+    const ProgramDesc& program, const std::vector<PreparedOp>& ops) {
+  Lifetimes lives;
   auto use = [&lives](const std::string& name, int i, bool read) {
     auto it = lives.span.find(name);
     if (it == lives.span.end()) {
@@ -329,8 +330,6 @@ BlockLifetimes ComputeLifetimes(const ProgramDesc& program,
   }
   return lives;
 }
-
-}  // namespace
 
 void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   const auto& ops = state.block.ops;
@@ -366,7 +365,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // all intermediates. Only buffers a single variable owns go (not views,
   // feeds, weights or another plan's arena); outputs nobody reads stay,
   // for callers that read them from the scope.
-  const BlockLifetimes lives = ComputeLifetimes(program_, ops);
+  const Lifetimes lives = ComputeLifetimes(program_, ops);
   const BlockDesc& desc = program_.blocks[0];
   std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> release(
       ops.size());
@@ -403,7 +402,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     }
   }
   stats_.ops_inferred = static_cast<int>(ops.size());
-  auto plan = BuildPlan(state, scope, records, released);
+  auto plan = BuildPlan(state, scope, records, lives, released);
   plan->signature = signature;
   stats_.arena_bytes = plan->arena_bytes;
   stats_.unplanned_bytes = plan->unplanned_bytes;
@@ -418,6 +417,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     BlockState& state,
     Scope* scope,
     const std::vector<OpRecord>& records,
+    const Lifetimes& lives,
     const std::vector<Released>& released) {
   const BlockDesc& desc = program_.blocks[0];
   const auto& ops = state.block.ops;
@@ -454,7 +454,6 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     }
   }
 
-  const BlockLifetimes lives = ComputeLifetimes(program_, ops);
   const auto& lifetime = lives.span;
   const auto& feeds = lives.feeds;
   const auto& fetches = lives.fetches;

@@ -79,11 +79,11 @@ struct TransferRecord {
 struct RunStats {
   std::vector<TransferRecord> transfers;
   std::vector<OpTiming> op_timings;  // with ExecutorOptions::profile
-  bool replayed = false;       // a cached plan was used
-  size_t arena_bytes = 0;      // bytes of the plan's arena (0: no plan)
-  size_t unplanned_bytes = 0;  // what the planned buffers take separately
+  bool replayed = false;             // a cached plan was used
+  size_t arena_bytes = 0;            // bytes of the plan's arena (0: no plan)
+  size_t unplanned_bytes = 0;        // what the planned buffers take separately
   size_t plans_cached = 0;
-  int ops_inferred = 0;        // ops whose shapes were inferred
+  int ops_inferred = 0;  // ops whose shapes were inferred
 };
 
 class Executor {
@@ -112,7 +112,8 @@ class Executor {
   /// creates the block's local variables in `scope` and resolves every
   /// op's variables once; RunResolved then runs the block with them.
   std::vector<RuntimeContext> ResolveBlock(int block_idx, Scope* scope);
-  void RunResolved(int block_idx, Scope* scope,
+  void RunResolved(int block_idx,
+                   Scope* scope,
                    const std::vector<RuntimeContext>& contexts);
 
   const RunStats& last_run_stats() const { return stats_; }
@@ -127,16 +128,28 @@ class Executor {
   BlockState& State(int block_idx, bool strict);
   /// Runs one op; infers shapes first unless `infer_shape` is false. With
   /// `record`, notes what replay needs to know about the op.
-  void RunOp(const PreparedOp& op, const RuntimeContext& ctx, Scope* scope,
-             int block_idx, bool infer_shape = true,
+  void RunOp(const PreparedOp& op,
+             const RuntimeContext& ctx,
+             Scope* scope,
+             int block_idx,
+             bool infer_shape = true,
              OpRecord* record = nullptr);
-  void RunOpUntimed(const PreparedOp& op, const RuntimeContext& ctx,
-                    Scope* scope, int block_idx, bool infer_shape,
+  void RunOpUntimed(const PreparedOp& op,
+                    const RuntimeContext& ctx,
+                    Scope* scope,
+                    int block_idx,
+                    bool infer_shape,
                     OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
   struct Released;
-  std::unique_ptr<Plan> BuildPlan(BlockState& state, Scope* scope,
+  struct Lifetimes;
+  /// When each variable of block 0 is used, by name (for planning).
+  static Lifetimes ComputeLifetimes(const ProgramDesc& program,
+                                    const std::vector<PreparedOp>& ops);
+  std::unique_ptr<Plan> BuildPlan(BlockState& state,
+                                  Scope* scope,
                                   const std::vector<OpRecord>& records,
+                                  const Lifetimes& lives,
                                   const std::vector<Released>& released);
 
   const ProgramDesc& program_;

@@ -106,6 +106,24 @@ inline std::vector<int> Read2DAttr(const framework::OperatorBase& op,
   return v;
 }
 
+/// Read2DAttr for a window's sizes, strides or dilations: both must be > 0.
+/// `type` names the op in the message; `input`, when given, is named too.
+inline std::vector<int> ReadPositive2DAttr(
+    const framework::OperatorBase& op,
+    const std::string& type,
+    const std::string& name,
+    const framework::DDim* input = nullptr) {
+  auto v = Read2DAttr(op, name);
+  if (v[0] > 0 && v[1] > 0) return v;
+  if (input != nullptr) {
+    PADDLE_THROW(errors::InvalidArgument(type, ": attribute '", name,
+                                         "' must be > 0, got ", v, " for X ",
+                                         *input));
+  }
+  PADDLE_THROW(errors::InvalidArgument(type, ": attribute '", name,
+                                       "' must be > 0, got ", v));
+}
+
 /// Everything a 2-D convolution kernel needs, after every attribute rule
 /// is applied (paddings resolved, dilation forced to 1 under SAME).
 struct Conv2DGeometry {
@@ -140,18 +158,8 @@ inline void ResolveWindow(const framework::OperatorBase& op,
                           const std::string& type,
                           Conv2DGeometry* geometry) {
   Conv2DGeometry& g = *geometry;
-  auto strides = Read2DAttr(op, "strides");
-  auto dilations = Read2DAttr(op, "dilations");
-  PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'strides' must "
-                                         "be > 0, got ",
-                                         strides));
-  PADDLE_ENFORCE(dilations[0] > 0 && dilations[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'dilations' must "
-                                         "be > 0, got ",
-                                         dilations));
+  auto strides = ReadPositive2DAttr(op, type, "strides");
+  auto dilations = ReadPositive2DAttr(op, type, "dilations");
   g.stride_h = strides[0];
   g.stride_w = strides[1];
   g.dilation_h = dilations[0];
@@ -279,19 +287,9 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
   std::vector<int> ksize = {0, 0};
   if (!global) {
     // Files with global pooling hold [-1, -1] here: only check otherwise.
-    ksize = Read2DAttr(op, "ksize");
-    PADDLE_ENFORCE(ksize[0] > 0 && ksize[1] > 0,
-                   errors::InvalidArgument(type,
-                                           ": attribute 'ksize' must "
-                                           "be > 0, got ",
-                                           ksize, " for X ", x));
+    ksize = ReadPositive2DAttr(op, type, "ksize", &x);
   }
-  auto strides = Read2DAttr(op, "strides");
-  PADDLE_ENFORCE(strides[0] > 0 && strides[1] > 0,
-                 errors::InvalidArgument(type,
-                                         ": attribute 'strides' must "
-                                         "be > 0, got ",
-                                         strides));
+  auto strides = ReadPositive2DAttr(op, type, "strides");
   g.kernel_h = ksize[0];
   g.kernel_w = ksize[1];
   g.stride_h = strides[0];

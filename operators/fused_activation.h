@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/operator.h"
+
 namespace paddle_lite {
 namespace operators {
 
@@ -36,6 +38,20 @@ inline constexpr char kFuseActivationDoc[] =
 inline constexpr char kFuseAlphaDoc[] =
     "leaky_relu: alpha; swish: beta; hard_sigmoid: slope";
 inline constexpr char kFuseBetaDoc[] = "relu6: threshold; hard_sigmoid: offset";
+
+/// An activation and its parameters, as the fuse_* attributes give them.
+struct FusedActivation {
+  std::string type;  // "" = none
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+/// Reads fuse_activation, fuse_alpha and fuse_beta of the running op.
+inline FusedActivation FusedActivationOf(
+    const framework::ExecutionContext& ctx) {
+  return {ctx.Attr<std::string>("fuse_activation"),
+          ctx.Attr<float>("fuse_alpha"), ctx.Attr<float>("fuse_beta")};
+}
 
 }  // namespace operators
 }  // namespace paddle_lite

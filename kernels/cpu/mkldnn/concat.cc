@@ -51,13 +51,12 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
     key.Add(axis);
     const auto& vars = ctx.InputVars("X");
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const MkldnnLayout* layout = MkldnnLayoutOf(*inputs[i]);
       const Dims dims(inputs[i]->dims().begin(), inputs[i]->dims().end());
-      if (layout != nullptr && layout->plain() != PlainMd(dims)) {
-        // Made for another view of its dims (NHWC): read it plain.
+      auto layout = LayoutFor(*inputs[i], PlainMd(dims));
+      if (layout == nullptr) {
+        // Made for another view of its dims (NHWC), if any: read it plain.
         framework::ConvertToPlainLayout(
             vars[i]->GetMutable<framework::Tensor>(), mk.plain_scratch());
-        layout = nullptr;
       }
       srcs.push_back(layout ? layout->md() : PlainMd(dims));
       key.Add(srcs.back());

@@ -47,7 +47,6 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       return;
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
-    MakeInputPlain(ctx, "Bias");
     const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
     const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
     const dnnl::memory::desc src_stored =
@@ -125,7 +124,14 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
 
     const auto weights = PrepareWeights(
         ctx, &mk, "Filter", deconv->user_weights_md, deconv->pd.weights_desc());
-    if (!weights) {
+    // The bias in the output's layout, made once for model weights.
+    std::shared_ptr<dnnl::memory> bias_mem;
+    if (with_bias) {
+      bias_mem =
+          PrepareWeights(ctx, &mk, "Bias", PlainMd({1, g.out_channels, 1, 1}),
+                         deconv->bias_md);
+    }
+    if (!weights || (with_bias && !bias_mem)) {
       RunPlainKernel<T>(ctx);
       return;
     }
@@ -138,10 +144,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         {DNNL_ARG_DST, dst}};
     ExecuteWithScratchpad(&mk, deconv->pd, deconv->prim, &args);
     if (with_bias) {
-      const dnnl::memory bias_mem = InputMemory(
-          &mk, 1, *bias, PlainMd({1, g.out_channels, 1, 1}), deconv->bias_md);
       deconv->add_bias.execute(mk.stream(), {{DNNL_ARG_SRC_0, dst},
-                                             {DNNL_ARG_SRC_1, bias_mem},
+                                             {DNNL_ARG_SRC_1, *bias_mem},
                                              {DNNL_ARG_DST, dst}});
       mk.stream().wait();
     }

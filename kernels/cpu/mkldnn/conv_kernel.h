@@ -97,19 +97,15 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    std::string activation;
-    float alpha = 0.f;
-    float beta = 0.f;
+    operators::FusedActivation activation;
     if constexpr (kFusedActivation) {
-      activation = ctx.Attr<std::string>("fuse_activation");
-      alpha = ctx.Attr<float>("fuse_alpha");
-      beta = ctx.Attr<float>("fuse_beta");
+      activation = operators::FusedActivationOf(ctx);
     }
     // Output = act(conv + bias + residual): oneDNN's sum post-op adds what
     // the output buffer holds, so the residual is put there first.
     dnnl::post_ops post_ops;
     if (residual != nullptr) post_ops.append_sum(1.f);
-    if (!AppendFusedActivation(activation, alpha, beta, &post_ops)) {
+    if (!AppendFusedActivation(activation, &post_ops)) {
       RunPlainKernel<T>(ctx);
       return;
     }
@@ -121,8 +117,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const bool with_bias = bias != nullptr;
     KeyBuilder key("conv2d", ctx);
     key.Add(activation)
-        .Add(alpha)
-        .Add(beta)
         .Add(input->dims())
         .Add(filter->dims())
         .Add(g.groups)

@@ -97,22 +97,18 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    std::string activation;
-    float alpha = 0.f;
-    float beta = 0.f;
+    operators::FusedActivation activation;
     if constexpr (kFusedActivation) {
-      activation = ctx.Attr<std::string>("fuse_activation");
-      alpha = ctx.Attr<float>("fuse_alpha");
-      beta = ctx.Attr<float>("fuse_beta");
+      activation = operators::FusedActivationOf(ctx);
     }
     dnnl::post_ops post_ops;
-    if (!AppendFusedActivation(activation, alpha, beta, &post_ops)) {
+    if (!AppendFusedActivation(activation, &post_ops)) {
       RunPlainKernel<T>(ctx);
       return;
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
-    if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation, alpha,
-                        beta, post_ops)) {
+    if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation,
+                        post_ops)) {
       return;
     }
     MakeInputsPlain(ctx);
@@ -123,9 +119,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     key.Add(static_cast<int64_t>(kAlgorithm))
         .Add(view.x)
         .Add(view.y)
-        .Add(activation)
-        .Add(alpha)
-        .Add(beta);
+        .Add(activation);
     auto binary = mk.Primitive<BinaryPrimitive>(key.str(), [&] {
       auto p = std::make_shared<BinaryPrimitive>();
       dnnl::binary::desc desc(kAlgorithm, PlainMd(view.x), PlainMd(view.y),
@@ -164,21 +158,12 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
                        const framework::Tensor* src1,
                        const framework::DDim& dims0,
                        const framework::DDim& dims1,
-                       const std::string& activation,
-                       float alpha,
-                       float beta,
+                       const operators::FusedActivation& activation,
                        const dnnl::post_ops& post_ops) const {
     // Layouts usable here: made for these dims read as plain row-major.
-    auto usable = [](const framework::Tensor* t, const framework::DDim& dims) {
-      auto layout = std::dynamic_pointer_cast<const MkldnnLayout>(
-          t->shared_opaque_layout());
-      if (layout == nullptr || layout->plain() != PlainMd(dims))
-        return std::shared_ptr<const MkldnnLayout>();
-      return layout;
-    };
     const bool same_dims = dims0 == dims1;
-    auto layout0 = usable(src0, dims0);
-    auto layout1 = usable(src1, dims1);
+    auto layout0 = LayoutFor(*src0, PlainMd(dims0));
+    auto layout1 = LayoutFor(*src1, PlainMd(dims1));
     auto target = layout0 ? layout0 : (same_dims ? layout1 : nullptr);
     if (target == nullptr) return false;
     const dnnl::memory::desc& md = target->md();
@@ -194,12 +179,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc stored0 = layout0 ? layout0->md() : PlainMd(dims0);
     const dnnl::memory::desc stored1 = layout1 ? layout1->md() : PlainMd(dims1);
     KeyBuilder key("binary_layout", ctx);
-    key.Add(static_cast<int64_t>(kAlgorithm))
-        .Add(md)
-        .Add(md1)
-        .Add(activation)
-        .Add(alpha)
-        .Add(beta);
+    key.Add(static_cast<int64_t>(kAlgorithm)).Add(md).Add(md1).Add(activation);
     auto binary = mk->Primitive<BinaryPrimitive>(key.str(), [&] {
       auto p = std::make_shared<BinaryPrimitive>();
       dnnl::binary::desc desc(kAlgorithm, md, md1, md);

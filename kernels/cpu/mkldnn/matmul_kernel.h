@@ -78,7 +78,7 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
                const framework::Tensor* bias,
                framework::Tensor* out) {
   dnnl::post_ops post_ops;
-  if (!AppendFusedActivation(p.activation, 0.f, 0.f, &post_ops)) return false;
+  if (!AppendFusedActivation({p.activation}, &post_ops)) return false;
   T* o = out->mutable_data<T>(ctx.GetPlace());
   MkldnnContext& mk = PrepareMkldnn(ctx);
   KeyBuilder key("matmul", ctx);

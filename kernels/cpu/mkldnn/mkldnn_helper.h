@@ -25,6 +25,7 @@
 #include "framework/kernel_registry.h"
 #include "framework/scope.h"
 #include "kernels/cpu/mkldnn/lru_cache.h"
+#include "operators/fused_activation.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
 
@@ -231,6 +232,9 @@ class KeyBuilder {
     Add(static_cast<int64_t>(s.size()));
     return Bytes(s.data(), s.size());
   }
+  KeyBuilder& Add(const operators::FusedActivation& act) {
+    return Add(act.type).Add(act.alpha).Add(act.beta);
+  }
   /// A memory layout, exactly: dims, padding and blocking.
   KeyBuilder& Add(const dnnl::memory::desc& md) {
     const dnnl_memory_desc_t& d = md.data;
@@ -327,11 +331,12 @@ inline Dims ChannelFirstDims(const std::vector<int64_t>& dims,
 /// `ops`. Returns false when oneDNN cannot compute it as the PLAIN kernel
 /// does: relu6 with a negative threshold (oneDNN's bounded_relu returns 0
 /// below 0, Paddle the threshold).
-inline bool AppendFusedActivation(const std::string& type,
-                                  float alpha,
-                                  float beta,
+inline bool AppendFusedActivation(const operators::FusedActivation& act,
                                   dnnl::post_ops* ops) {
   using dnnl::algorithm;
+  const std::string& type = act.type;
+  const float alpha = act.alpha;
+  const float beta = act.beta;
   if (type.empty()) return true;
   if (type == "relu") {
     ops->append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
@@ -454,21 +459,27 @@ inline std::shared_ptr<const MkldnnLayout> InputLayout(
   return layout;
 }
 
+/// The MKLDNN layout of `t` when it stores the tensor whose plain layout is
+/// `plain`; nullptr when `t` is plain or its layout was made for another
+/// view of the dims (NCHW read as NHWC, say).
+inline std::shared_ptr<const MkldnnLayout> LayoutFor(
+    const framework::Tensor& t, const dnnl::memory::desc& plain) {
+  auto layout =
+      std::dynamic_pointer_cast<const MkldnnLayout>(t.shared_opaque_layout());
+  if (layout == nullptr || layout->plain() != plain) return nullptr;
+  return layout;
+}
+
 /// The descriptor of the buffer of input `slot` (its first tensor), which
-/// the kernel reads as `plain` when it is plain: its MKLDNN layout if that
-/// describes the same plain tensor, else `plain` (a layout made for
-/// another view of the dims, such as NCHW read as NHWC, is converted
-/// first).
+/// the kernel reads as `plain` when it is plain: its layout if LayoutFor
+/// accepts it, else `plain` (any other layout is converted first).
 inline dnnl::memory::desc StoredMd(const framework::ExecutionContext& ctx,
                                    const std::string& slot,
                                    const dnnl::memory::desc& plain) {
   const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
-  const MkldnnLayout* layout = t ? MkldnnLayoutOf(*t) : nullptr;
-  if (layout == nullptr) {
-    MakeInputPlain(ctx, slot);  // another library's layout, if any
-    return plain;
+  if (t != nullptr) {
+    if (auto layout = LayoutFor(*t, plain)) return layout->md();
   }
-  if (layout->plain() == plain) return layout->md();
   MakeInputPlain(ctx, slot);
   return plain;
 }

@@ -9,25 +9,15 @@
 #include <string>
 
 #include "framework/kernel_registry.h"
+#include "operators/fused_activation.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
 namespace kernels {
 
-/// An activation and its parameters, as the fuse_* attributes give them.
-struct FusedActivation {
-  std::string type;  // "" = none
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
-
-/// Reads fuse_activation, fuse_alpha and fuse_beta.
-inline FusedActivation FusedActivationOf(
-    const framework::ExecutionContext& ctx) {
-  return {ctx.Attr<std::string>("fuse_activation"),
-          ctx.Attr<float>("fuse_alpha"), ctx.Attr<float>("fuse_beta")};
-}
+using operators::FusedActivation;
+using operators::FusedActivationOf;
 
 namespace fused_activation {
 
