@@ -1,6 +1,9 @@
-// conv2d_transpose: the adjoint of a grouped 2-D convolution (spec §2.4).
+// conv2d_transpose: the adjoint of a grouped 2-D convolution (spec §2.4),
+// then the activation of Paddle's fuse_activation attributes (set by
+// oneDNN-optimized Paddle programs and by our fuse_conv_activation pass).
 #include "framework/op_registry.h"
 #include "operators/conv_transpose_shape.h"
+#include "operators/fused_activation.h"
 
 namespace paddle_lite {
 namespace operators {
@@ -64,6 +67,11 @@ class Conv2DTransposeOpMaker : public framework::OpProtoAndCheckerMaker {
                          "activation layout; AnyLayout (1.x) means NCHW")
         .SetDefault("NCHW")
         .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<std::string>("fuse_activation", kFuseActivationDoc)
+        .SetDefault("")
+        .InEnum(FusedActivationNames());
+    AddAttr<float>("fuse_alpha", kFuseAlphaDoc).SetDefault(0.0f);
+    AddAttr<float>("fuse_beta", kFuseBetaDoc).SetDefault(0.0f);
   }
 };
 

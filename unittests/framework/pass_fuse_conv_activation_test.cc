@@ -76,6 +76,52 @@ TEST(FuseConvActivationPass, EachActivation) {
   }
 }
 
+// conv2d_transpose keeps its type and takes the activation in its own
+// fuse_* attributes; one that has an activation already takes no second.
+TEST(FuseConvActivationPass, TransposedConvTakesItsAttributes) {
+  for (const ActCase& c : Cases()) {
+    SCOPED_TRACE(c.type + " attrs " + std::to_string(c.attrs.size()));
+    ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 5, 5});
+    b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
+    b.AddVar("c");
+    b.AddVar("out");
+    b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
+            {{"Output", {"c"}}}, {{"strides", std::vector<int>{2, 2}}});
+    b.AddOp(c.type, {{"X", {"c"}}}, {{"Out", {"out"}}}, c.attrs);
+    b.AddOutput("out");
+    auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
+                                   {RandomTensor<float>({2, 4, 5, 5}, -3, 3)});
+    if (!c.fused) {
+      EXPECT_EQ(OpTypes(outcome.program),
+                (Types{"feed", "conv2d_transpose", c.type, "fetch"}));
+      continue;
+    }
+    ASSERT_EQ(OpTypes(outcome.program),
+              (Types{"feed", "conv2d_transpose", "fetch"}));
+    const OpDesc& fused = OpAt(outcome, 1);
+    EXPECT_EQ(fused.Output("Output"), Types{"out"});
+    EXPECT_EQ(AttrCast<std::string>(fused.attrs.at("fuse_activation")), c.type);
+    EXPECT_EQ(AttrCast<float>(fused.attrs.at("fuse_alpha")), c.alpha);
+    EXPECT_EQ(AttrCast<float>(fused.attrs.at("fuse_beta")), c.beta);
+  }
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 5, 5});
+  b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
+  b.AddVar("c");
+  b.AddVar("out");
+  b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
+          {{"Output", {"c"}}},
+          {{"strides", std::vector<int>{2, 2}},
+           {"fuse_activation", std::string("relu")}});
+  b.AddOp("sigmoid", {{"X", {"c"}}}, {{"Out", {"out"}}});
+  b.AddOutput("out");
+  auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
+                                 {RandomTensor<float>({1, 4, 5, 5}, -3, 3)});
+  EXPECT_EQ(OpTypes(outcome.program),
+            (Types{"feed", "conv2d_transpose", "sigmoid", "fetch"}));
+}
+
 TEST(FuseConvActivationPass, KeepsAConvOutputReadTwice) {
   ProgramBuilder b;
   auto x = b.AddInput("x", DataType::kFloat32, {-1, 2, 3, 3});

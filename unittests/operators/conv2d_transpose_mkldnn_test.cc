@@ -1,6 +1,7 @@
 // conv2d_transpose through the MKLDNN kernel against PLAIN: strides,
 // dilations, paddings, output_padding and output_size (extra trailing
-// pixels), groups, bias and NHWC.
+// pixels), groups, bias, fused activations and NHWC; with the filter a
+// model parameter, the pixel-block path (kernel == stride) in both forms.
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct Transpose {
   MkldnnAttrs attrs;
   std::string data_format = "NCHW";
   bool bias = false;
+  // Filter and Bias as model parameters (what the pixel-block path needs).
+  bool parameters = false;
 };
 
 void CheckTranspose(const Transpose& k) {
@@ -26,12 +29,22 @@ void CheckTranspose(const Transpose& k) {
                                     ? framework::DDim{k.n, k.h, k.w, k.cin}
                                     : framework::DDim{k.n, k.cin, k.h, k.w};
   OpTester t("conv2d_transpose");
-  t.Input("Input", RandomTensor<float>(input, -1, 1, 11))
-      .Input("Filter", RandomTensor<float>(
-                           {k.cin, k.cout_per_group, k.kh, k.kw}, -1, 1, 12));
+  t.Input("Input", RandomTensor<float>(input, -1, 1, 11));
+  framework::Tensor filter =
+      RandomTensor<float>({k.cin, k.cout_per_group, k.kh, k.kw}, -1, 1, 12);
+  if (k.parameters) {
+    t.Parameter("Filter", filter);
+  } else {
+    t.Input("Filter", filter);
+  }
   if (k.bias) {
-    t.Input("Bias",
-            RandomTensor<float>({k.cout_per_group * k.groups}, -1, 1, 13));
+    framework::Tensor bias =
+        RandomTensor<float>({k.cout_per_group * k.groups}, -1, 1, 13);
+    if (k.parameters) {
+      t.Parameter("Bias", bias);
+    } else {
+      t.Input("Bias", bias);
+    }
   }
   t.Output("Output");
   MkldnnAttrs attrs = k.attrs;
@@ -96,6 +109,73 @@ TEST(Conv2dTransposeMkldnn, GroupsBiasNhwc) {
   k.kh = k.kw = 2;
   k.bias = true;
   k.attrs = {{"strides", std::vector<int>{2, 2}}};
+  CheckTranspose(k);
+}
+
+TEST(Conv2dTransposeMkldnn, FusedActivations) {
+  Transpose k;
+  k.bias = true;
+  k.attrs = {{"strides", std::vector<int>{2, 2}},
+             {"paddings", std::vector<int>{1, 1}}};
+  for (bool bias : {true, false}) {
+    k.bias = bias;
+    for (const MkldnnAttrs& act : std::vector<MkldnnAttrs>{
+             {{"fuse_activation", std::string("relu")}},
+             {{"fuse_activation", std::string("sigmoid")}},
+             {{"fuse_activation", std::string("hard_sigmoid")},
+              {"fuse_alpha", 0.2f},
+              {"fuse_beta", 0.5f}},
+             {{"fuse_activation", std::string("leaky_relu")},
+              {"fuse_alpha", 0.1f}}}) {
+      Transpose with = k;
+      with.attrs.insert(with.attrs.end(), act.begin(), act.end());
+      CheckTranspose(with);
+    }
+  }
+}
+
+// Kernel == stride: every input pixel writes its own output block, run as
+// a matmul. Rows form (KW * Cout >= 16) and flat form (a 1-channel map),
+// with and without bias and activation, batches, NHWC, odd sizes, 3x2
+// blocks, and a filter that is not a parameter (the general path).
+TEST(Conv2dTransposeMkldnn, PixelBlocks) {
+  for (int64_t cout : {24, 1, 3}) {
+    for (bool bias : {true, false}) {
+      for (const std::string& format : {"NCHW", "NHWC"}) {
+        Transpose k;
+        k.cin = 24;
+        k.cout_per_group = cout;
+        k.h = 5;
+        k.w = 7;
+        k.kh = k.kw = 2;
+        k.n = cout == 3 ? 2 : 1;
+        k.bias = bias;
+        k.parameters = true;
+        k.data_format = format;
+        k.attrs = {{"strides", std::vector<int>{2, 2}}};
+        if (cout == 1)
+          k.attrs.push_back({"fuse_activation", std::string("sigmoid")});
+        if (cout == 24)
+          k.attrs.push_back({"fuse_activation", std::string("relu")});
+        CheckTranspose(k);
+      }
+    }
+  }
+  Transpose k;
+  k.cin = 5;
+  k.cout_per_group = 8;
+  k.h = 1;
+  k.w = 1;
+  k.kh = 3;
+  k.kw = 2;
+  k.bias = true;
+  k.parameters = true;
+  k.attrs = {{"strides", std::vector<int>{3, 2}}};
+  CheckTranspose(k);
+  k.h = 4;
+  k.w = 3;
+  CheckTranspose(k);
+  k.parameters = false;
   CheckTranspose(k);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "framework/executor.h"
@@ -133,8 +134,10 @@ struct OpTester::Impl {
   std::string type;
   framework::OpDesc op;
   std::vector<std::pair<std::string, Tensor>> inputs;  // var name -> value
+  std::set<std::string> parameters;                    // of the inputs
   std::vector<std::pair<std::string, DataType>> outputs;
-  std::unique_ptr<framework::Scope> scope;
+  std::unique_ptr<framework::Scope> scope;  // parameters
+  framework::Scope* run_scope = nullptr;    // a child: the rest
   framework::ProgramDesc program;
 };
 
@@ -147,6 +150,11 @@ OpTester& OpTester::Input(const std::string& slot, Tensor value) {
   impl_->op.SetInput(slot, {slot});
   impl_->inputs.emplace_back(slot, std::move(value));
   return *this;
+}
+
+OpTester& OpTester::Parameter(const std::string& slot, Tensor value) {
+  impl_->parameters.insert(slot);
+  return Input(slot, std::move(value));
 }
 
 OpTester& OpTester::Inputs(const std::string& slot,
@@ -191,6 +199,7 @@ void OpTester::Run(framework::LibraryType library, int threads) {
     var.name = kv.first;
     var.dtype = kv.second.dtype();
     var.dims = kv.second.dims();
+    var.persistable = impl_->parameters.count(kv.first) > 0;
     block.vars.push_back(var);
   }
   for (auto& kv : impl_->outputs) {
@@ -204,11 +213,15 @@ void OpTester::Run(framework::LibraryType library, int threads) {
   impl_->program = std::move(program);
 
   impl_->scope = std::make_unique<framework::Scope>();
+  impl_->run_scope = &impl_->scope->NewScope();
   for (auto& kv : impl_->inputs) {
+    framework::Scope* scope = impl_->parameters.count(kv.first) > 0
+                                  ? impl_->scope.get()
+                                  : impl_->run_scope;
     // Copy, so an in-place op cannot modify the caller's tensor.
     framework::TensorCopy(
         kv.second, platform::CPUPlace{},
-        impl_->scope->Var(kv.first)->GetMutable<framework::Tensor>());
+        scope->Var(kv.first)->GetMutable<framework::Tensor>());
   }
   platform::DeviceContextPool pool(platform::DeviceContextOptions{threads});
   framework::KernelPreference preference;
@@ -217,7 +230,7 @@ void OpTester::Run(framework::LibraryType library, int threads) {
     preference.libraries.push_back(library);
   }
   framework::Executor executor(impl_->program, preference, &pool);
-  executor.Run(0, impl_->scope.get());
+  executor.Run(0, impl_->run_scope);
 }
 
 void OpTester::RunAllKernels(double atol, double rtol) {
@@ -225,7 +238,7 @@ void OpTester::RunAllKernels(double atol, double rtol) {
   std::vector<Tensor> reference;
   for (auto& kv : impl_->outputs) {
     Tensor copy;
-    auto* var = impl_->scope->FindVar(kv.first);
+    auto* var = impl_->run_scope->FindVar(kv.first);
     if (var && var->IsType<Tensor>() && var->Get<Tensor>().IsInitialized()) {
       framework::TensorCopy(var->Get<Tensor>(), platform::CPUPlace{}, &copy);
     }
@@ -245,7 +258,7 @@ void OpTester::RunAllKernels(double atol, double rtol) {
       Run(key.library, threads);
       for (size_t i = 0; i < impl_->outputs.size(); ++i) {
         if (!reference[i].IsInitialized()) continue;
-        Tensor* got = impl_->scope->FindVar(impl_->outputs[i].first)
+        Tensor* got = impl_->run_scope->FindVar(impl_->outputs[i].first)
                           ->GetMutable<Tensor>();
         framework::ConvertToPlainLayout(got);
         ExpectTensorNear(*got, reference[i], atol, rtol);
@@ -256,11 +269,11 @@ void OpTester::RunAllKernels(double atol, double rtol) {
 
 const Tensor& OpTester::GetOutput(const std::string& slot, size_t i) const {
   auto names = impl_->op.Output(slot);
-  PADDLE_ENFORCE(i < names.size() && impl_->scope,
+  PADDLE_ENFORCE(i < names.size() && impl_->run_scope,
                  platform::errors::NotFound("OpTester: no output ", slot, " #",
                                             i, " (did Run() happen?)"));
   // As the executor hands it to any other library's kernel: plain.
-  Tensor* out = impl_->scope->FindVar(names[i])->GetMutable<Tensor>();
+  Tensor* out = impl_->run_scope->FindVar(names[i])->GetMutable<Tensor>();
   framework::ConvertToPlainLayout(out);
   return *out;
 }

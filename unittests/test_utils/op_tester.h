@@ -54,6 +54,10 @@ class OpTester {
   /// Binds one tensor to an input slot (a variable named "<slot>" is
   /// made for it).
   OpTester& Input(const std::string& slot, framework::Tensor value);
+  /// Binds one tensor to an input slot as a model parameter: a persistable
+  /// variable in the root scope while the op runs in a child scope, as in
+  /// a predictor (kernels may cache what they derive from parameters).
+  OpTester& Parameter(const std::string& slot, framework::Tensor value);
   /// Binds several tensors to a duplicable slot ("<slot>.0", "<slot>.1"..).
   OpTester& Inputs(const std::string& slot,
                    std::vector<framework::Tensor> values);

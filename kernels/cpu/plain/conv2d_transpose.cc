@@ -16,6 +16,7 @@
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/plain/conv_kernel.h"
+#include "kernels/cpu/plain/fused_activation.h"
 #include "operators/conv_transpose_shape.h"
 #include "platform/device_context.h"
 
@@ -145,7 +146,8 @@ void TransposeConv(const platform::CPUDeviceContext& dev,
 
 }  // namespace
 
-/// Output = conv2d_transpose(Input, Filter) (+ Bias, fused graphs only).
+/// Output = act(conv2d_transpose(Input, Filter) (+ Bias, fused graphs
+/// only)), act from the fuse_activation attributes.
 template <typename T>
 class Conv2DTransposeKernel : public framework::OpKernel<T> {
  public:
@@ -192,6 +194,7 @@ class Conv2DTransposeKernel : public framework::OpKernel<T> {
                                      g.out_channels,
                                      /*to_channel_first=*/false);
     }
+    ApplyFusedActivation(dev, FusedActivationOf(ctx), out, output->numel());
   }
 };
 
