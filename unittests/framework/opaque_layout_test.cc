@@ -147,6 +147,49 @@ TEST(OpaqueLayout, MixedLibrariesMatchPlainKernels) {
   }
 }
 
+// MKLDNN kernels keep their last call (memory objects included) and
+// re-run it when their inputs' dims and layouts match. Alternating input
+// shapes, new values every run, and a second executor whose arena puts
+// the buffers elsewhere: every run must match the PLAIN kernels.
+TEST(OpaqueLayout, KeptCallsFollowShapesValuesAndBuffers) {
+  const ProgramBuilder b = MixedProgram();
+  const ProgramDesc program = b.Build();
+  const std::vector<DDim> shapes = {
+      {2, 20, 12, 12}, {2, 20, 12, 12}, {1, 20, 9, 7}, {2, 20, 12, 12}};
+  auto run = [&](std::vector<LibraryType> libraries, int threads) {
+    platform::DeviceContextPool pool(platform::DeviceContextOptions{threads});
+    Executor executor(program,
+                      KernelPreference{platform::CPUPlace{}, libraries}, &pool);
+    Scope& scope = b.parameters().NewScope();
+    std::vector<std::vector<Tensor>> fetched;
+    // Every fed tensor stays alive, so each run's input is a new buffer.
+    std::vector<Tensor> fed;
+    for (size_t r = 0; r < shapes.size(); ++r) {
+      fed.push_back(
+          RandomTensor<float>(shapes[r], -1, 1, 20 + static_cast<int>(r)));
+      *scope.Var("feed")->GetMutable<TensorList>() = {fed.back()};
+      scope.Var("fetch")->GetMutable<TensorList>();
+      executor.Run(0, &scope);
+      fetched.push_back(scope.FindVar("fetch")->Get<TensorList>());
+    }
+    b.parameters().DeleteScope(&scope);
+    return fetched;
+  };
+  const auto expected = run({}, 1);
+  for (int threads : {1, 2}) {
+    const auto got = run({LibraryType::MKLDNN()}, threads);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t r = 0; r < got.size(); ++r) {
+      ASSERT_EQ(got[r].size(), expected[r].size());
+      for (size_t i = 0; i < got[r].size(); ++i) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + " run " +
+                     std::to_string(r) + " fetch col " + std::to_string(i));
+        ExpectTensorNear(got[r][i], expected[r][i], 1e-4, 1e-4);
+      }
+    }
+  }
+}
+
 // concat of tensors in MKLDNN layouts (the MKLDNN concat kernel joins
 // them in their layout): channel counts that do and do not fill oneDNN's
 // blocks, along channels and along H, against the PLAIN kernels.

@@ -49,6 +49,10 @@ struct ConvState {
   dnnl::memory::desc dst_plain;
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
+  // The whole call, when it read Input and ResidualData as they came
+  // (with the layouts and dims of `signature`).
+  InputSignature signature;
+  KeptCall call;
 };
 
 /// Output = Input (*) Filter (+ Bias) with oneDNN; with
@@ -63,7 +67,22 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     std::shared_ptr<void>* slot = ctx.kernel_state();
     if (slot != nullptr && *slot != nullptr) {
-      const auto* state = static_cast<const ConvState*>(slot->get());
+      auto* state = static_cast<ConvState*>(slot->get());
+      if (state->call && state->signature.Matches(ctx, {input, residual}) &&
+          state->filter == filter->raw_data() &&
+          state->bias == (bias ? bias->raw_data() : nullptr)) {
+        MkldnnContext& mk = PrepareMkldnn(ctx);
+        auto* output = ctx.Output<framework::Tensor>("Output");
+        output->set_opaque_layout(state->conv->dst_layout);
+        T* dst = output->mutable_data<T>(ctx.GetPlace());
+        if (residual != nullptr) {
+          std::memcpy(dst, residual->raw_data(),
+                      state->conv->pd.dst_desc().get_size());
+        }
+        state->call.Execute(
+            &mk, {{DNNL_ARG_SRC, input->raw_data()}, {DNNL_ARG_DST, dst}});
+        return;
+      }
       const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
       if (state->input_dims == input->dims() &&
           state->filter == filter->raw_data() &&
@@ -73,8 +92,14 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           filter->opaque_layout() == nullptr &&
           (bias == nullptr || bias->opaque_layout() == nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
-        Execute(ctx, &mk, *state->conv, *state->weights,
-                StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
+        const InputSignature signature(ctx, {input, residual});
+        state->call =
+            Execute(ctx, &mk, *state->conv, *state->weights,
+                    StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
+        if (!signature.Matches(ctx, {input, residual})) {
+          state->call = KeptCall();
+        }
+        state->signature = signature;
         return;
       }
     }
@@ -110,6 +135,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       return;
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    const InputSignature signature(ctx, {input, residual});
     MakeInputPlain(ctx, "Bias");
     const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
     const dnnl::memory::desc src_stored =
@@ -197,6 +223,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
+    const dnnl::memory::desc dst_plain = ActivationMd(
+        {g.batch, g.out_channels, g.out_h, g.out_w}, g.channel_last);
+    KeptCall call = Execute(ctx, &mk, *conv, *weights, src_stored, dst_plain);
+    if (!signature.Matches(ctx, {input, residual})) call = KeptCall();
     // Only model weights stay put: a computed filter is reordered anew.
     if (slot != nullptr && IsModelWeight(ctx, "Filter")) {
       auto state = std::make_shared<ConvState>();
@@ -207,36 +237,39 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           ctx.device_context<platform::CPUDeviceContext>().num_threads();
       state->residual = residual != nullptr;
       state->src_plain = ActivationMd(src_dims, g.channel_last);
-      state->dst_plain = ActivationMd(
-          {g.batch, g.out_channels, g.out_h, g.out_w}, g.channel_last);
+      state->dst_plain = dst_plain;
       state->conv = conv;
       state->weights = weights;
+      state->signature = signature;
+      state->call = std::move(call);
       *slot = state;
     }
-    Execute(ctx, &mk, *conv, *weights, src_stored,
-            ActivationMd({g.batch, g.out_channels, g.out_h, g.out_w},
-                         g.channel_last));
   }
 
  private:
-  static void Execute(const framework::ExecutionContext& ctx,
-                      MkldnnContext* mk,
-                      const ConvPrimitive& conv,
-                      const dnnl::memory& weights,
-                      const dnnl::memory::desc& src_stored,
-                      const dnnl::memory::desc& dst_plain) {
+  /// Runs the convolution; returns the call to keep when it read its
+  /// inputs without a reorder (else an empty one). The caller keeps it
+  /// only if no input was converted either (its signature still holds).
+  static KeptCall Execute(const framework::ExecutionContext& ctx,
+                          MkldnnContext* mk,
+                          const ConvPrimitive& conv,
+                          const dnnl::memory& weights,
+                          const dnnl::memory::desc& src_stored,
+                          const dnnl::memory::desc& dst_plain) {
     const auto* input = ctx.Input<framework::Tensor>("Input");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     auto* output = ctx.Output<framework::Tensor>("Output");
     const dnnl::memory src =
         InputMemory(mk, 0, *input, src_stored, conv.pd.src_desc());
+    bool as_they_came = src_stored == conv.pd.src_desc();
     const dnnl::memory::desc& dst_md = conv.pd.dst_desc();
     const dnnl::memory dst =
         OutputMemory<T>(ctx, mk, output, conv.dst_layout, dst_md);
     if (residual != nullptr) {
       const dnnl::memory::desc stored =
           StoredMd(ctx, "ResidualData", dst_plain);
+      as_they_came = as_they_came && stored == dst_md;
       if (stored == dst_md) {
         std::memcpy(dst.get_data_handle(), residual->raw_data(),
                     dst_md.get_size());
@@ -254,6 +287,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           UserMemory(conv.pd.bias_desc(), mk->engine(), bias->data<T>());
     }
     ExecuteWithScratchpad(mk, conv.pd, conv.prim, &args);
+    if (!as_they_came) return KeptCall();
+    return KeptCall(conv.pd, conv.prim, std::move(args));
   }
 };
 

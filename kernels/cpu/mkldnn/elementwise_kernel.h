@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,15 @@ struct BinaryPrimitive {
   dnnl::binary prim;
 };
 
+/// What a binary op keeps between runs: the call for the inputs it last
+/// saw, when it read them as they came.
+struct BinaryState {
+  InputSignature signature;
+  bool swapped = false;  // Y is the first operand
+  std::shared_ptr<const MkldnnLayout> out_layout;
+  KeptCall call;
+};
+
 /// Out = X (op) Y for `kAlgorithm` one of binary_add, _sub, _mul, _div;
 /// with kFusedActivation, then the op's fuse_activation.
 template <typename T, dnnl::algorithm kAlgorithm, bool kFusedActivation = false>
@@ -79,6 +89,19 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     const auto* x = ctx.Input<framework::Tensor>("X");
     const auto* y = ctx.Input<framework::Tensor>("Y");
     auto* out = ctx.Output<framework::Tensor>("Out");
+    if (auto* state = KeptState<BinaryState>(ctx)) {
+      if (state->signature.Matches(ctx, {x, y})) {
+        MkldnnContext& mk = PrepareMkldnn(ctx);
+        out->set_opaque_layout(state->out_layout);
+        T* o = out->mutable_data<T>(ctx.GetPlace());
+        const framework::Tensor* src0 = state->swapped ? y : x;
+        const framework::Tensor* src1 = state->swapped ? x : y;
+        state->call.Execute(&mk, {{DNNL_ARG_SRC_0, src0->raw_data()},
+                                  {DNNL_ARG_SRC_1, src1->raw_data()},
+                                  {DNNL_ARG_DST, o}});
+        return;
+      }
+    }
     const operators::ElementwiseBroadcast shapes =
         operators::BroadcastElementwiseDims(ctx.op().Type(), x->dims(),
                                             y->dims(), ctx.Attr<int>("axis"));
@@ -92,8 +115,12 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       std::swap(src0, src1);
       std::swap(dims0, dims1);
     }
+    // Small tensors run PLAIN, unless an operand comes in a layout (a
+    // oneDNN call costs less than converting it).
+    const bool in_layout =
+        MkldnnLayoutOf(*x) != nullptr || MkldnnLayoutOf(*y) != nullptr;
     if (dims0 != shapes.out ||
-        framework::Product(shapes.out) < kMinBinaryElements) {
+        (!in_layout && framework::Product(shapes.out) < kMinBinaryElements)) {
       RunPlainKernel<T>(ctx);
       return;
     }
@@ -107,10 +134,14 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       return;
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
+    const InputSignature signature(ctx, {x, y});
+    const bool swapped = src0 == y;
     if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation,
-                        post_ops)) {
+                        post_ops, signature, swapped)) {
       return;
     }
+    const bool came_plain =
+        x->opaque_layout() == nullptr && y->opaque_layout() == nullptr;
     MakeInputsPlain(ctx);
     const BinaryShapes view = CoalesceBinary(dims0, dims1);
     T* o = out->mutable_data<T>(ctx.GetPlace());
@@ -137,14 +168,18 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       return;
     }
     const dnnl::engine& engine = mk.engine();
-    binary->prim.execute(
-        mk.stream(),
-        {{DNNL_ARG_SRC_0,
-          UserMemory(binary->pd.src0_desc(), engine, src0->data<T>())},
-         {DNNL_ARG_SRC_1,
-          UserMemory(binary->pd.src1_desc(), engine, src1->data<T>())},
-         {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}});
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC_0,
+         UserMemory(binary->pd.src0_desc(), engine, src0->data<T>())},
+        {DNNL_ARG_SRC_1,
+         UserMemory(binary->pd.src1_desc(), engine, src1->data<T>())},
+        {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}};
+    binary->prim.execute(mk.stream(), args);
     mk.stream().wait();
+    if (came_plain) {
+      Keep(ctx, signature, swapped, nullptr,
+           KeptCall(binary->pd, binary->prim, std::move(args)));
+    }
   }
 
  private:
@@ -159,7 +194,9 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
                        const framework::DDim& dims0,
                        const framework::DDim& dims1,
                        const operators::FusedActivation& activation,
-                       const dnnl::post_ops& post_ops) const {
+                       const dnnl::post_ops& post_ops,
+                       const InputSignature& signature,
+                       bool swapped) const {
     // Layouts usable here: made for these dims read as plain row-major.
     const bool same_dims = dims0 == dims1;
     auto layout0 = LayoutFor(*src0, PlainMd(dims0));
@@ -194,20 +231,43 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     if (!binary) return false;
     // An operand whose layout is not used here (broadcast, or made for
     // another view of its dims) is read plain.
+    bool as_they_came = stored0 == md && stored1 == md1;
     for (const char* slot : {"X", "Y"}) {
       const framework::Tensor* t = ctx.Input<framework::Tensor>(slot);
       const bool used = (t == src0 && layout0) || (t == src1 && layout1);
-      if (t->opaque_layout() != nullptr && !used) MakeInputPlain(ctx, slot);
+      if (t->opaque_layout() != nullptr && !used) {
+        MakeInputPlain(ctx, slot);
+        as_they_came = false;
+      }
     }
     const dnnl::memory m0 = InputMemory(mk, 0, *src0, stored0, md);
     const dnnl::memory m1 = InputMemory(mk, 1, *src1, stored1, md1);
     auto* out = ctx.Output<framework::Tensor>("Out");
     const dnnl::memory dst = OutputMemory<T>(ctx, mk, out, target, md);
-    binary->prim.execute(
-        mk->stream(),
-        {{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, dst}});
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, dst}};
+    binary->prim.execute(mk->stream(), args);
     mk->stream().wait();
+    if (as_they_came &&
+        signature.Matches(ctx, {ctx.Input<framework::Tensor>("X"),
+                                ctx.Input<framework::Tensor>("Y")})) {
+      Keep(ctx, signature, swapped, target,
+           KeptCall(binary->pd, binary->prim, std::move(args)));
+    }
     return true;
+  }
+
+  static void Keep(const framework::ExecutionContext& ctx,
+                   const InputSignature& signature,
+                   bool swapped,
+                   std::shared_ptr<const MkldnnLayout> out_layout,
+                   KeptCall call) {
+    auto state = std::make_shared<BinaryState>();
+    state->signature = signature;
+    state->swapped = swapped;
+    state->out_layout = std::move(out_layout);
+    state->call = std::move(call);
+    KeepState(ctx, std::move(state));
   }
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
@@ -60,12 +61,34 @@ struct ResamplingPrimitive {
   std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
+/// What an interp op keeps between runs: the call for the input and
+/// output dims it last saw, when it read the input as it came.
+struct ResamplingState {
+  InputSignature signature;
+  framework::DDim out_dims;
+  std::shared_ptr<const MkldnnLayout> dst_layout;
+  KeptCall call;
+};
+
 template <typename T, InterpMethod kMethod>
 class MkldnnInterpKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
+    // The output size may come from tensors (OutSize, SizeTensor, Scale);
+    // the output's dims, set before the kernel runs, stand for them.
+    if (auto* state = KeptState<ResamplingState>(ctx)) {
+      if (state->signature.Matches(ctx, {x}) &&
+          state->out_dims == out->dims()) {
+        MkldnnContext& mk = PrepareMkldnn(ctx);
+        out->set_opaque_layout(state->dst_layout);
+        T* o = out->mutable_data<T>(ctx.GetPlace());
+        state->call.Execute(&mk,
+                            {{DNNL_ARG_SRC, x->raw_data()}, {DNNL_ARG_DST, o}});
+        return;
+      }
+    }
     const operators::InterpGeometry g = operators::ResolveInterp(ctx);
     const bool align_corners = ctx.Attr<bool>("align_corners");
     bool exact = !align_corners && x->numel() > 0;
@@ -101,6 +124,9 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     // the layout oneDNN pairs with it.
     const dnnl::memory::desc src_plain = ActivationMd(src, g.channel_last);
     const dnnl::memory::desc dst_plain = ActivationMd(dst, g.channel_last);
+    const InputSignature signature(ctx, {x});
+    const bool as_it_came =
+        x->opaque_layout() == nullptr || LayoutFor(*x, src_plain) != nullptr;
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     KeyBuilder key("resampling", ctx);
     key.Add(static_cast<int>(kMethod)).Add(src_md).Add(dst).Add(g.channel_last);
@@ -131,9 +157,18 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
         UserMemory(resampling->pd.src_desc(), mk.engine(), x->data<T>());
     const dnnl::memory dst_mem = OutputMemory<T>(
         ctx, &mk, out, resampling->dst_layout, resampling->pd.dst_desc());
-    resampling->prim.execute(
-        mk.stream(), {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_DST, dst_mem}});
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src_mem},
+                                                  {DNNL_ARG_DST, dst_mem}};
+    resampling->prim.execute(mk.stream(), args);
     mk.stream().wait();
+    if (as_it_came) {
+      auto state = std::make_shared<ResamplingState>();
+      state->signature = signature;
+      state->out_dims = out->dims();
+      state->dst_layout = resampling->dst_layout;
+      state->call = KeptCall(resampling->pd, resampling->prim, std::move(args));
+      KeepState(ctx, std::move(state));
+    }
   }
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <dnnl.hpp>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -138,14 +139,17 @@ class MkldnnContext {
   static constexpr int kScratchpadSlot = 2;
 
   dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
+    return dnnl::memory(md, engine_, ScratchBuffer(slot, md.get_size()));
+  }
+  /// The buffer of scratch slot `slot`, grown to at least `bytes`.
+  void* ScratchBuffer(int slot, size_t bytes) {
     Buffer& b = scratch_[slot];
-    const size_t bytes = md.get_size();
     if (b.bytes < bytes) {
       b.data.reset(static_cast<char*>(
           ::operator new(bytes, std::align_val_t(kScratchAlignment))));
       b.bytes = bytes;
     }
-    return dnnl::memory(md, engine_, b.data.get());
+    return b.data.get();
   }
 
  private:
@@ -392,6 +396,126 @@ void ExecuteWithScratchpad(MkldnnContext* mk,
   }
   prim.execute(mk->stream(), *args);
   mk->stream().wait();
+}
+
+/// A primitive call a kernel keeps between runs (in its op's
+/// kernel_state, see KeptState): its memory objects are made once and
+/// re-pointed when a buffer moved (plan replay keeps buffers in place, so
+/// usually none did). Making them on every call costs about as much as a
+/// small primitive's own work.
+class KeptCall {
+ public:
+  KeptCall() = default;
+  /// `args` as the call was made (without the scratchpad); `pd` tells
+  /// whether the primitive wants one (it comes from the context's slot).
+  template <typename PrimitiveDesc>
+  KeptCall(const PrimitiveDesc& pd,
+           dnnl::primitive prim,
+           std::unordered_map<int, dnnl::memory> args)
+      : prim_(std::move(prim)), args_(std::move(args)) {
+    const dnnl::memory::desc scratchpad = pd.scratchpad_desc();
+    scratchpad_bytes_ = scratchpad.get_size();
+    if (scratchpad_bytes_ > 0) {
+      args_[DNNL_ARG_SCRATCHPAD] =
+          dnnl::memory(scratchpad, pd.get_engine(), DNNL_MEMORY_NONE);
+    }
+  }
+
+  explicit operator bool() const { return static_cast<bool>(prim_); }
+
+  /// Runs the primitive, argument `arg` of each (arg, buffer) pair of
+  /// `buffers` at `buffer` (every argument whose buffer may move), and
+  /// waits for it.
+  void Execute(MkldnnContext* mk,
+               std::initializer_list<std::pair<int, const void*>> buffers) {
+    for (const auto& b : buffers) Point(b.first, b.second);
+    if (scratchpad_bytes_ > 0) {
+      Point(
+          DNNL_ARG_SCRATCHPAD,
+          mk->ScratchBuffer(MkldnnContext::kScratchpadSlot, scratchpad_bytes_));
+    }
+    prim_.execute(mk->stream(), args_);
+    mk->stream().wait();
+  }
+
+ private:
+  void Point(int arg, const void* buffer) {
+    dnnl::memory& m = args_.at(arg);
+    if (m.get_data_handle() != buffer) {
+      m.set_data_handle(const_cast<void*>(buffer));
+    }
+  }
+
+  dnnl::primitive prim_;
+  std::unordered_map<int, dnnl::memory> args_;
+  size_t scratchpad_bytes_ = 0;
+};
+
+/// What a kept call was made for: the thread count and every input's
+/// dims and layout. Layouts are compared by address: the signature holds
+/// them, so while it is kept no other layout can take that address.
+class InputSignature {
+ public:
+  InputSignature() = default;
+  InputSignature(const framework::ExecutionContext& ctx,
+                 std::initializer_list<const framework::Tensor*> inputs)
+      : threads_(ThreadsOf(ctx)) {
+    for (const framework::Tensor* t : inputs) {
+      if (t == nullptr) {
+        inputs_.push_back(Input{false, {}, nullptr});
+      } else {
+        inputs_.push_back(Input{true, t->dims(), t->shared_opaque_layout()});
+      }
+    }
+  }
+
+  bool Matches(const framework::ExecutionContext& ctx,
+               std::initializer_list<const framework::Tensor*> inputs) const {
+    if (threads_ != ThreadsOf(ctx) || inputs.size() != inputs_.size()) {
+      return false;
+    }
+    auto kept = inputs_.begin();
+    for (const framework::Tensor* t : inputs) {
+      if ((t != nullptr) != kept->present) return false;
+      if (t != nullptr && (t->dims() != kept->dims ||
+                           t->opaque_layout() != kept->layout.get())) {
+        return false;
+      }
+      ++kept;
+    }
+    return true;
+  }
+
+ private:
+  struct Input {
+    bool present;
+    framework::DDim dims;
+    std::shared_ptr<const framework::OpaqueLayout> layout;
+  };
+  static int ThreadsOf(const framework::ExecutionContext& ctx) {
+    return ctx.device_context<platform::CPUDeviceContext>().num_threads();
+  }
+
+  int threads_ = 0;
+  std::vector<Input> inputs_;
+};
+
+/// The state kept in the running op's kernel_state, of type S (an op has
+/// one kernel, so its slot holds one type); nullptr when there is none yet
+/// or the op runs without a slot.
+template <typename S>
+S* KeptState(const framework::ExecutionContext& ctx) {
+  std::shared_ptr<void>* slot = ctx.kernel_state();
+  return slot != nullptr ? static_cast<S*>(slot->get()) : nullptr;
+}
+
+/// Stores `state` in the running op's kernel_state (if it has one).
+template <typename S>
+void KeepState(const framework::ExecutionContext& ctx,
+               std::shared_ptr<S> state) {
+  if (std::shared_ptr<void>* slot = ctx.kernel_state()) {
+    *slot = std::move(state);
+  }
 }
 
 /// A descriptor of `dims` in the same layout as `like` (same format tag,
