@@ -20,10 +20,11 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
               std::string::npos)
         << info->file;
   }
-  EXPECT_EQ(names, (Types{"remove_noops", "fold_batch_norm_into_conv",
-                          "fuse_conv_bias", "fuse_conv_residual",
-                          "fuse_conv_activation", "fuse_fc",
-                          "fuse_elementwise_activation", "constant_folding"}));
+  EXPECT_EQ(names,
+            (Types{"remove_noops", "fold_batch_norm_into_conv",
+                   "fuse_conv_bias", "fuse_conv_residual",
+                   "fuse_conv_activation", "fuse_scaled_residual", "fuse_fc",
+                   "fuse_elementwise_activation", "constant_folding"}));
 }
 
 TEST(PassPipeline, SmallNetwork) {

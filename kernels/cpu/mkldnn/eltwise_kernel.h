@@ -66,7 +66,10 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
     }
     const EltwiseSpec spec = SpecFn()(ctx);
     const int64_t n = x->numel();
-    if (!spec.exact || n < kMinEltwiseElements) {
+    // Small tensors run PLAIN, unless they come in a layout (a oneDNN
+    // call costs less than converting them).
+    if (!spec.exact ||
+        (n < kMinEltwiseElements && MkldnnLayoutOf(*x) == nullptr)) {
       RunPlainKernel<T>(ctx);
       return;
     }
