@@ -21,7 +21,37 @@ struct ConcatPrimitive {
   dnnl::concat::primitive_desc pd;
   dnnl::concat prim;
   std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
+  // When dst is a strided layout (NHWC for channel-last inputs): one
+  // reorder per input into its slice of dst, 3-4x faster than oneDNN 2.6's
+  // concat, which copies these element by element.
+  std::vector<dnnl::reorder> to_slices;
+  std::vector<dnnl::memory::desc> slices;
 };
+
+/// Fills `p->to_slices` and `p->slices` when dst is strided (no blocks)
+/// and oneDNN has a fast reorder from every input into its slice.
+void MakeSliceReorders(const std::vector<dnnl::memory::desc>& srcs,
+                       int axis,
+                       const dnnl::engine& engine,
+                       ConcatPrimitive* p) {
+  const dnnl::memory::desc dst = p->pd.dst_desc();
+  if (dst.data.format_kind != dnnl_blocked ||
+      dst.data.format_desc.blocking.inner_nblks != 0) {
+    return;
+  }
+  std::vector<dnnl::reorder> reorders;
+  std::vector<dnnl::memory::desc> slices;
+  Dims offsets(dst.dims().size(), 0);
+  for (const dnnl::memory::desc& src : srcs) {
+    slices.push_back(dst.submemory_desc(src.dims(), offsets));
+    offsets[axis] += src.dims()[axis];
+    dnnl::reorder::primitive_desc pd(engine, src, engine, slices.back());
+    if (IsSlowImplementation(pd)) return;
+    reorders.emplace_back(pd);
+  }
+  p->to_slices = std::move(reorders);
+  p->slices = std::move(slices);
+}
 
 template <typename T>
 class MkldnnConcatKernel : public framework::OpKernel<T> {
@@ -74,12 +104,30 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
         return std::shared_ptr<ConcatPrimitive>();
       }
       p->prim = dnnl::concat(p->pd);
+      try {
+        MakeSliceReorders(srcs, axis, mk.engine(), p.get());
+      } catch (const dnnl::error&) {
+        p->to_slices.clear();
+      }
       p->dst_layout =
           MakeLayout(p->pd.dst_desc(), PlainMd(dst_dims), mk.engine());
       return p;
     });
     if (!concat) {
       RunPlainKernel<T>(ctx);
+      return;
+    }
+    if (!concat->to_slices.empty()) {
+      const dnnl::memory dst = OutputMemory<T>(
+          ctx, &mk, out, concat->dst_layout, concat->pd.dst_desc());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        dnnl::memory from =
+            UserMemory(srcs[i], mk.engine(), inputs[i]->data<T>());
+        dnnl::memory to =
+            UserMemory(concat->slices[i], mk.engine(), dst.get_data_handle());
+        concat->to_slices[i].execute(mk.stream(), from, to);
+      }
+      mk.stream().wait();
       return;
     }
     std::unordered_map<int, dnnl::memory> args;
