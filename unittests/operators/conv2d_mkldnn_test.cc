@@ -173,12 +173,67 @@ TEST(Conv2dMkldnn, ManyChannels) {
   CheckConv("conv2d", k);
 }
 
+// 3x3, stride 1, enough channels: oneDNN's Winograd kernels (F(2x2, 3x3)
+// on small maps, F(4x4, 3x3) on large ones), whose blocked result is
+// reordered into the output; odd sizes, padding, NHWC, batches.
+TEST(Conv2dMkldnn, Winograd) {
+  Conv k;
+  k.c = 96;
+  k.m = 24;
+  k.paddings = {1, 1};
+  k.bias = true;
+  for (const std::vector<int64_t>& hw :
+       std::vector<std::vector<int64_t>>{{13, 21}, {24, 40}, {70, 90}}) {
+    k.h = hw[0];
+    k.w = hw[1];
+    CheckConv("conv2d", k);
+  }
+  k.h = 11;
+  k.w = 9;
+  k.n = 2;
+  k.bias = false;
+  k.paddings = {0, 0};
+  CheckConv("conv2d", k);
+  k.data_format = "NHWC";
+  k.paddings = {1, 1};
+  CheckConv("conv2d", k);
+}
+
 TEST(Conv2dMkldnn, EmptyBatchRunsPlain) {
   Conv k;
   k.n = 0;
   CheckConv("conv2d", k);
 }
 
+// Runs the program in a child scope of the parameters, like a predictor.
+struct Runner {
+  Runner(const framework::ProgramDesc& p,
+         const framework::Scope& params,
+         framework::LibraryType library)
+      : pool(platform::DeviceContextOptions{2}),
+        executor(p,
+                 framework::KernelPreference{platform::CPUPlace{}, {library}},
+                 &pool),
+        scope(params.NewScope()) {
+    executor.Prepare(0);
+  }
+  std::vector<framework::Tensor> Run(const framework::Tensor& input) {
+    auto* feed = scope.Var("feed")->GetMutable<framework::TensorList>();
+    feed->assign(1, input);
+    executor.Run(0, &scope);
+    const auto& fetched = scope.FindVar("fetch")->Get<framework::TensorList>();
+    std::vector<framework::Tensor> out;
+    for (const auto& t : fetched) {
+      framework::Tensor copy;
+      framework::TensorCopy(t, platform::CPUPlace{}, &copy);
+      out.push_back(copy);
+    }
+    return out;
+  }
+  platform::DeviceContextPool pool;
+  framework::Executor executor;
+  framework::Scope& scope;
+};
 // Two convolutions of the same geometry whose filters are model
 // parameters: each gets its own cached reorder (keyed by the filter's
 // address), and later runs with new inputs reuse them.
@@ -200,36 +255,6 @@ TEST(Conv2dMkldnn, ParameterWeightsAreCachedPerFilter) {
   b.AddOutput(y2);
   const framework::ProgramDesc program = b.Build();
 
-  // Runs the program in a child scope of the parameters, like a predictor.
-  struct Runner {
-    Runner(const framework::ProgramDesc& p,
-           const framework::Scope& params,
-           framework::LibraryType library)
-        : pool(platform::DeviceContextOptions{2}),
-          executor(p,
-                   framework::KernelPreference{platform::CPUPlace{}, {library}},
-                   &pool),
-          scope(params.NewScope()) {
-      executor.Prepare(0);
-    }
-    std::vector<framework::Tensor> Run(const framework::Tensor& input) {
-      auto* feed = scope.Var("feed")->GetMutable<framework::TensorList>();
-      feed->assign(1, input);
-      executor.Run(0, &scope);
-      const auto& fetched =
-          scope.FindVar("fetch")->Get<framework::TensorList>();
-      std::vector<framework::Tensor> out;
-      for (const auto& t : fetched) {
-        framework::Tensor copy;
-        framework::TensorCopy(t, platform::CPUPlace{}, &copy);
-        out.push_back(copy);
-      }
-      return out;
-    }
-    platform::DeviceContextPool pool;
-    framework::Executor executor;
-    framework::Scope& scope;
-  };
   Runner plain(program, b.parameters(), framework::LibraryType::Plain());
   Runner mkldnn(program, b.parameters(), framework::LibraryType::MKLDNN());
   for (uint32_t seed : {1u, 2u, 3u}) {
@@ -242,6 +267,31 @@ TEST(Conv2dMkldnn, ParameterWeightsAreCachedPerFilter) {
     for (size_t i = 0; i < got.size(); ++i) {
       ExpectTensorNear(got[i], expected[i], kMkldnnTolerance, kMkldnnTolerance);
     }
+  }
+}
+
+// A Winograd convolution (fused with bias and relu) run by one executor
+// on alternating batch sizes, as a predictor fed varying batches.
+TEST(Conv2dMkldnn, WinogradAcrossBatches) {
+  framework::ProgramBuilder b;
+  auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 64, 9, 9});
+  auto w = b.AddParameter("w", RandomTensor<float>({64, 64, 3, 3}, -1, 1, 7));
+  auto bias = b.AddParameter("bias", RandomTensor<float>({64}, -1, 1, 9));
+  auto y = b.AddVar("y");
+  b.AddOp("fused_conv2d", {{"Input", {x}}, {"Filter", {w}}, {"Bias", {bias}}},
+          {{"Output", {y}}}, {{"fuse_activation", std::string("relu")}});
+  b.AddOutput(y);
+  const framework::ProgramDesc program = b.Build();
+  Runner plain(program, b.parameters(), framework::LibraryType::Plain());
+  Runner mkldnn(program, b.parameters(), framework::LibraryType::MKLDNN());
+  uint32_t seed = 1;
+  for (int64_t batch : {3, 1, 1, 3, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const auto input = RandomTensor<float>({batch, 64, 9, 9}, -1, 1, ++seed);
+    const auto expected = plain.Run(input);
+    const auto got = mkldnn.Run(input);
+    ASSERT_EQ(got.size(), 1u);
+    ExpectTensorNear(got[0], expected[0], kMkldnnTolerance, kMkldnnTolerance);
   }
 }
 

@@ -255,6 +255,10 @@ class KeyBuilder {
       Sequence(b.strides, n);
       Sequence(b.inner_blks, b.inner_nblks);
       Sequence(b.inner_idxs, b.inner_nblks);
+    } else {
+      // Opaque formats (Winograd's weights, whose tiling depends on the
+      // batch): every parameter (oneDNN zero-fills descriptors).
+      Bytes(&d.format_desc, sizeof(d.format_desc));
     }
     return Add(static_cast<int64_t>(d.extra.flags));
   }
