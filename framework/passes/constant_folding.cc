@@ -10,6 +10,10 @@
 // with an output that is fetched, persistable, written by another op or
 // named in a sub-block; ops whose run fails here (the error then surfaces
 // where it belongs, when the program runs).
+//
+// Runs early (after remove_noops), so the fusions see weights computed
+// from weights as the constants they are: a conv bias reshaped to
+// [1, C, 1, 1] by a reshape2 of a parameter becomes the conv's Bias.
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -175,4 +179,4 @@ class ConstantFoldingPass : public Pass {
 
 REGISTER_PASS(constant_folding,
               paddle_lite::framework::passes::ConstantFoldingPass,
-              700);
+              150);

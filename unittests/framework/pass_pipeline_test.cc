@@ -21,10 +21,11 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
         << info->file;
   }
   EXPECT_EQ(names,
-            (Types{"remove_noops", "fold_batch_norm_into_conv",
-                   "fuse_conv_bias", "fuse_conv_residual",
-                   "fuse_conv_activation", "fuse_scaled_residual", "fuse_fc",
-                   "fuse_elementwise_activation", "constant_folding"}));
+            (Types{"remove_noops", "constant_folding",
+                   "fold_batch_norm_into_conv", "fuse_conv_bias",
+                   "fuse_conv_residual", "fuse_conv_activation",
+                   "fuse_scaled_residual", "fuse_fc",
+                   "fuse_elementwise_activation"}));
 }
 
 TEST(PassPipeline, SmallNetwork) {
@@ -68,12 +69,12 @@ TEST(PassPipeline, SmallNetwork) {
   b.AddOutput("save_infer_model/scale_0.tmp_0");
   auto outcome =
       ApplyAndCompare(b, {}, {RandomTensor<float>({2, 3, 6, 6}, -2, 2, 9)});
-  // The fc weight is a constant only once constant_folding (the last
-  // pass) has run, so fuse_fc leaves that mul; its bias add and relu are
-  // fused by fuse_elementwise_activation instead.
+  // The fc weight is computed from a weight (scale): constant_folding,
+  // which runs before the fusions, makes it a constant, so fuse_fc takes
+  // the mul with its bias add and relu.
   EXPECT_EQ(OpTypes(outcome.program),
-            (Types{"feed", "fused_conv2d", "flatten_contiguous_range", "mul",
-                   "fused_elementwise_add", "fetch"}))
+            (Types{"feed", "fused_conv2d", "flatten_contiguous_range", "fc",
+                   "fetch"}))
       << ::testing::PrintToString(outcome.changes);
 }
 
