@@ -79,19 +79,27 @@ TEST(FuseConvActivationPass, EachActivation) {
 // conv2d_transpose keeps its type and takes the activation in its own
 // fuse_* attributes; one that has an activation already takes no second.
 TEST(FuseConvActivationPass, TransposedConvTakesItsAttributes) {
-  for (const ActCase& c : Cases()) {
-    SCOPED_TRACE(c.type + " attrs " + std::to_string(c.attrs.size()));
+  // conv2d_transpose (with `conv_attrs`) -> activation `type`.
+  auto program = [](const AttributeMap& conv_attrs, const std::string& type,
+                    const AttributeMap& act_attrs) {
     ProgramBuilder b;
     auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 5, 5});
     b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
     b.AddVar("c");
     b.AddVar("out");
+    AttributeMap attrs = conv_attrs;
+    attrs["strides"] = std::vector<int>{2, 2};
     b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
-            {{"Output", {"c"}}}, {{"strides", std::vector<int>{2, 2}}});
-    b.AddOp(c.type, {{"X", {"c"}}}, {{"Out", {"out"}}}, c.attrs);
+            {{"Output", {"c"}}}, attrs);
+    b.AddOp(type, {{"X", {"c"}}}, {{"Out", {"out"}}}, act_attrs);
     b.AddOutput("out");
-    auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
-                                   {RandomTensor<float>({2, 4, 5, 5}, -3, 3)});
+    return b;
+  };
+  for (const ActCase& c : Cases()) {
+    SCOPED_TRACE(c.type + " attrs " + std::to_string(c.attrs.size()));
+    auto outcome =
+        ApplyAndCompare(program({}, c.type, c.attrs), {"fuse_conv_activation"},
+                        {RandomTensor<float>({2, 4, 5, 5}, -3, 3)});
     if (!c.fused) {
       EXPECT_EQ(OpTypes(outcome.program),
                 (Types{"feed", "conv2d_transpose", c.type, "fetch"}));
@@ -105,19 +113,9 @@ TEST(FuseConvActivationPass, TransposedConvTakesItsAttributes) {
     EXPECT_EQ(AttrCast<float>(fused.attrs.at("fuse_alpha")), c.alpha);
     EXPECT_EQ(AttrCast<float>(fused.attrs.at("fuse_beta")), c.beta);
   }
-  ProgramBuilder b;
-  auto x = b.AddInput("x", DataType::kFloat32, {-1, 4, 5, 5});
-  b.AddParameter("w", RandomTensor<float>({4, 3, 2, 2}, -1, 1, 3));
-  b.AddVar("c");
-  b.AddVar("out");
-  b.AddOp("conv2d_transpose", {{"Input", {x}}, {"Filter", {"w"}}},
-          {{"Output", {"c"}}},
-          {{"strides", std::vector<int>{2, 2}},
-           {"fuse_activation", std::string("relu")}});
-  b.AddOp("sigmoid", {{"X", {"c"}}}, {{"Out", {"out"}}});
-  b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"fuse_conv_activation"},
-                                 {RandomTensor<float>({1, 4, 5, 5}, -3, 3)});
+  auto outcome = ApplyAndCompare(
+      program({{"fuse_activation", std::string("relu")}}, "sigmoid", {}),
+      {"fuse_conv_activation"}, {RandomTensor<float>({1, 4, 5, 5}, -3, 3)});
   EXPECT_EQ(OpTypes(outcome.program),
             (Types{"feed", "conv2d_transpose", "sigmoid", "fetch"}));
 }

@@ -141,7 +141,7 @@ TEST(Conv2dTransposeMkldnn, FusedActivations) {
 TEST(Conv2dTransposeMkldnn, PixelBlocks) {
   for (int64_t cout : {24, 1, 3}) {
     for (bool bias : {true, false}) {
-      for (const std::string& format : {"NCHW", "NHWC"}) {
+      for (const char* format : {"NCHW", "NHWC"}) {
         Transpose k;
         k.cin = 24;
         k.cout_per_group = cout;

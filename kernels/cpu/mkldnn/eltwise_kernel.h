@@ -38,14 +38,6 @@ struct EltwisePrimitive {
   dnnl::eltwise_forward prim;
 };
 
-/// What an activation op keeps between runs: the call for the input it
-/// last saw.
-struct EltwiseState {
-  InputSignature signature;
-  std::shared_ptr<const MkldnnLayout> layout;
-  KeptCall call;
-};
-
 /// Out = f(X), f given by `SpecFn`, a functor EltwiseSpec(const
 /// ExecutionContext&) that reads the op's attributes.
 template <typename T, typename SpecFn>
@@ -54,16 +46,7 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
   void Compute(const framework::ExecutionContext& ctx) const override {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
-    if (auto* state = KeptState<EltwiseState>(ctx)) {
-      if (state->signature.Matches(ctx, {x})) {
-        MkldnnContext& mk = PrepareMkldnn(ctx);
-        const void* src = x->raw_data();  // before Out (maybe X) changes
-        out->set_opaque_layout(state->layout);
-        T* o = out->mutable_data<T>(ctx.GetPlace());
-        state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, o}});
-        return;
-      }
-    }
+    if (RunKeptUnary<T>(ctx)) return;
     const EltwiseSpec spec = SpecFn()(ctx);
     const int64_t n = x->numel();
     // Small tensors run PLAIN, unless they come in a layout (a oneDNN
@@ -109,11 +92,8 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
     eltwise->prim.execute(mk.stream(), args);
     mk.stream().wait();
     if (!foreign_layout) {
-      auto state = std::make_shared<EltwiseState>();
-      state->signature = signature;
-      state->layout = layout;
-      state->call = KeptCall(eltwise->pd, eltwise->prim, std::move(args));
-      KeepState(ctx, std::move(state));
+      KeepUnary(ctx, signature, layout, eltwise->pd, eltwise->prim,
+                std::move(args));
     }
   }
 };

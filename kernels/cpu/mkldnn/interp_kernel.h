@@ -61,15 +61,6 @@ struct ResamplingPrimitive {
   std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
-/// What an interp op keeps between runs: the call for the input and
-/// output dims it last saw, when it read the input as it came.
-struct ResamplingState {
-  InputSignature signature;
-  framework::DDim out_dims;
-  std::shared_ptr<const MkldnnLayout> dst_layout;
-  KeptCall call;
-};
-
 template <typename T, InterpMethod kMethod>
 class MkldnnInterpKernel : public framework::OpKernel<T> {
  public:
@@ -78,17 +69,7 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     auto* out = ctx.Output<framework::Tensor>("Out");
     // The output size may come from tensors (OutSize, SizeTensor, Scale);
     // the output's dims, set before the kernel runs, stand for them.
-    if (auto* state = KeptState<ResamplingState>(ctx)) {
-      if (state->signature.Matches(ctx, {x}) &&
-          state->out_dims == out->dims()) {
-        MkldnnContext& mk = PrepareMkldnn(ctx);
-        out->set_opaque_layout(state->dst_layout);
-        T* o = out->mutable_data<T>(ctx.GetPlace());
-        state->call.Execute(&mk,
-                            {{DNNL_ARG_SRC, x->raw_data()}, {DNNL_ARG_DST, o}});
-        return;
-      }
-    }
+    if (RunKeptUnary<T>(ctx)) return;
     const operators::InterpGeometry g = operators::ResolveInterp(ctx);
     const bool align_corners = ctx.Attr<bool>("align_corners");
     bool exact = !align_corners && x->numel() > 0;
@@ -162,12 +143,8 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     resampling->prim.execute(mk.stream(), args);
     mk.stream().wait();
     if (as_it_came) {
-      auto state = std::make_shared<ResamplingState>();
-      state->signature = signature;
-      state->out_dims = out->dims();
-      state->dst_layout = resampling->dst_layout;
-      state->call = KeptCall(resampling->pd, resampling->prim, std::move(args));
-      KeepState(ctx, std::move(state));
+      KeepUnary(ctx, signature, resampling->dst_layout, resampling->pd,
+                resampling->prim, std::move(args));
     }
   }
 };

@@ -522,6 +522,52 @@ void KeepState(const framework::ExecutionContext& ctx,
   }
 }
 
+/// What a kernel with one input X and one output Out (activations,
+/// pooling, interpolation) keeps between runs: the call it made for the
+/// input it last saw, when it read that input as it came.
+struct KeptUnaryState {
+  InputSignature signature;
+  framework::DDim out_dims;  // Out's dims then (they may come from tensors)
+  std::shared_ptr<const MkldnnLayout> out_layout;
+  KeptCall call;
+};
+
+/// Runs the op's kept call if X and Out are as it was made for; false
+/// when there is none or they are not (the kernel then runs in full).
+template <typename T>
+bool RunKeptUnary(const framework::ExecutionContext& ctx) {
+  auto* state = KeptState<KeptUnaryState>(ctx);
+  const auto* x = ctx.Input<framework::Tensor>("X");
+  auto* out = ctx.Output<framework::Tensor>("Out");
+  if (state == nullptr || !state->signature.Matches(ctx, {x}) ||
+      state->out_dims != out->dims()) {
+    return false;
+  }
+  MkldnnContext& mk = PrepareMkldnn(ctx);
+  const void* src = x->raw_data();  // before Out (maybe X) is touched
+  out->set_opaque_layout(state->out_layout);
+  T* dst = out->mutable_data<T>(ctx.GetPlace());
+  state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+  return true;
+}
+
+/// Keeps the call just made by a one-input, one-output kernel (see
+/// KeptUnaryState); `signature` was taken before the call.
+template <typename PrimitiveDesc>
+void KeepUnary(const framework::ExecutionContext& ctx,
+               const InputSignature& signature,
+               std::shared_ptr<const MkldnnLayout> out_layout,
+               const PrimitiveDesc& pd,
+               dnnl::primitive prim,
+               std::unordered_map<int, dnnl::memory> args) {
+  auto state = std::make_shared<KeptUnaryState>();
+  state->signature = signature;
+  state->out_dims = ctx.Output<framework::Tensor>("Out")->dims();
+  state->out_layout = std::move(out_layout);
+  state->call = KeptCall(pd, std::move(prim), std::move(args));
+  KeepState(ctx, std::move(state));
+}
+
 /// A descriptor of `dims` in the same layout as `like` (same format tag,
 /// e.g. a [1, C, 1, 1] per-channel operand for an nChw16c tensor, as
 /// oneDNN's fast binary kernels want their broadcast operand); an empty

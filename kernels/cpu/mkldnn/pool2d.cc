@@ -65,30 +65,13 @@ struct PoolPrimitive {
   std::shared_ptr<const MkldnnLayout> dst_layout;  // null: dst is plain
 };
 
-/// What a pool2d op keeps between runs: the call for the input it last
-/// saw, when it read it as it came.
-struct PoolState {
-  InputSignature signature;
-  std::shared_ptr<const MkldnnLayout> dst_layout;
-  KeptCall call;
-};
-
 template <typename T>
 class MkldnnPool2dKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
-    if (auto* state = KeptState<PoolState>(ctx)) {
-      if (state->signature.Matches(ctx, {x})) {
-        MkldnnContext& mk = PrepareMkldnn(ctx);
-        out->set_opaque_layout(state->dst_layout);
-        T* o = out->mutable_data<T>(ctx.GetPlace());
-        state->call.Execute(&mk,
-                            {{DNNL_ARG_SRC, x->raw_data()}, {DNNL_ARG_DST, o}});
-        return;
-      }
-    }
+    if (RunKeptUnary<T>(ctx)) return;
     const operators::Pool2DGeometry g =
         operators::ResolvePool2D(ctx.op(), x->dims());
     const bool is_max = ctx.Attr<std::string>("pooling_type") == "max";
@@ -155,11 +138,8 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     pool->prim.execute(mk.stream(), args);
     mk.stream().wait();
     if (as_it_came) {
-      auto state = std::make_shared<PoolState>();
-      state->signature = signature;
-      state->dst_layout = pool->dst_layout;
-      state->call = KeptCall(pool->pd, pool->prim, std::move(args));
-      KeepState(ctx, std::move(state));
+      KeepUnary(ctx, signature, pool->dst_layout, pool->pd, pool->prim,
+                std::move(args));
     }
   }
 };
