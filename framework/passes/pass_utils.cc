@@ -142,25 +142,35 @@ const Tensor* ChannelBiasOfAdd(const ProgramDesc& program,
                                const std::string& conv_out,
                                int64_t channels,
                                DataType dtype) {
-  const OpDesc& op = program.blocks[0].ops[add];
-  if (op.type != "elementwise_add" || SoleInput(op, "X") != conv_out) {
+  const Tensor* bias = ChannelOrScalarConstantOf(
+      program, weights, add, "elementwise_add", conv_out, channels, dtype);
+  return bias != nullptr && bias->numel() == channels ? bias : nullptr;
+}
+
+const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
+                                        const Scope& weights,
+                                        int index,
+                                        const std::string& type,
+                                        const std::string& conv_out,
+                                        int64_t channels,
+                                        DataType dtype) {
+  const OpDesc& op = program.blocks[0].ops[index];
+  if (op.type != type || SoleInput(op, "X") != conv_out) return nullptr;
+  const Tensor* value = ConstantValue(program, weights, SoleInput(op, "Y"));
+  if (value == nullptr || value->dtype() != dtype || value->rank() > 4) {
     return nullptr;
   }
-  const std::string y = SoleInput(op, "Y");
-  const Tensor* bias = ConstantValue(program, weights, y);
-  if (bias == nullptr || bias->dtype() != dtype || bias->rank() > 4 ||
-      bias->numel() != channels) {
-    return nullptr;
-  }
+  if (value->numel() == 1) return value;  // all dims 1: broadcast anywhere
+  if (value->numel() != channels) return nullptr;
   // Where Y's dims land among the output's 4 dims (ops.md 6.1).
-  const int rank = bias->rank();
+  const int rank = value->rank();
   int axis = GetAttr<int32_t>(op, "axis");
   if (rank == 4 && axis != -1 && axis != 0) return nullptr;
   axis = axis < 0 ? axis + (4 - rank) + 1 : axis;
   if (axis < 0 || axis + rank > 4) return nullptr;
   DDim aligned(4, 1);
-  for (int d = 0; d < rank; ++d) aligned[axis + d] = bias->dims()[d];
-  return aligned == DDim{1, channels, 1, 1} ? bias : nullptr;
+  for (int d = 0; d < rank; ++d) aligned[axis + d] = value->dims()[d];
+  return aligned == DDim{1, channels, 1, 1} ? value : nullptr;
 }
 
 bool FusedActivationAttrs(const OpDesc& op, AttributeMap* attrs) {

@@ -80,6 +80,19 @@ const Tensor* ChannelBiasOfAdd(const ProgramDesc& program,
                                int64_t channels,
                                DataType dtype);
 
+/// For an elementwise op of type `type` at `index` that combines
+/// `conv_out` (its X, the output of an NCHW convolution with `channels`
+/// output channels) with a constant Y: that constant if it holds one value
+/// per channel (as ChannelBiasOfAdd takes) or a single value (every dim 1,
+/// rank <= 4), of the convolution's dtype; else nullptr.
+const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
+                                        const Scope& weights,
+                                        int index,
+                                        const std::string& type,
+                                        const std::string& conv_out,
+                                        int64_t channels,
+                                        DataType dtype);
+
 /// The fuse_activation, fuse_alpha and fuse_beta attributes that express
 /// the activation op `op` in a fused op (table in
 /// operators/fused_activation.h); false if they cannot (not an activation,

@@ -20,12 +20,11 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
               std::string::npos)
         << info->file;
   }
-  EXPECT_EQ(names,
-            (Types{"remove_noops", "constant_folding",
-                   "fold_batch_norm_into_conv", "fuse_conv_bias",
-                   "fuse_conv_residual", "fuse_conv_activation",
-                   "fuse_scaled_residual", "fuse_fc",
-                   "fuse_elementwise_activation"}));
+  EXPECT_EQ(names, (Types{"remove_noops", "constant_folding",
+                          "fold_batch_norm_into_conv", "fuse_conv_bias",
+                          "fold_affine_into_conv", "fuse_conv_residual",
+                          "fuse_conv_activation", "fuse_scaled_residual",
+                          "fuse_fc", "fuse_elementwise_activation"}));
 }
 
 TEST(PassPipeline, SmallNetwork) {

@@ -1,0 +1,179 @@
+// fold_affine_into_conv: a conv2d / depthwise_conv2d (NCHW) whose output
+// is read only by an elementwise_mul with a constant s, then possibly by an
+// elementwise_add of a constant t, each one value per output channel or a
+// single value (PP-LCNetV3's learnable affine blocks, y = s * conv(x) + t,
+// in PP-OCRv4; a single value may be either operand), becomes the convolution
+// alone: the filter scaled per output channel, Bias = s * Bias + t. Both are
+// new constants ("@affine_folded"); the originals are never changed. Runs after
+// fuse_conv_bias, which binds the bias first, and before fuse_conv_activation.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "framework/pass.h"
+#include "framework/passes/pass_utils.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace passes {
+namespace {
+
+/// Value `c` of a per-channel or single-value constant.
+template <typename T>
+T ChannelValue(const Tensor& t, int64_t c) {
+  return t.data<T>()[t.numel() == 1 ? 0 : c];
+}
+
+template <typename T>
+void Fold(const Tensor& filter,
+          const Tensor* bias,
+          const Tensor& scale,
+          const Tensor* shift,
+          Tensor* new_filter,
+          Tensor* new_bias) {
+  const int64_t channels = filter.dims()[0];
+  const int64_t per_channel = filter.numel() / channels;
+  new_filter->Resize(filter.dims());
+  T* w = new_filter->mutable_data<T>(platform::CPUPlace{});
+  const T* from = filter.data<T>();
+  new_bias->Resize({channels});
+  T* b = new_bias->mutable_data<T>(platform::CPUPlace{});
+  for (int64_t c = 0; c < channels; ++c) {
+    const T s = ChannelValue<T>(scale, c);
+    for (int64_t i = 0; i < per_channel; ++i) {
+      w[c * per_channel + i] = from[c * per_channel + i] * s;
+    }
+    const T b0 = bias != nullptr ? bias->data<T>()[c] : T(0);
+    b[c] = b0 * s + (shift != nullptr ? ChannelValue<T>(*shift, c) : T(0));
+  }
+}
+
+/// The constant that the elementwise op of `type` at `index` combines with
+/// `conv_out` (see ChannelOrScalarConstantOf); a single value may also be
+/// its X (`scale * x`, as PP-LCNetV3 writes it: mul and add commute).
+const Tensor* ConstantOperand(const ProgramDesc& program,
+                              const Scope& weights,
+                              int index,
+                              const std::string& type,
+                              const std::string& conv_out,
+                              int64_t channels,
+                              DataType dtype) {
+  const OpDesc& op = program.blocks[0].ops[index];
+  if (op.type != type) return nullptr;
+  if (SoleInput(op, "Y") == conv_out) {
+    const Tensor* value = ConstantValue(program, weights, SoleInput(op, "X"));
+    return value != nullptr && value->dtype() == dtype && value->numel() == 1 &&
+                   value->rank() <= 4
+               ? value
+               : nullptr;
+  }
+  return ChannelOrScalarConstantOf(program, weights, index, type, conv_out,
+                                   channels, dtype);
+}
+
+class FoldAffineIntoConvPass : public Pass {
+ public:
+  std::vector<std::string> Apply(ProgramDesc* program,
+                                 Scope* weights) const override {
+    std::vector<std::string> changes;
+    for (int i = 0; i < static_cast<int>(program->blocks[0].ops.size()); ++i) {
+      std::string change;
+      if (TryFold(program, weights, i, &change)) changes.push_back(change);
+    }
+    return changes;
+  }
+
+ private:
+  static bool TryFold(ProgramDesc* program,
+                      Scope* weights,
+                      int i,
+                      std::string* change) {
+    BlockDesc& block = program->blocks[0];
+    const OpDesc& conv = block.ops[i];
+    if ((conv.type != "conv2d" && conv.type != "depthwise_conv2d") ||
+        GetAttr<std::string>(conv, "data_format") == "NHWC" ||
+        !SlotEmpty(conv.inputs, "ResidualData")) {
+      return false;
+    }
+    const std::string filter_name = SoleInput(conv, "Filter");
+    const Tensor* filter = ConstantValue(*program, *weights, filter_name);
+    if (filter == nullptr || filter->rank() != 4 ||
+        (filter->dtype() != DataType::kFloat32 &&
+         filter->dtype() != DataType::kFloat64)) {
+      return false;
+    }
+    const DataType dtype = filter->dtype();
+    const int64_t channels = filter->dims()[0];
+    const Tensor* bias = nullptr;
+    if (!SlotEmpty(conv.inputs, "Bias")) {
+      bias = ConstantValue(*program, *weights, SoleInput(conv, "Bias"));
+      if (bias == nullptr || bias->dtype() != dtype ||
+          bias->numel() != channels) {
+        return false;
+      }
+    }
+    // conv -> elementwise_mul(s) [-> elementwise_add(t)].
+    const std::string x = SoleOutput(conv, "Output");
+    if (x.empty() || !IsIntermediate(*program, x)) return false;
+    const int mul = SoleConsumer(block, x);
+    if (mul < 0) return false;
+    const Tensor* scale = ConstantOperand(
+        *program, *weights, mul, "elementwise_mul", x, channels, dtype);
+    std::string out = SoleOutput(block.ops[mul], "Out");
+    if (scale == nullptr || out.empty()) return false;
+    int add = -1;
+    const Tensor* shift = nullptr;
+    if (IsIntermediate(*program, out)) {
+      const int next = SoleConsumer(block, out);
+      if (next >= 0) {
+        shift = ConstantOperand(*program, *weights, next, "elementwise_add",
+                                out, channels, dtype);
+      }
+      const std::string add_out =
+          shift != nullptr ? SoleOutput(block.ops[next], "Out") : "";
+      if (!add_out.empty() && CanMoveOutput(*program, add_out, i, next)) {
+        add = next;
+        out = add_out;
+      } else {
+        shift = nullptr;
+      }
+    }
+    if (add < 0 && !CanMoveOutput(*program, out, i, mul)) return false;
+
+    Tensor new_filter;
+    Tensor new_bias;
+    if (dtype == DataType::kFloat32) {
+      Fold<float>(*filter, bias, *scale, shift, &new_filter, &new_bias);
+    } else {
+      Fold<double>(*filter, bias, *scale, shift, &new_filter, &new_bias);
+    }
+    const std::string filter_out =
+        UniqueVarName(*program, *weights, filter_name + "@affine_folded");
+    AddConstant(program, weights, filter_out, std::move(new_filter));
+    const std::string bias_out =
+        UniqueVarName(*program, *weights, filter_name + "@affine_folded_bias");
+    AddConstant(program, weights, bias_out, std::move(new_bias));
+
+    *change = "folded " + OpLabel(block, mul);
+    if (add >= 0) *change += " + " + OpLabel(block, add);
+    *change += " into " + OpLabel(block, i) + ": Filter '" + filter_out +
+               "', Bias '" + bias_out + "'";
+    OpDesc& folded = block.ops[i];
+    folded.SetInput("Filter", {filter_out});
+    folded.SetInput("Bias", {bias_out});
+    folded.SetOutput("Output", {out});
+    std::vector<int> removed = {mul};
+    if (add >= 0) removed.push_back(add);
+    RemoveOps(&block, removed);
+    return true;
+  }
+};
+
+}  // namespace
+}  // namespace passes
+}  // namespace framework
+}  // namespace paddle_lite
+
+REGISTER_PASS(fold_affine_into_conv,
+              paddle_lite::framework::passes::FoldAffineIntoConvPass,
+              320);
