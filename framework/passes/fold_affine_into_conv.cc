@@ -48,29 +48,6 @@ void Fold(const Tensor& filter,
   }
 }
 
-/// The constant that the elementwise op of `type` at `index` combines with
-/// `conv_out` (see ChannelOrScalarConstantOf); a single value may also be
-/// its X (`scale * x`, as PP-LCNetV3 writes it: mul and add commute).
-const Tensor* ConstantOperand(const ProgramDesc& program,
-                              const Scope& weights,
-                              int index,
-                              const std::string& type,
-                              const std::string& conv_out,
-                              int64_t channels,
-                              DataType dtype) {
-  const OpDesc& op = program.blocks[0].ops[index];
-  if (op.type != type) return nullptr;
-  if (SoleInput(op, "Y") == conv_out) {
-    const Tensor* value = ConstantValue(program, weights, SoleInput(op, "X"));
-    return value != nullptr && value->dtype() == dtype && value->numel() == 1 &&
-                   value->rank() <= 4
-               ? value
-               : nullptr;
-  }
-  return ChannelOrScalarConstantOf(program, weights, index, type, conv_out,
-                                   channels, dtype);
-}
-
 class FoldAffineIntoConvPass : public Pass {
  public:
   std::vector<std::string> Apply(ProgramDesc* program,
@@ -117,7 +94,7 @@ class FoldAffineIntoConvPass : public Pass {
     if (x.empty() || !IsIntermediate(*program, x)) return false;
     const int mul = SoleConsumer(block, x);
     if (mul < 0) return false;
-    const Tensor* scale = ConstantOperand(
+    const Tensor* scale = ChannelOrScalarConstantOf(
         *program, *weights, mul, "elementwise_mul", x, channels, dtype);
     std::string out = SoleOutput(block.ops[mul], "Out");
     if (scale == nullptr || out.empty()) return false;
@@ -126,8 +103,8 @@ class FoldAffineIntoConvPass : public Pass {
     if (IsIntermediate(*program, out)) {
       const int next = SoleConsumer(block, out);
       if (next >= 0) {
-        shift = ConstantOperand(*program, *weights, next, "elementwise_add",
-                                out, channels, dtype);
+        shift = ChannelOrScalarConstantOf(
+            *program, *weights, next, "elementwise_add", out, channels, dtype);
       }
       const std::string add_out =
           shift != nullptr ? SoleOutput(block.ops[next], "Out") : "";
@@ -147,24 +124,14 @@ class FoldAffineIntoConvPass : public Pass {
     } else {
       Fold<double>(*filter, bias, *scale, shift, &new_filter, &new_bias);
     }
-    const std::string filter_out =
-        UniqueVarName(*program, *weights, filter_name + "@affine_folded");
-    AddConstant(program, weights, filter_out, std::move(new_filter));
-    const std::string bias_out =
-        UniqueVarName(*program, *weights, filter_name + "@affine_folded_bias");
-    AddConstant(program, weights, bias_out, std::move(new_bias));
-
     *change = "folded " + OpLabel(block, mul);
     if (add >= 0) *change += " + " + OpLabel(block, add);
-    *change += " into " + OpLabel(block, i) + ": Filter '" + filter_out +
-               "', Bias '" + bias_out + "'";
-    OpDesc& folded = block.ops[i];
-    folded.SetInput("Filter", {filter_out});
-    folded.SetInput("Bias", {bias_out});
-    folded.SetOutput("Output", {out});
-    std::vector<int> removed = {mul};
-    if (add >= 0) removed.push_back(add);
-    RemoveOps(&block, removed);
+    *change += " into " + OpLabel(block, i) + ": ";
+    std::vector<int> folded = {mul};
+    if (add >= 0) folded.push_back(add);
+    *change += ReplaceConvWeights(program, weights, i, "@affine_folded",
+                                  std::move(new_filter), std::move(new_bias),
+                                  out, folded);
     return true;
   }
 };

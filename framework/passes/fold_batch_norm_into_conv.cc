@@ -195,23 +195,13 @@ class FoldBatchNormPass : public Pass {
       Fold<double>(*filter, conv_bias, params, transposed, groups, &new_filter,
                    &new_bias);
     }
-    const std::string filter_out =
-        UniqueVarName(*program, *weights, filter_name + "@bn_folded");
-    AddConstant(program, weights, filter_out, std::move(new_filter));
-    const std::string bias_out =
-        UniqueVarName(*program, *weights, filter_name + "@bn_folded_bias");
-    AddConstant(program, weights, bias_out, std::move(new_bias));
-
     *change = "folded " + OpLabel(block, next) + " into " + OpLabel(block, i);
     if (add >= 0) *change += " (with the bias of " + OpLabel(block, add) + ")";
-    *change += ": Filter '" + filter_out + "', Bias '" + bias_out + "'";
-    OpDesc& fused = block.ops[i];
-    fused.SetInput("Filter", {filter_out});
-    fused.SetInput("Bias", {bias_out});
-    fused.SetOutput("Output", {y});
-    std::vector<int> removed = {next};
-    if (add >= 0) removed.push_back(add);
-    RemoveOps(&block, removed);
+    std::vector<int> folded = {next};
+    if (add >= 0) folded.push_back(add);
+    *change += ": " + ReplaceConvWeights(program, weights, i, "@bn_folded",
+                                         std::move(new_filter),
+                                         std::move(new_bias), y, folded);
     return true;
   }
 };

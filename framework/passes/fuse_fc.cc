@@ -41,9 +41,7 @@ int InNumColDims(const ProgramDesc& program, const OpDesc& op) {
 
 class FuseFcPass : public Pass {
  public:
-  std::vector<std::string> CreatedOpTypes() const override {
-    return {"fc"};
-  }
+  std::vector<std::string> CreatedOpTypes() const override { return {"fc"}; }
   std::vector<std::string> Apply(ProgramDesc* program,
                                  Scope* weights) const override {
     std::vector<std::string> changes;

@@ -155,12 +155,18 @@ const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
                                         int64_t channels,
                                         DataType dtype) {
   const OpDesc& op = program.blocks[0].ops[index];
-  if (op.type != type || SoleInput(op, "X") != conv_out) return nullptr;
-  const Tensor* value = ConstantValue(program, weights, SoleInput(op, "Y"));
+  if (op.type != type) return nullptr;
+  // A single value may also be X of an add or mul (they commute).
+  const bool swapped = SoleInput(op, "Y") == conv_out &&
+                       (type == "elementwise_add" || type == "elementwise_mul");
+  if (!swapped && SoleInput(op, "X") != conv_out) return nullptr;
+  const Tensor* value =
+      ConstantValue(program, weights, SoleInput(op, swapped ? "X" : "Y"));
   if (value == nullptr || value->dtype() != dtype || value->rank() > 4) {
     return nullptr;
   }
   if (value->numel() == 1) return value;  // all dims 1: broadcast anywhere
+  if (swapped) return nullptr;
   if (value->numel() != channels) return nullptr;
   // Where Y's dims land among the output's 4 dims (ops.md 6.1).
   const int rank = value->rank();
@@ -171,6 +177,30 @@ const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
   DDim aligned(4, 1);
   for (int d = 0; d < rank; ++d) aligned[axis + d] = value->dims()[d];
   return aligned == DDim{1, channels, 1, 1} ? value : nullptr;
+}
+
+std::string ReplaceConvWeights(ProgramDesc* program,
+                               Scope* weights,
+                               int conv,
+                               const std::string& suffix,
+                               Tensor filter,
+                               Tensor bias,
+                               const std::string& output,
+                               const std::vector<int>& folded) {
+  BlockDesc& block = program->blocks[0];
+  const std::string filter_name = SoleInput(block.ops[conv], "Filter");
+  const std::string filter_out =
+      UniqueVarName(*program, *weights, filter_name + suffix);
+  AddConstant(program, weights, filter_out, std::move(filter));
+  const std::string bias_out =
+      UniqueVarName(*program, *weights, filter_name + suffix + "_bias");
+  AddConstant(program, weights, bias_out, std::move(bias));
+  OpDesc& op = block.ops[conv];
+  op.SetInput("Filter", {filter_out});
+  op.SetInput("Bias", {bias_out});
+  op.SetOutput("Output", {output});
+  RemoveOps(&block, folded);
+  return "Filter '" + filter_out + "', Bias '" + bias_out + "'";
 }
 
 bool FusedActivationAttrs(const OpDesc& op, AttributeMap* attrs) {

@@ -69,6 +69,19 @@ const Tensor* ConstantValue(const ProgramDesc& program,
                             const std::string& name,
                             int allowed_writer = -1);
 
+/// Gives the convolution at `conv` the new constants `filter` and `bias`
+/// (named after its filter plus `suffix`, and `suffix` + "_bias"), makes
+/// it write `output`, and removes the ops `folded` into it. Returns
+/// "Filter '<name>', Bias '<name>'" for the change line.
+std::string ReplaceConvWeights(ProgramDesc* program,
+                               Scope* weights,
+                               int conv,
+                               const std::string& suffix,
+                               Tensor filter,
+                               Tensor bias,
+                               const std::string& output,
+                               const std::vector<int>& folded);
+
 /// For an elementwise_add at `add` that adds a constant to `conv_out`, the
 /// output of an NCHW convolution with `channels` output channels: the
 /// constant if it is one value per channel ([M] with axis 1, [1, M, 1, 1],
@@ -84,7 +97,8 @@ const Tensor* ChannelBiasOfAdd(const ProgramDesc& program,
 /// `conv_out` (its X, the output of an NCHW convolution with `channels`
 /// output channels) with a constant Y: that constant if it holds one value
 /// per channel (as ChannelBiasOfAdd takes) or a single value (every dim 1,
-/// rank <= 4), of the convolution's dtype; else nullptr.
+/// rank <= 4; for an add or mul it may be X instead), of the convolution's
+/// dtype; else nullptr.
 const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
                                         const Scope& weights,
                                         int index,
