@@ -66,31 +66,15 @@ class FoldAffineIntoConvPass : public Pass {
                       int i,
                       std::string* change) {
     BlockDesc& block = program->blocks[0];
-    const OpDesc& conv = block.ops[i];
-    if ((conv.type != "conv2d" && conv.type != "depthwise_conv2d") ||
-        GetAttr<std::string>(conv, "data_format") == "NHWC" ||
-        !SlotEmpty(conv.inputs, "ResidualData")) {
+    FoldableConv conv;
+    if (!FoldableConvAt(*program, *weights, i, /*transposed_too=*/false,
+                        &conv)) {
       return false;
     }
-    const std::string filter_name = SoleInput(conv, "Filter");
-    const Tensor* filter = ConstantValue(*program, *weights, filter_name);
-    if (filter == nullptr || filter->rank() != 4 ||
-        (filter->dtype() != DataType::kFloat32 &&
-         filter->dtype() != DataType::kFloat64)) {
-      return false;
-    }
-    const DataType dtype = filter->dtype();
-    const int64_t channels = filter->dims()[0];
-    const Tensor* bias = nullptr;
-    if (!SlotEmpty(conv.inputs, "Bias")) {
-      bias = ConstantValue(*program, *weights, SoleInput(conv, "Bias"));
-      if (bias == nullptr || bias->dtype() != dtype ||
-          bias->numel() != channels) {
-        return false;
-      }
-    }
+    const DataType dtype = conv.dtype;
+    const int64_t channels = conv.channels;
     // conv -> elementwise_mul(s) [-> elementwise_add(t)].
-    const std::string x = SoleOutput(conv, "Output");
+    const std::string x = SoleOutput(block.ops[i], "Output");
     if (x.empty() || !IsIntermediate(*program, x)) return false;
     const int mul = SoleConsumer(block, x);
     if (mul < 0) return false;
@@ -120,9 +104,11 @@ class FoldAffineIntoConvPass : public Pass {
     Tensor new_filter;
     Tensor new_bias;
     if (dtype == DataType::kFloat32) {
-      Fold<float>(*filter, bias, *scale, shift, &new_filter, &new_bias);
+      Fold<float>(*conv.filter, conv.bias, *scale, shift, &new_filter,
+                  &new_bias);
     } else {
-      Fold<double>(*filter, bias, *scale, shift, &new_filter, &new_bias);
+      Fold<double>(*conv.filter, conv.bias, *scale, shift, &new_filter,
+                   &new_bias);
     }
     *change = "folded " + OpLabel(block, mul);
     if (add >= 0) *change += " + " + OpLabel(block, add);

@@ -108,39 +108,20 @@ class FoldBatchNormPass : public Pass {
                       int i,
                       std::string* change) {
     BlockDesc& block = program->blocks[0];
-    const OpDesc& conv = block.ops[i];
-    const bool transposed = conv.type == "conv2d_transpose";
-    if (conv.type != "conv2d" && conv.type != "depthwise_conv2d" &&
-        !transposed) {
+    FoldableConv conv;
+    if (!FoldableConvAt(*program, *weights, i, /*transposed_too=*/true,
+                        &conv)) {
       return false;
     }
-    if (GetAttr<std::string>(conv, "data_format") == "NHWC" ||
-        !SlotEmpty(conv.inputs, "ResidualData")) {
-      return false;
-    }
-    const std::string filter_name = SoleInput(conv, "Filter");
-    const Tensor* filter = ConstantValue(*program, *weights, filter_name);
-    if (filter == nullptr || filter->rank() != 4 ||
-        (filter->dtype() != DataType::kFloat32 &&
-         filter->dtype() != DataType::kFloat64)) {
-      return false;
-    }
-    const DataType dtype = filter->dtype();
-    const int64_t groups = std::max(1, GetAttr<int32_t>(conv, "groups"));
-    if (transposed && filter->dims()[0] % groups != 0) return false;
-    const int64_t channels =
-        transposed ? filter->dims()[1] * groups : filter->dims()[0];
+    const DataType dtype = conv.dtype;
+    const int64_t channels = conv.channels;
     auto per_channel = [&](const Tensor* t) {
       return t != nullptr && t->dtype() == dtype && t->numel() == channels;
     };
-    const Tensor* conv_bias = nullptr;
-    if (!SlotEmpty(conv.inputs, "Bias")) {
-      conv_bias = ConstantValue(*program, *weights, SoleInput(conv, "Bias"));
-      if (!per_channel(conv_bias)) return false;
-    }
+    const Tensor* conv_bias = conv.bias;
 
     // conv -> [elementwise_add of a channel bias] -> batch_norm.
-    std::string x = SoleOutput(conv, "Output");
+    std::string x = SoleOutput(block.ops[i], "Output");
     if (x.empty() || !IsIntermediate(*program, x)) return false;
     int next = SoleConsumer(block, x);
     int add = -1;
@@ -189,11 +170,11 @@ class FoldBatchNormPass : public Pass {
     Tensor new_filter;
     Tensor new_bias;
     if (dtype == DataType::kFloat32) {
-      Fold<float>(*filter, conv_bias, params, transposed, groups, &new_filter,
-                  &new_bias);
+      Fold<float>(*conv.filter, conv_bias, params, conv.transposed, conv.groups,
+                  &new_filter, &new_bias);
     } else {
-      Fold<double>(*filter, conv_bias, params, transposed, groups, &new_filter,
-                   &new_bias);
+      Fold<double>(*conv.filter, conv_bias, params, conv.transposed,
+                   conv.groups, &new_filter, &new_bias);
     }
     *change = "folded " + OpLabel(block, next) + " into " + OpLabel(block, i);
     if (add >= 0) *change += " (with the bias of " + OpLabel(block, add) + ")";

@@ -179,6 +179,42 @@ const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
   return aligned == DDim{1, channels, 1, 1} ? value : nullptr;
 }
 
+bool FoldableConvAt(const ProgramDesc& program,
+                    const Scope& weights,
+                    int index,
+                    bool transposed_too,
+                    FoldableConv* conv) {
+  const OpDesc& op = program.blocks[0].ops[index];
+  conv->transposed = op.type == "conv2d_transpose";
+  if ((op.type != "conv2d" && op.type != "depthwise_conv2d" &&
+       !(transposed_too && conv->transposed)) ||
+      GetAttr<std::string>(op, "data_format") == "NHWC" ||
+      !SlotEmpty(op.inputs, "ResidualData")) {
+    return false;
+  }
+  conv->filter = ConstantValue(program, weights, SoleInput(op, "Filter"));
+  const Tensor* filter = conv->filter;
+  if (filter == nullptr || filter->rank() != 4 ||
+      (filter->dtype() != DataType::kFloat32 &&
+       filter->dtype() != DataType::kFloat64)) {
+    return false;
+  }
+  conv->dtype = filter->dtype();
+  conv->groups = std::max(1, GetAttr<int32_t>(op, "groups"));
+  if (conv->transposed && filter->dims()[0] % conv->groups != 0) return false;
+  conv->channels =
+      conv->transposed ? filter->dims()[1] * conv->groups : filter->dims()[0];
+  conv->bias = nullptr;
+  if (!SlotEmpty(op.inputs, "Bias")) {
+    conv->bias = ConstantValue(program, weights, SoleInput(op, "Bias"));
+    if (conv->bias == nullptr || conv->bias->dtype() != conv->dtype ||
+        conv->bias->numel() != conv->channels) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string ReplaceConvWeights(ProgramDesc* program,
                                Scope* weights,
                                int conv,

@@ -69,6 +69,26 @@ const Tensor* ConstantValue(const ProgramDesc& program,
                             const std::string& name,
                             int allowed_writer = -1);
 
+/// A convolution whose weights a fold may rewrite (see FoldableConvAt).
+struct FoldableConv {
+  bool transposed = false;  // conv2d_transpose: Filter [Cin, M / groups, ..]
+  const Tensor* filter = nullptr;
+  const Tensor* bias = nullptr;  // null: no Bias bound
+  DataType dtype = DataType::kFloat32;
+  int64_t groups = 1;
+  int64_t channels = 0;  // output channels
+};
+
+/// Fills `conv` when the op at `index` is a conv2d or depthwise_conv2d (or,
+/// with `transposed_too`, a conv2d_transpose) in NCHW without ResidualData,
+/// whose Filter is a rank-4 float32 or float64 constant and whose Bias, if
+/// bound, a constant of one value per output channel of that dtype.
+bool FoldableConvAt(const ProgramDesc& program,
+                    const Scope& weights,
+                    int index,
+                    bool transposed_too,
+                    FoldableConv* conv);
+
 /// Gives the convolution at `conv` the new constants `filter` and `bias`
 /// (named after its filter plus `suffix`, and `suffix` + "_bias"), makes
 /// it write `output`, and removes the ops `folded` into it. Returns

@@ -17,6 +17,7 @@
 #include <memory>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "framework/kernel_registry.h"
@@ -200,9 +201,7 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     auto* output = ctx.Output<framework::Tensor>("Output");
-    std::shared_ptr<void>* slot = ctx.kernel_state();
-    if (slot != nullptr && *slot != nullptr) {
-      const auto* state = static_cast<const PixelBlockState*>(slot->get());
+    if (const auto* state = KeptState<PixelBlockState>(ctx)) {
       const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
       if (state->input_dims == input->dims() &&
           state->filter == filter->raw_data() &&
@@ -262,8 +261,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         state->weights = PixelBlockWeights(ctx, &mk, g, *deconv);
         if (with_bias) state->bias_mem = PixelBlockBias(ctx, &mk, *deconv);
         if (state->weights && (!with_bias || state->bias_mem)) {
-          if (slot != nullptr) *slot = state;
           RunPixelBlock(ctx, &mk, *state, src_stored);
+          KeepState(ctx, std::move(state));
           return;
         }
       }

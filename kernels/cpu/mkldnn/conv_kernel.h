@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
@@ -42,23 +43,19 @@ struct ConvPrimitive {
 };
 
 /// What a conv op keeps between runs (ExecutionContext::kernel_state):
-/// the primitive and weights it used for the input dims it last saw, so a
-/// run with the same dims, filter and thread count skips resolving the
-/// geometry, the cache keys and lookups.
+/// the primitive and weights it used for the inputs it last saw (their
+/// dims and layouts and the thread count: `signature`), so a matching run
+/// skips resolving the geometry, the cache keys and lookups; and the whole
+/// call when it read Input and ResidualData without a reorder.
 struct ConvState {
-  framework::DDim input_dims;
+  InputSignature signature;
   const void* filter = nullptr;
   const void* bias = nullptr;
-  int threads = 0;
-  bool residual = false;
   dnnl::memory::desc src_plain;
   dnnl::memory::desc dst_plain;
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
-  // The whole call, when it read Input and ResidualData as they came
-  // (with the layouts and dims of `signature`).
-  InputSignature signature;
-  KeptCall call;
+  KeptCall call;  // empty: run through Execute
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -80,13 +77,16 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-    std::shared_ptr<void>* slot = ctx.kernel_state();
-    if (slot != nullptr && *slot != nullptr) {
-      auto* state = static_cast<ConvState*>(slot->get());
-      if (state->call && state->signature.Matches(ctx, {input, residual}) &&
+    if (auto* state = KeptState<ConvState>(ctx)) {
+      if (state->signature.Matches(ctx, {input, residual}) &&
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
+        if (!state->call) {
+          Execute(ctx, &mk, *state->conv, *state->weights,
+                  StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
+          return;
+        }
         auto* output = ctx.Output<framework::Tensor>("Output");
         output->set_opaque_layout(state->conv->dst_layout);
         T* dst = output->mutable_data<T>(ctx.GetPlace());
@@ -96,25 +96,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         }
         state->call.Execute(
             &mk, {{DNNL_ARG_SRC, input->raw_data()}, {DNNL_ARG_DST, dst}});
-        return;
-      }
-      const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-      if (state->input_dims == input->dims() &&
-          state->filter == filter->raw_data() &&
-          state->bias == (bias ? bias->raw_data() : nullptr) &&
-          state->threads == dev.num_threads() &&
-          state->residual == (residual != nullptr) &&
-          filter->opaque_layout() == nullptr &&
-          (bias == nullptr || bias->opaque_layout() == nullptr)) {
-        MkldnnContext& mk = PrepareMkldnn(ctx);
-        const InputSignature signature(ctx, {input, residual});
-        state->call =
-            Execute(ctx, &mk, *state->conv, *state->weights,
-                    StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
-        if (!signature.Matches(ctx, {input, residual})) {
-          state->call = KeptCall();
-        }
-        state->signature = signature;
         return;
       }
     }
@@ -261,21 +242,17 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     KeptCall call = Execute(ctx, &mk, *conv, *weights, src_stored, dst_plain);
     if (!signature.Matches(ctx, {input, residual})) call = KeptCall();
     // Only model weights stay put: a computed filter is reordered anew.
-    if (slot != nullptr && IsModelWeight(ctx, "Filter")) {
+    if (IsModelWeight(ctx, "Filter")) {
       auto state = std::make_shared<ConvState>();
-      state->input_dims = input->dims();
+      state->signature = signature;
       state->filter = filter->raw_data();
       state->bias = with_bias ? bias->raw_data() : nullptr;
-      state->threads =
-          ctx.device_context<platform::CPUDeviceContext>().num_threads();
-      state->residual = residual != nullptr;
       state->src_plain = ActivationMd(src_dims, g.channel_last);
       state->dst_plain = dst_plain;
       state->conv = conv;
       state->weights = weights;
-      state->signature = signature;
       state->call = std::move(call);
-      *slot = state;
+      KeepState(ctx, std::move(state));
     }
   }
 

@@ -140,8 +140,6 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
                         post_ops, signature, swapped)) {
       return;
     }
-    const bool came_plain =
-        x->opaque_layout() == nullptr && y->opaque_layout() == nullptr;
     MakeInputsPlain(ctx);
     const BinaryShapes view = CoalesceBinary(dims0, dims1);
     T* o = out->mutable_data<T>(ctx.GetPlace());
@@ -176,7 +174,8 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
         {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}};
     binary->prim.execute(mk.stream(), args);
     mk.stream().wait();
-    if (came_plain) {
+    // Kept only if no input had to be converted (the signature still holds).
+    if (signature.Matches(ctx, {x, y})) {
       Keep(ctx, signature, swapped, nullptr,
            KeptCall(binary->pd, binary->prim, std::move(args)));
     }

@@ -58,8 +58,6 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
     const InputSignature signature(ctx, {x});
-    const bool foreign_layout =
-        x->opaque_layout() != nullptr && MkldnnLayoutOf(*x) == nullptr;
     const std::shared_ptr<const MkldnnLayout> layout = InputLayout(ctx, "X");
     const dnnl::memory::desc md = layout ? layout->md() : PlainMd({n});
     KeyBuilder key("eltwise", ctx);
@@ -91,7 +89,8 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
                                                   {DNNL_ARG_DST, dst}};
     eltwise->prim.execute(mk.stream(), args);
     mk.stream().wait();
-    if (!foreign_layout) {
+    // Kept only if X was read as it came (the signature still holds).
+    if (signature.Matches(ctx, {x})) {
       KeepUnary(ctx, signature, layout, eltwise->pd, eltwise->prim,
                 std::move(args));
     }

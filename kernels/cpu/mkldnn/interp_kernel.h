@@ -106,8 +106,6 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_plain = ActivationMd(src, g.channel_last);
     const dnnl::memory::desc dst_plain = ActivationMd(dst, g.channel_last);
     const InputSignature signature(ctx, {x});
-    const bool as_it_came =
-        x->opaque_layout() == nullptr || LayoutFor(*x, src_plain) != nullptr;
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     KeyBuilder key("resampling", ctx);
     key.Add(static_cast<int>(kMethod)).Add(src_md).Add(dst).Add(g.channel_last);
@@ -142,7 +140,8 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
                                                   {DNNL_ARG_DST, dst_mem}};
     resampling->prim.execute(mk.stream(), args);
     mk.stream().wait();
-    if (as_it_came) {
+    // Kept only if X was read as it came (the signature still holds).
+    if (signature.Matches(ctx, {x})) {
       KeepUnary(ctx, signature, resampling->dst_layout, resampling->pd,
                 resampling->prim, std::move(args));
     }

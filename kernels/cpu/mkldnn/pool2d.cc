@@ -93,8 +93,6 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_plain =
         ActivationMd({g.batch, g.channels, g.in_h, g.in_w}, g.channel_last);
     const InputSignature signature(ctx, {x});
-    const bool as_it_came =
-        x->opaque_layout() == nullptr || LayoutFor(*x, src_plain) != nullptr;
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     const dnnl::memory::desc dst_plain =
         ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last);
@@ -137,7 +135,8 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
                                                   {DNNL_ARG_DST, dst}};
     pool->prim.execute(mk.stream(), args);
     mk.stream().wait();
-    if (as_it_came) {
+    // Kept only if X was read as it came (the signature still holds).
+    if (signature.Matches(ctx, {x})) {
       KeepUnary(ctx, signature, pool->dst_layout, pool->pd, pool->prim,
                 std::move(args));
     }
