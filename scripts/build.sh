@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Configures and builds (Release) into ./build. Extra arguments go to cmake.
+# Configures and builds (Release) into ./build: every target, or only the
+# ones named (scripts/demo.sh builds just pdlite and the runtime).
+#   scripts/build.sh [TARGET ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build build -j"$(nproc)"
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)" "${targets[@]}"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+scripts/build.sh pdlite
 echo "== pdlite run on models/demo_convnet"
 build/tools/pdlite run --model models/demo_convnet \
   --input x=models/demo_convnet/input_x.npy --output-dir out/demo_convnet \

@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# Installs the build dependencies (Debian 12 packages) if any is missing.
+# Installs, from Debian 12's archive, every package that building, testing,
+# the examples and the benchmarks need, if any is missing. Needs root or
+# sudo (apt-get). Extra arguments are more packages to install the same way
+# (.ci/run asks for debootstrap this way).
+#   scripts/setup.sh [PACKAGE ...]
+#
+# Installed with --no-install-recommends, so a package that another one only
+# recommends must be listed here when we need it: Debian's libdnnl-dev
+# recommends ocl-icd-opencl-dev, yet its CMake config requires OpenCL.
 set -euo pipefail
-packages=(cmake g++ make ccache libprotobuf-dev protobuf-compiler
-          libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+packages=(
+  # the build
+  cmake g++ make ccache pkg-config
+  libprotobuf-dev protobuf-compiler libeigen3-dev
+  libdnnl-dev ocl-icd-opencl-dev
+  libgoogle-glog-dev libgflags-dev
+  # the tests, the examples' tests and the guides' check
+  libgtest-dev libgmock-dev perl
+  # the benchmarks: Google Benchmark, and bench/vs_peers.py, which makes a
+  # virtual environment under build/ for the peers it measures against
+  libbenchmark-dev python3 python3-venv
+  "$@"
+)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
@@ -12,7 +30,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || {
+      echo "setup: installing these Debian packages needs root: run this as root or install sudo" >&2
+      exit 1
+    }
+    SUDO="sudo"
+  fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -47,6 +47,24 @@ for example in custom_op custom_kernel emulated_device; do
   fi
 done
 
+# A new user builds the device example with nothing but the prefix: it
+# configures, and its tests, which need a real model, say they are skipped.
+echo "--- examples/emulated_device without -DPDLITE_MODELS_DIR"
+out="$work/emulated_device_no_models"
+log="$out.log"
+if cmake -S "$root/examples/emulated_device" -B "$out" \
+      -DCMAKE_PREFIX_PATH="$prefix" >"$log" 2>&1 &&
+   ctest --test-dir "$out" -V >>"$log" 2>&1 &&
+   grep -q "skipped: -DPDLITE_MODELS_DIR was not given" "$log" &&
+   grep -q "0 tests failed out of 5" "$log"; then
+  echo "configured; its 5 tests skipped, each saying why"
+  passed=$((passed + 1))
+else
+  echo "FAILED: examples/emulated_device without PDLITE_MODELS_DIR (log: $log)"
+  tail -30 "$log"
+  failed=$((failed + 1))
+fi
+
 # The installed headers: none pulls in a dependency the package does not
 # export (platform/eigen.h is the documented opt-in), and together they
 # compile with only the prefix on the include path.

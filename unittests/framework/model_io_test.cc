@@ -2,7 +2,6 @@
 // broken or mismatching file gives.
 #include "framework/model_io.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,19 +12,15 @@
 #include "framework/program_builder.h"
 #include "framework/program_io.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
 namespace framework {
 namespace {
 
 using testing::ExpectError;
+using testing::ScratchDir;
 using testing::MakeTensor;
-
-std::string TempDir(const std::string& name) {
-  std::string dir = "/tmp/pdlite_test_" + std::to_string(getpid()) + "_" + name;
-  mkdir(dir.c_str(), 0755);
-  return dir;
-}
 
 // x -> relu -> scale-free program with two parameters (w, b) that are only
 // read by a `sum`-free op chain: relu(x) is the output; the parameters are
@@ -61,7 +56,8 @@ void WriteSeparate(const ProgramBuilder& b, const std::string& dir) {
 }
 
 TEST(ModelIO, PdmodelAndPdiparamsAsFolderOrFile) {
-  auto dir = TempDir("combined");
+  ScratchDir dir_scratch("combined");
+  const std::string dir = dir_scratch.path();
   TinyProgram().Save(dir + "/inference");
   ExpectLoaded(LoadModel(dir));
   ExpectLoaded(LoadModel(dir + "/inference.pdmodel"));
@@ -70,7 +66,8 @@ TEST(ModelIO, PdmodelAndPdiparamsAsFolderOrFile) {
 }
 
 TEST(ModelIO, ModelAndParamsFiles) {
-  auto dir = TempDir("legacy_combined");
+  ScratchDir dir_scratch("legacy_combined");
+  const std::string dir = dir_scratch.path();
   TinyProgram().Save(dir + "/m");
   rename((dir + "/m.pdmodel").c_str(), (dir + "/__model__").c_str());
   rename((dir + "/m.pdiparams").c_str(), (dir + "/__params__").c_str());
@@ -79,7 +76,8 @@ TEST(ModelIO, ModelAndParamsFiles) {
 }
 
 TEST(ModelIO, OneFilePerParameter) {
-  auto dir = TempDir("separate");
+  ScratchDir dir_scratch("separate");
+  const std::string dir = dir_scratch.path();
   WriteSeparate(TinyProgram(), dir);
   // Extra files in the folder are ignored.
   WriteStringToFile(dir + "/README", "not a tensor");
@@ -106,10 +104,12 @@ TEST(ModelIO, CombinedParamsAreSortedByName) {
 TEST(ModelIO, MissingThingsAreNotFound) {
   ExpectError([] { LoadModel("/nonexistent/model"); }, ErrorCode::kNotFound,
               {"/nonexistent/model"});
-  auto empty = TempDir("empty");
+  ScratchDir empty_scratch("empty");
+  const std::string empty = empty_scratch.path();
   ExpectError([&] { LoadModel(empty); }, ErrorCode::kNotFound,
               {empty, "pdmodel"});
-  auto dir = TempDir("missing_param");
+  ScratchDir dir_scratch("missing_param");
+  const std::string dir = dir_scratch.path();
   WriteSeparate(TinyProgram(), dir);
   unlink((dir + "/b_param").c_str());
   ExpectError([&] { LoadModel(dir); }, ErrorCode::kNotFound,
@@ -117,7 +117,8 @@ TEST(ModelIO, MissingThingsAreNotFound) {
 }
 
 TEST(ModelIO, TruncatedParamsNameFileAndVariable) {
-  auto dir = TempDir("truncated");
+  ScratchDir dir_scratch("truncated");
+  const std::string dir = dir_scratch.path();
   TinyProgram().Save(dir + "/m");
   std::string bytes = ReadFileToString(dir + "/m.pdiparams");
   // Cut inside the data of the second tensor, then inside the header.
@@ -132,7 +133,8 @@ TEST(ModelIO, TruncatedParamsNameFileAndVariable) {
 }
 
 TEST(ModelIO, TrailingBytesMeanProgramAndParamsDisagree) {
-  auto dir = TempDir("trailing");
+  ScratchDir dir_scratch("trailing");
+  const std::string dir = dir_scratch.path();
   TinyProgram().Save(dir + "/m");
   std::string bytes = ReadFileToString(dir + "/m.pdiparams");
   WriteStringToFile(dir + "/m.pdiparams", bytes + "1234");
@@ -141,7 +143,8 @@ TEST(ModelIO, TrailingBytesMeanProgramAndParamsDisagree) {
 }
 
 TEST(ModelIO, CorruptedHeaderIsReported) {
-  auto dir = TempDir("corrupted");
+  ScratchDir dir_scratch("corrupted");
+  const std::string dir = dir_scratch.path();
   TinyProgram().Save(dir + "/m");
   std::string bytes = ReadFileToString(dir + "/m.pdiparams");
   bytes[0] = 7;  // LoD stream version of the first tensor
@@ -151,7 +154,8 @@ TEST(ModelIO, CorruptedHeaderIsReported) {
 }
 
 TEST(ModelIO, DtypeOrDimsDisagreeingWithVarDesc) {
-  auto dir = TempDir("mismatch");
+  ScratchDir dir_scratch("mismatch");
+  const std::string dir = dir_scratch.path();
   ProgramBuilder b = TinyProgram();
   ProgramDesc program = b.Build();
   // The file holds float64 for a float32 variable.
@@ -172,7 +176,8 @@ TEST(ModelIO, DtypeOrDimsDisagreeingWithVarDesc) {
 }
 
 TEST(ModelIO, GarbageProgramIsReported) {
-  auto dir = TempDir("garbage");
+  ScratchDir dir_scratch("garbage");
+  const std::string dir = dir_scratch.path();
   WriteStringToFile(dir + "/x.pdmodel", std::string(100, '\xde'));
   ExpectError([&] { LoadModel(dir + "/x.pdmodel"); },
               ErrorCode::kInvalidArgument, {"x.pdmodel", "ProgramDesc"});
@@ -242,7 +247,8 @@ TEST(Attribute, ConvertsNumericallyAcrossVersions) {
 }
 
 TEST(Npy, RoundTripsEveryType) {
-  auto dir = TempDir("npy");
+  ScratchDir dir_scratch("npy");
+  const std::string dir = dir_scratch.path();
   std::vector<Tensor> tensors = {
       MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
       MakeTensor<double>({1}, {0.5}),
@@ -260,7 +266,8 @@ TEST(Npy, RoundTripsEveryType) {
 }
 
 TEST(Npy, BadFilesAreReported) {
-  auto dir = TempDir("npy_bad");
+  ScratchDir dir_scratch("npy_bad");
+  const std::string dir = dir_scratch.path();
   std::string good = SerializeNpy(MakeTensor<float>({2}, {1, 2}));
   WriteStringToFile(dir + "/short.npy", good.substr(0, good.size() - 2));
   ExpectError([&] { ReadNpy(dir + "/short.npy"); }, ErrorCode::kInvalidArgument,

@@ -11,6 +11,7 @@
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
 namespace {
@@ -196,7 +197,8 @@ TEST(Predictor, SavedRealModelRoundTripsWithIdenticalOutputs) {
   auto original = run(Config(dir));
   // load, save, load: the saved files give bit-identical outputs.
   auto model = framework::LoadModel(dir);
-  std::string prefix = "/tmp/pdlite_roundtrip_" + std::to_string(getpid());
+  testing::ScratchDir scratch("roundtrip");
+  const std::string prefix = scratch.path() + "/model";
   framework::SaveModel(*model.program, *model.weights, prefix);
   auto again = run(Config(prefix + ".pdmodel", prefix + ".pdiparams"));
   EXPECT_EQ(original, again);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Runs one of this repository's commands on a clean Debian 12 root, as a new
+# machine of this project's kind has it: debootstrap's minbase from this
+# machine's own apt source plus only cmake, g++, make, git and python3.
+# Nothing installed on this machine by hand can leak in, so a dependency
+# that scripts/setup.sh does not install makes the command fail here.
+#
+#   scripts/clean_root.sh                     # README command 1: scripts/demo.sh
+#   scripts/clean_root.sh scripts/test.sh     # README command 2
+#
+# The repository (tracked files and untracked ones git does not ignore, as
+# a clone has them) is copied to /work/main in the root, and ../shared is
+# mounted read-only at /work/shared, beside it as here. Each run starts from
+# a fresh copy of the base root; what is kept between runs, under
+# PDLITE_CLEAN_ROOT_CACHE (default ~/.cache/pdlite-clean-root), is only
+# what does not change the outcome: the base root as a tarball and the .deb
+# files apt downloaded. The build in the root uses this machine's ccache
+# (CCACHE_DIR, default ~/.ccache), so a second run compiles little; a header
+# missing in the root still fails, since ccache checks every header a
+# cached object was made from. (No CCACHE_BASEDIR: ccache would then hand
+# the compiler relative paths, and __FILE__, which names each registrar's
+# source, would change.) Needs root (debootstrap, chroot, mount).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+shared="$(cd .. && pwd)/shared"
+cache="${PDLITE_CLEAN_ROOT_CACHE:-$HOME/.cache/pdlite-clean-root}"
+command=("$@")
+[ ${#command[@]} -gt 0 ] || command=(scripts/demo.sh)
+base_packages="cmake,g++,make,git,python3"
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "clean_root: needs root (debootstrap, chroot and mount)" >&2
+  exit 1
+fi
+start=$SECONDS
+scripts/setup.sh debootstrap
+
+# The machine's own apt source for bookworm's main archive.
+mirror=$(apt-get indextargets --format '$(CODENAME) $(REPO_URI)' |
+         awk '$1 == "bookworm" { print $2; exit }')
+if [ -z "$mirror" ]; then
+  echo "clean_root: this machine's apt sources name no bookworm archive" >&2
+  exit 1
+fi
+
+ccache_dir="${CCACHE_DIR:-$HOME/.ccache}"
+mkdir -p "$cache/debs" "$ccache_dir"
+
+# apt in a root reaches the archive as this machine's does: the same
+# sources and acquire settings (a proxy, a snapshot's validity), no more.
+copy_apt_config() {
+  cp /etc/resolv.conf "$1/etc/resolv.conf"
+  [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$1/etc/apt/"
+  find /etc/apt/sources.list.d -maxdepth 1 \( -name '*.list' -o -name '*.sources' \) \
+    -exec cp {} "$1/etc/apt/sources.list.d/" \;
+  grep -l '^Acquire::' /etc/apt/apt.conf.d/* 2>/dev/null |
+    xargs -r cp -t "$1/etc/apt/apt.conf.d/"
+}
+
+# Runs a command in root $1 from /work/main, with a clean environment. It
+# runs in a private mount namespace: every mount goes away with the command,
+# whatever way it ends, so removing the root never reaches through one.
+run_in_root() {
+  local root=$1; shift
+  mkdir -p "$root/work/main" "$root/work/shared" "$root/var/cache/pdlite-ccache"
+  unshare --mount --propagation private bash -euo pipefail -c '
+    root=$1 shared=$2 debs=$3 ccache_dir=$4; shift 4
+    mount -t proc proc "$root/proc"
+    mount -t tmpfs -o mode=755 dev "$root/dev"
+    for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+      IFS=: read -r name major minor <<<"$node"
+      mknod -m 666 "$root/dev/$name" c "$major" "$minor"
+    done
+    mkdir "$root/dev/shm" && mount -t tmpfs shm "$root/dev/shm"
+    mount -t tmpfs tmp "$root/tmp"
+    mount --bind "$debs" "$root/var/cache/apt/archives"
+    mount --bind "$ccache_dir" "$root/var/cache/pdlite-ccache"
+    if [ -d "$shared" ]; then
+      mount --bind "$shared" "$root/work/shared"
+      mount -o remount,bind,ro "$root/work/shared"
+    fi
+    exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+      DEBIAN_FRONTEND=noninteractive \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      CCACHE_DIR=/var/cache/pdlite-ccache \
+      bash -c "cd /work/main && exec \"\$@\"" bash "$@"
+  ' bash "$root" "$shared" "$cache/debs" "$ccache_dir" "$@"
+}
+
+# The base: minbase with the five packages, brought up to date from the
+# machine's sources as a new machine is; made once and kept as a tarball.
+key=$(echo "bookworm minbase $base_packages $mirror upgraded" | sha256sum | cut -c1-12)
+base="$cache/base-$key.tar"
+if [ ! -f "$base" ]; then
+  echo "== debootstrap: bookworm minbase + $base_packages from $mirror (kept as $base)"
+  staging="$cache/base-staging"
+  rm -rf --one-file-system "$staging"
+  log="$cache/debootstrap.log"
+  if ! debootstrap --variant=minbase --include="$base_packages" bookworm \
+         "$staging" "$mirror" >"$log" 2>&1 ||
+     ! copy_apt_config "$staging" ||
+     ! run_in_root "$staging" bash -c \
+         'apt-get update -qq && apt-get upgrade -y -qq && apt-get clean' \
+         >>"$log" 2>&1; then
+    tail -30 "$log"
+    echo "clean_root: making the base root failed (log: $log)" >&2
+    exit 1
+  fi
+  rm -f "$staging"/var/cache/apt/archives/*.deb
+  tar -C "$staging" -cf "$base.partial" . && mv "$base.partial" "$base"
+  rm -rf --one-file-system "$staging"
+fi
+
+root="$cache/root"
+rm -rf --one-file-system "$root"
+mkdir -p "$root/work/main"
+tar -C "$root" -xf "$base"
+copy_apt_config "$root"
+git ls-files -z --cached --others --exclude-standard |
+  tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
+  tar -C "$root/work/main" -xf -
+echo "== clean root ready in $((SECONDS - start)) s: $root"
+
+status=0
+run_in_root "$root" "${command[@]}" || status=$?
+rm -rf --one-file-system "$root"
+if [ "$status" -eq 0 ]; then
+  echo "clean_root: '${command[*]}' passed on a clean Debian 12 root in $((SECONDS - start)) s"
+else
+  echo "clean_root: '${command[*]}' FAILED (exit $status) on a clean Debian 12 root" >&2
+fi
+exit "$status"
