@@ -1,12 +1,11 @@
 // `pdlite bench`: load time, first run, latency distribution and peak RSS,
-// in the JSON shape ../shared/peers/ort/vs.js reads; --profile adds time
-// per op type and per chosen kernel.
-#include <sys/resource.h>
-
+// as text or one JSON object (bench/vs_peers.py reads it); --profile adds
+// time per op type and per chosen kernel.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -25,11 +24,21 @@ double MsSince(Clock::time_point start) {
       .count();
 }
 
-double PeakRssMb() {
-  struct rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+// A field of /proc/self/status in MB ("VmHWM", "VmRSS"). The peak is
+// VmHWM, not getrusage's ru_maxrss: Linux carries that across exec, so it
+// would count the peak of whatever launched pdlite (a Python harness, say).
+double ProcStatusMb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) {
+      return std::stod(line.substr(field.size() + 1)) / 1024.0;  // kB
+    }
+  }
+  return 0;
 }
+
+double PeakRssMb() { return ProcStatusMb("VmHWM"); }
 
 struct Totals {
   double ms = 0;
@@ -64,6 +73,9 @@ int BenchCommand(const RepeatedFlags& repeated) {
   try {
     paddle_lite::Config config = ConfigFromFlags();
     config.EnableProfiling(FLAGS_profile);
+    // The process before the model: what peak RSS minus this adds is the
+    // model's own footprint (peers are measured the same way).
+    const double baseline_rss_mb = ProcStatusMb("VmRSS");
     auto load_start = Clock::now();
     auto predictor = paddle_lite::CreatePredictor(config);
     double load_ms = MsSince(load_start);
@@ -117,9 +129,15 @@ int BenchCommand(const RepeatedFlags& repeated) {
          << "}, \"load_ms\": " << load_ms
          << ", \"first_run_ms\": " << first_run_ms
          << ", \"peak_rss_mb\": " << PeakRssMb()
+         << ", \"baseline_rss_mb\": " << baseline_rss_mb
          << ", \"threads\": " << FLAGS_threads << ", \"iters\": " << FLAGS_iters
          << ", \"arena_bytes\": " << stats.arena_bytes
-         << ", \"unplanned_bytes\": " << stats.unplanned_bytes << "}";
+         << ", \"unplanned_bytes\": " << stats.unplanned_bytes
+         << ", \"samples_ms\": [";
+    for (size_t i = 0; i < samples.size(); ++i) {
+      json << (i ? ", " : "") << samples[i];
+    }
+    json << "]}";
     if (FLAGS_json) {
       std::cout << json.str() << "\n";
     } else {

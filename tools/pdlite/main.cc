@@ -49,8 +49,9 @@ int Usage(const std::string& problem) {
              [--ir_optim=false]
   pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
                  [--passes]
-  pdlite bench --model PATH --input NAME=FILE.npy ... [--threads N]
-               [--warmup 5] [--iters 20] [--json] [--profile]
+  pdlite bench --model PATH --input NAME=FILE.npy ... [--inputs DIR]
+               [--lod NAME=0,3,5] [--threads N] [--warmup 5] [--iters 20]
+               [--json] [--profile]
   pdlite kernels [--op OP]
   pdlite kernels --missing --model PATH [--device D] [--libraries L]
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
@@ -69,9 +70,9 @@ inspect  prints the program's version, inputs, outputs, op counts and the
          kernel chosen for every op, and lists every op without a kernel;
          on a device, also the copies between places with declared bytes.
 bench    times load, the first run and --iters runs (min, median, p90,
-         max, mean), peak RSS; --json prints one JSON object (what
-         ../shared/peers/ort/vs.js reads); --profile adds per-op time by
-         op type and by chosen kernel.
+         max, mean), peak RSS; --json prints one JSON object, with every
+         timed run in samples_ms (what bench/vs_peers.py reads); --profile
+         adds per-op time by op type and by chosen kernel.
 kernels  lists registered kernels: op, key, source file, registrant (core
          or the plugin's path); --missing lists the ops of a model that
          have no kernel on --device and fall back to the CPU.
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
   if (command == "run") return pdlite::RunCommand(repeated);
   if (command == "bench") return pdlite::BenchCommand(repeated);
   if (!repeated.inputs.empty() || !repeated.lods.empty()) {
-    return pdlite::Usage("--input and --lod belong to `run`");
+    return pdlite::Usage("--input and --lod belong to `run` and `bench`");
   }
   if (command == "inspect") return pdlite::InspectCommand();
   if (command == "kernels" && FLAGS_missing) {

@@ -25,6 +25,17 @@ expect() {  # expect CODE PATTERN -- command...
 }
 
 expect 2 "usage:" -- "$pdlite"
+# bench: one JSON object, every timed run listed, this process's peak RSS.
+expect 0 '"samples_ms": \[[0-9.]+, [0-9.]+, [0-9.]+\]\}' -- \
+  "$pdlite" bench --model "$demo" --inputs "$demo" --warmup 1 --iters 3 --json
+expect 0 'latency ms: min [0-9.]+  median' -- \
+  "$pdlite" bench --model "$demo" --input x="$demo/input_x.npy" --iters 2
+# Started by a process holding 400 MB, bench still reports its own peak
+# (under 100 MB for the demo), not the launcher's.
+expect 0 '"peak_rss_mb": [0-9]{1,2}\.' -- python3 -c '
+import os, sys
+held = b"x" * (400 << 20)
+os.execv(sys.argv[1], sys.argv[1:])' "$pdlite" bench --model "$demo" --inputs "$demo" --iters 1 --json
 expect 0 "usage:" -- "$pdlite" --help
 expect 2 "unknown command 'fly'" -- "$pdlite" fly
 expect 2 "unknown flag '--bogus'" -- "$pdlite" run --bogus 1

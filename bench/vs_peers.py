@@ -1,0 +1,1410 @@
+#!/usr/bin/env python3
+"""pdlite against Paddle Inference, OpenVINO and ONNX Runtime, side by side.
+
+Usage:
+    python3 bench/vs_peers.py [--models a,b,...] [--threads 1,2] [--rounds 3]
+                              [--warmup 5] [--iters 20] [--quick]
+                              [--peers paddle,openvino,ort] [--json FILE]
+                              [--markdown]
+
+Every model of ../shared/models (any folder with ref/expected_*.npy) runs on
+its shipped inputs; the five with an ONNX twin also run on a larger input
+(detectors at 1x3x640x640, seeded uniform noise in [-1, 1); classifiers at
+batch 8, the shipped samples repeated), written once under
+build/vs_peers_inputs/.  One case = model x input x thread count.
+
+Per case, correctness comes first: `pdlite run` and every peer's first run
+are compared with ref/expected_*.npy (|got - expected| <= 1e-4 + 1e-3
+|expected|; NMS outputs [K, 6] as sets of rows).  On the larger inputs there
+is no reference: peers are compared with pdlite's output on that input
+(pdlite itself being verified on the shipped inputs), with a looser
+1e-3 + 1e-3 |expected| since the inputs are far from the trained range.
+A runtime that fails or mismatches is shown as FAIL(reason) or
+MISMATCH(max diff = how many times the tolerance) and gets no ratio; it
+is not timed.
+
+Timing alternates in rounds: each round runs one `pdlite bench --json`
+process, then one round in each peer's persistent worker (same warm-up and
+timed runs), with a short pause between runtimes so idle thread pools stop
+spinning.  Median = the median of every timed run of all rounds (pdlite
+bench lists them in samples_ms), min = min over all runs, load and first
+run = median over rounds for pdlite, the single value for a peer.
+Peak RSS is what the model added, measured alike for everyone: the
+process's peak (VmHWM) less its VmRSS just before the model is loaded.
+pdlite bench reports both (max over rounds; the whole process's peak is
+kept in --json as process_rss); a peer's worker reads its baseline after
+importing the peer and reading the inputs, and resets the peak counter
+there, so the interpreter and the module import are left out; its raw
+VmHWM is kept in --json.
+
+Peers run in build/peers-venv, made with `python3 -m venv` and filled from
+bench/peers-requirements.txt (again whenever that file changes); this script
+re-executes itself with the venv's interpreter, so it needs only the
+standard library to start.  Settings: float32 everywhere (OpenVINO would
+pick bfloat16 on CPUs with AVX512-BF16), thread count passed to each
+runtime's own API (no OMP_NUM_THREADS, no other environment change):
+  paddle    paddle.inference, oneDNN, IR passes, memory optim; if Paddle 3's
+            new IR rejects an old program, the old IR, then without passes
+  openvino  the Paddle frontend on the program (the folder for per-variable
+            files); the ONNX twin ("openvino(onnx)") where that fails;
+            LATENCY hint, INFERENCE_NUM_THREADS, reshaped to the case's
+            input shapes
+  ort       the ONNX twin only; ORT_ENABLE_ALL, sequential, intra-op threads,
+            spinning off, I/O binding
+Output: a table of figures (ms, MB) and ratios ours/peer (below 1: pdlite
+is faster or smaller), the best peer (lowest median among those that
+passed) and whether the goals hold: median <= 0.8x the best peer's, load
+time and peak RSS <= the best peer's.  --markdown prints it for
+docs/performance.md.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.abspath(__file__)
+MODELS_DIR = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
+PDLITE = os.path.join(ROOT, "build", "tools", "pdlite")
+VENV = os.path.join(ROOT, "build", "peers-venv")
+VENV_PY = os.path.join(VENV, "bin", "python")
+REQUIREMENTS = os.path.join(ROOT, "bench", "peers-requirements.txt")
+REQ_STAMP = os.path.join(VENV, ".requirements.sha256")
+LARGE_DIR = os.path.join(ROOT, "build", "vs_peers_inputs")
+
+ALL_PEERS = ("paddle", "openvino", "ort")
+# The models with an ONNX twin and the kind of larger input they get.
+LARGE_KIND = {
+    "ppocr_det_ch_v3": "det", "ppocr_det_en_v3": "det",
+    "ppocr_det_ch_v2": "det", "ppocr_cls_mobile_v2": "batch8",
+    "clas_mbv3_small_x0_35_3cls": "batch8",
+}
+TOL_REF = (1e-4, 1e-3)    # (atol, rtol) against ref/expected_*.npy
+TOL_CROSS = (1e-3, 1e-3)  # against pdlite's output on the large inputs
+PAUSE_S = 0.3             # between runtimes: lets idle thread pools sleep
+GOAL_MEDIAN = 0.8         # ours/best peer median at most this
+
+# Timeouts (seconds): generous, they only catch hangs.
+T_PIP = 3600
+T_RUN = 600
+T_BENCH = 900
+T_LOAD = 900
+T_ROUND = 900
+T_INSPECT = 120
+
+
+def safe_name(name):
+    """A variable name as the reference files spell it."""
+    return name.replace("/", "__")
+
+
+# --------------------------------------------------------------------------
+# Peer workers (run inside the venv: `vs_peers.py --worker`).
+# --------------------------------------------------------------------------
+
+def proc_status_mb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def read_lod(path):
+    """Level-1 (or more) LoD offsets: one level per line, ',' or blanks."""
+    levels = []
+    with open(path) as f:
+        for line in f:
+            items = line.replace(",", " ").split()
+            if items:
+                levels.append([int(v) for v in items])
+    return levels
+
+
+def load_inputs(folder):
+    """{name: array} and {name: lod} from input_<name>.npy (+ .lod.txt)."""
+    import numpy as np
+    arrays, lods = {}, {}
+    for file in sorted(os.listdir(folder)):
+        if file.startswith("input_") and file.endswith(".npy"):
+            name = file[len("input_"):-len(".npy")]
+            arrays[name] = np.ascontiguousarray(
+                np.load(os.path.join(folder, file)))
+            lod_file = os.path.join(folder, "input_%s.lod.txt" % name)
+            if os.path.exists(lod_file):
+                lods[name] = read_lod(lod_file)
+    return arrays, lods
+
+
+def match_feeds(model_names, arrays):
+    """Model input name -> array: by (file-safe) name, else by order."""
+    if all(safe_name(n) in arrays for n in model_names):
+        return {n: arrays[safe_name(n)] for n in model_names}
+    if len(model_names) == len(arrays):
+        return dict(zip(model_names, arrays.values()))
+    raise RuntimeError("model inputs %s do not match the input files %s"
+                       % (model_names, list(arrays)))
+
+
+class PaddlePeer:
+    """paddle.inference with zero-copy handles."""
+
+    def __init__(self, spec, arrays, lods, threads):
+        import paddle.inference as pi
+        self.version = __import__("paddle").__version__
+        # Paddle 3's default (new IR) may reject old programs: fall back.
+        attempts = [("oneDNN, IR optim", {}),
+                    ("oneDNN, IR optim, old IR", {"new_ir": False}),
+                    ("oneDNN, old IR, no IR optim",
+                     {"new_ir": False, "ir_optim": False})]
+        errors = []
+        for label, opts in attempts:
+            try:
+                start = time.perf_counter()
+                if spec["params"]:
+                    config = pi.Config(spec["prog"], spec["params"])
+                else:
+                    config = pi.Config(spec["dir"])
+                config.disable_gpu()
+                config.enable_mkldnn()
+                config.set_cpu_math_library_num_threads(threads)
+                config.switch_ir_optim(opts.get("ir_optim", True))
+                config.enable_memory_optim()
+                config.disable_glog_info()
+                if "new_ir" in opts and hasattr(config, "enable_new_ir"):
+                    config.enable_new_ir(opts["new_ir"])
+                predictor = pi.create_predictor(config)
+                self.load_ms = (time.perf_counter() - start) * 1e3
+                feeds = match_feeds(predictor.get_input_names(), arrays)
+                for name, value in feeds.items():
+                    handle = predictor.get_input_handle(name)
+                    handle.reshape(list(value.shape))
+                    handle.copy_from_cpu(value)
+                    lod = lods.get(safe_name(name))
+                    if lod:
+                        handle.set_lod(lod)
+                self.predictor = predictor
+                start = time.perf_counter()
+                predictor.run()
+                self.first_run_ms = (time.perf_counter() - start) * 1e3
+                self.config = label
+                self.notes = errors
+                return
+            except Exception as e:  # try the next configuration
+                errors.append("%s: %s" % (label, e))
+        raise RuntimeError("\n".join(errors))
+
+    def run(self):
+        self.predictor.run()
+
+    def outputs(self):
+        p = self.predictor
+        return [(n, p.get_output_handle(n).copy_to_cpu())
+                for n in p.get_output_names()]
+
+
+class OpenVinoPeer:
+    """OpenVINO CPU plugin: Paddle frontend, else the ONNX twin."""
+
+    def __init__(self, spec, arrays, lods, threads):
+        import openvino as ov
+        self.version = ov.get_version()
+        if lods:
+            raise RuntimeError("LoD inputs are not supported by OpenVINO")
+        core = ov.Core()
+        errors = []
+        sources = [("paddle", spec["prog"] if spec["params"]
+                    and spec["prog"].endswith(".pdmodel") else spec["dir"])]
+        if spec["onnx"]:
+            sources.append(("onnx", spec["onnx"]))
+        for kind, path in sources:
+            try:
+                start = time.perf_counter()
+                if kind == "paddle" and os.path.isdir(path):
+                    # core.read_model does not recognise a folder of
+                    # per-variable files; the Paddle frontend does.
+                    from openvino.frontend import FrontEndManager
+                    fe = FrontEndManager().load_by_framework("paddle")
+                    model = fe.convert(fe.load(path))
+                else:
+                    model = core.read_model(path)
+                names = [p.get_any_name() for p in model.inputs]
+                feeds = match_feeds(names, arrays)
+                model.reshape({i: ov.PartialShape(list(feeds[n].shape))
+                               for i, n in enumerate(names)})
+                compiled = core.compile_model(model, "CPU", {
+                    "PERFORMANCE_HINT": "LATENCY",
+                    "INFERENCE_NUM_THREADS": threads,
+                    "INFERENCE_PRECISION_HINT": "f32",
+                })
+                request = compiled.create_infer_request()
+                self.load_ms = (time.perf_counter() - start) * 1e3
+                self._keep = []  # shared-memory tensors must outlive runs
+                for i, n in enumerate(names):
+                    tensor = ov.Tensor(feeds[n], shared_memory=True)
+                    self._keep.append(tensor)
+                    request.set_input_tensor(i, tensor)
+                self.request, self.compiled = request, compiled
+                start = time.perf_counter()
+                request.infer()
+                self.first_run_ms = (time.perf_counter() - start) * 1e3
+                self.config = "openvino" if kind == "paddle" else \
+                    "openvino(onnx)"
+                self.notes = errors
+                return
+            except Exception as e:
+                errors.append("%s: %s" % (kind, e))
+        raise RuntimeError("\n".join(errors))
+
+    def run(self):
+        self.request.infer()
+
+    def outputs(self):
+        import numpy as np
+        result = []
+        for i, port in enumerate(self.compiled.outputs):
+            try:
+                name = port.get_any_name()
+            except RuntimeError:
+                name = "output%d" % i
+            result.append(
+                (name, np.array(self.request.get_output_tensor(i).data)))
+        return result
+
+
+class OrtPeer:
+    """ONNX Runtime on the ONNX twin, with I/O binding."""
+
+    def __init__(self, spec, arrays, lods, threads):
+        import onnxruntime as ort
+        self.version = ort.__version__
+        if not spec["onnx"]:
+            raise RuntimeError("no ONNX twin")
+        start = time.perf_counter()
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = ort.InferenceSession(spec["onnx"], so,
+                                       providers=["CPUExecutionProvider"])
+        feeds = match_feeds([i.name for i in session.get_inputs()], arrays)
+        binding = session.io_binding()
+        for name, value in feeds.items():
+            binding.bind_cpu_input(name, value)
+        self.output_names = [o.name for o in session.get_outputs()]
+        for name in self.output_names:
+            binding.bind_output(name, "cpu")
+        self.load_ms = (time.perf_counter() - start) * 1e3
+        self.session, self.binding = session, binding
+        start = time.perf_counter()
+        self.run()
+        self.first_run_ms = (time.perf_counter() - start) * 1e3
+        self.config = "ort"
+        self.notes = []
+
+    def run(self):
+        self.session.run_with_iobinding(self.binding)
+
+    def outputs(self):
+        return list(zip(self.output_names,
+                        self.binding.copy_outputs_to_cpu()))
+
+
+PEER_CLASSES = {"paddle": PaddlePeer, "openvino": OpenVinoPeer,
+                "ort": OrtPeer}
+PEER_MODULES = {"paddle": "paddle.inference", "openvino": "openvino",
+                "ort": "onnxruntime"}
+
+
+def worker_load(msg, state):
+    import numpy as np
+    start = time.perf_counter()
+    __import__(PEER_MODULES[msg["peer"]])
+    import_ms = (time.perf_counter() - start) * 1e3
+    arrays, lods = load_inputs(msg["inputs"])
+    # From here on the peak counter measures the runtime, not the import.
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        state["rss_reset"] = True
+    except OSError:
+        state["rss_reset"] = False
+    state["baseline_mb"] = proc_status_mb("VmRSS")
+    peer = PEER_CLASSES[msg["peer"]](msg["spec"], arrays, lods,
+                                     msg["threads"])
+    state["peer"] = peer
+    files = []
+    for i, (name, value) in enumerate(peer.outputs()):
+        file = os.path.join(msg["out_dir"], "out%d.npy" % i)
+        np.save(file, value)
+        files.append({"name": name, "file": file})
+    return {"ok": True, "load_ms": peer.load_ms,
+            "first_run_ms": peer.first_run_ms, "import_ms": import_ms,
+            "version": peer.version, "config": peer.config,
+            "notes": peer.notes, "outputs": files}
+
+
+def worker_round(msg, state):
+    peer = state["peer"]
+    for _ in range(msg["warmup"]):
+        peer.run()
+    samples = []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for _ in range(msg["iters"]):
+        start = time.perf_counter()
+        peer.run()
+        samples.append((time.perf_counter() - start) * 1e3)
+    wall = time.perf_counter() - wall0
+    # CPU time / wall time tells whether the thread setting held.
+    return {"ok": True, "samples": samples,
+            "cpu_per_wall": (time.process_time() - cpu0) / max(wall, 1e-9)}
+
+
+def worker_finish(msg, state):
+    hwm = proc_status_mb("VmHWM")
+    base = state.get("baseline_mb", 0.0)
+    return {"ok": True, "vmhwm_mb": hwm, "baseline_mb": base,
+            "peak_rss_mb": hwm - base, "rss_reset": state.get("rss_reset")}
+
+
+def worker_main():
+    """JSON lines on stdin -> JSON lines on the saved stdout."""
+    # Libraries print to stdout: keep fd 1 for them (sent to stderr, the
+    # log) and answer on a private copy of the pipe.
+    reply_fd = os.dup(1)
+    os.dup2(2, 1)
+    replies = os.fdopen(reply_fd, "w", buffering=1)
+    sys.stdout = sys.stderr
+    handlers = {"load": worker_load, "round": worker_round,
+                "finish": worker_finish}
+    state = {}
+    for line in sys.stdin:
+        msg = json.loads(line)
+        try:
+            reply = handlers[msg["cmd"]](msg, state)
+        except BaseException as e:  # report, the orchestrator decides
+            reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+        if msg["cmd"] == "finish":
+            break
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Orchestrator side.
+# --------------------------------------------------------------------------
+
+def die_with_parent():
+    """preexec_fn: a worker gets SIGKILL if the orchestrator dies."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class WorkerError(Exception):
+    pass
+
+
+class Worker:
+    """One peer process serving one case."""
+
+    def __init__(self, peer, log_path):
+        self.peer = peer
+        self.log_path = log_path
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen(
+            [VENV_PY, SCRIPT, "--worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.log, cwd=ROOT,
+            start_new_session=True, preexec_fn=die_with_parent)
+        self.buffer = b""
+
+    def request(self, msg, timeout):
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerError("worker died" + self.log_tail())
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise WorkerError("timed out after %d s" % timeout)
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    code = self.proc.wait(timeout=10)
+                    raise WorkerError("worker exited (%s)%s" % (
+                        describe_exit(code), self.log_tail()))
+                self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def log_tail(self, lines=5):
+        try:
+            self.log.flush()
+            with open(self.log_path, errors="replace") as f:
+                tail = [l.rstrip() for l in f if l.strip()][-lines:]
+            return (": " + " | ".join(tail)) if tail else ""
+        except OSError:
+            return ""
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        self.log.close()
+
+
+def describe_exit(code):
+    if code is not None and code < 0:
+        try:
+            return "signal " + signal.Signals(-code).name
+        except ValueError:
+            return "signal %d" % -code
+    return "exit %s" % code
+
+
+def short_reason(text, width=34):
+    """The telling part of a long error, for a table cell."""
+    text = str(text)
+    patterns = [
+        (r"No creator found for (\S+) node", "no converter: {0}"),
+        (r"Attribute with name '([^']+)' does not exist", "attr {0} missing"),
+        (r"Only Support Paddle greater than ([\d.]+)", "Paddle < {0} file"),
+        (r"LoD inputs are not supported", "LoD input"),
+        (r"no ONNX twin", "no ONNX twin"),
+        (r"timed out after (\d+) s", "timeout {0}s"),
+        (r"(signal [A-Z0-9]+)", "{0}"),
+        (r"\(Unimplemented\) ([^\n.]+)", "{0}"),
+        (r"\(InvalidArgument\) ([^\n.]+)", "{0}"),
+        (r"\(NotFound\) ([^\n.]+)", "{0}"),
+    ]
+    for pattern, fmt in patterns:
+        m = re.search(pattern, text)
+        if m:
+            return fmt.format(*m.groups())[:width]
+    lines = [l.strip() for l in text.splitlines() if l.strip()
+             and not l.strip().startswith(("Exception from", "Check '",
+                                           "FrontEnd API failed"))]
+    return (lines[-1] if lines else text.strip())[:width]
+
+
+def run_cmd(cmd, timeout):
+    """Runs a command, returns (rc, stdout, stderr); rc None on timeout."""
+    proc = subprocess.Popen(cmd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, start_new_session=True,
+                            preexec_fn=die_with_parent)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        out, _ = proc.communicate()
+        return None, out, "timed out after %d s" % timeout
+    except BaseException:
+        kill_group(proc.pid)
+        proc.communicate()
+        raise
+
+
+def kill_group(pid):
+    """Kills the session started for one command (sh and pdlite)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# ---- venv -----------------------------------------------------------------
+
+def requirements_hash():
+    with open(REQUIREMENTS, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def ensure_venv():
+    """Creates / refreshes build/peers-venv; True when it installed."""
+    wanted = requirements_hash()
+    if os.path.exists(VENV_PY):
+        try:
+            with open(REQ_STAMP) as f:
+                if f.read().strip() == wanted:
+                    return False
+        except OSError:
+            pass
+    else:
+        print("vs_peers: creating %s" % os.path.relpath(VENV, ROOT),
+              file=sys.stderr)
+        try:
+            subprocess.run([sys.executable, "-m", "venv", VENV], check=True,
+                           timeout=600)
+        except (subprocess.CalledProcessError,
+                subprocess.TimeoutExpired) as e:
+            sys.exit("vs_peers: `%s -m venv %s` failed (%s); on Debian "
+                     "install python3-venv (scripts/setup.sh)"
+                     % (sys.executable, VENV, e))
+    print("vs_peers: installing the peers from %s into %s" % (
+        os.path.relpath(REQUIREMENTS, ROOT), os.path.relpath(VENV, ROOT)),
+        file=sys.stderr)
+    try:
+        subprocess.run([VENV_PY, "-m", "pip", "install",
+                        "--disable-pip-version-check", "-r", REQUIREMENTS],
+                       check=True, timeout=T_PIP, stdout=sys.stderr)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+        sys.exit("vs_peers: pip install -r %s failed (%s)" % (REQUIREMENTS,
+                                                              e))
+    with open(REQ_STAMP, "w") as f:
+        f.write(wanted + "\n")
+    return True
+
+
+def in_venv():
+    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
+
+
+# ---- models and inputs ------------------------------------------------------
+
+def find_models():
+    """Relative folder name -> spec, for every folder with references."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(MODELS_DIR):
+        dirnames.sort()
+        if os.path.basename(dirpath) != "ref":
+            continue
+        if not any(f.startswith("expected_") and f.endswith(".npy")
+                   for f in filenames):
+            continue
+        folder = os.path.dirname(dirpath)
+        spec = model_spec(folder)
+        if spec:
+            found[os.path.relpath(folder, MODELS_DIR)] = spec
+    return found
+
+
+def model_spec(folder):
+    files = sorted(os.listdir(folder))
+    onnx = [f for f in files if f.endswith(".onnx")]
+    spec = {"dir": folder, "ref": os.path.join(folder, "ref"),
+            "onnx": os.path.join(folder, onnx[0]) if onnx else None}
+    pdmodels = [f for f in files if f.endswith(".pdmodel")]
+    if pdmodels:
+        prog = pdmodels[0]
+        params = prog[:-len(".pdmodel")] + ".pdiparams"
+        if params not in files:
+            params = next((f for f in files if f.endswith(".pdiparams")),
+                          None)
+        if params is None:
+            return None
+        spec.update(layout="pdmodel", prog=os.path.join(folder, prog),
+                    params=os.path.join(folder, params))
+    elif "__model__" in files:
+        combined = "__params__" in files
+        spec.update(layout="__model__+__params__" if combined
+                    else "__model__+files",
+                    prog=os.path.join(folder, "__model__"),
+                    params=os.path.join(folder, "__params__")
+                    if combined else None)
+    else:
+        return None
+    return spec
+
+
+def fetch_names(spec):
+    """The program's fetch targets in order, from `pdlite inspect`."""
+    rc, out, _ = run_cmd([PDLITE, "inspect", "--model", spec["dir"]],
+                         T_INSPECT)
+    names, section = [], None
+    if rc == 0:
+        for line in out.splitlines():
+            if not line.startswith(" "):
+                section = line.strip()
+                continue
+            m = re.match(r"\s+\[\d+\]\s+(\S+)", line)
+            if m and section == "outputs":
+                names.append(m.group(1))
+    if names:
+        return names
+    # Fallback: the reference files (order unknown, names right).
+    return sorted(f[len("expected_"):-len(".npy")].replace("__", "/")
+                  for f in os.listdir(spec["ref"])
+                  if f.startswith("expected_") and f.endswith(".npy"))
+
+
+def write_atomic_npy(path, array):
+    import numpy as np
+    tmp = path + ".tmp.npy"
+    np.save(tmp, array)
+    os.replace(tmp, path)
+
+
+def large_inputs(name, spec):
+    """Folder with the larger input of a twin model (written once)."""
+    import numpy as np
+    kind = LARGE_KIND[name]
+    folder = os.path.join(LARGE_DIR, safe_name(name))
+    os.makedirs(folder, exist_ok=True)
+    for file in sorted(os.listdir(spec["ref"])):
+        if not (file.startswith("input_") and file.endswith(".npy")):
+            continue
+        target = os.path.join(folder, file)
+        shipped = np.load(os.path.join(spec["ref"], file))
+        if kind == "det":
+            shape = (1, 3, 640, 640)
+        else:
+            shape = (8,) + shipped.shape[1:]
+        if os.path.exists(target):
+            try:
+                if np.load(target, mmap_mode="r").shape == shape:
+                    continue
+            except ValueError:
+                pass
+        if kind == "det":
+            rng = np.random.default_rng(12345)
+            value = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        else:
+            value = shipped[[i % shipped.shape[0] for i in range(8)]]
+        write_atomic_npy(target, np.ascontiguousarray(value))
+    return folder
+
+
+def input_label(kind, folder):
+    """'shipped 1x3x48x192' (the largest input's shape)."""
+    import numpy as np
+    shapes = []
+    for file in os.listdir(folder):
+        if file.startswith("input_") and file.endswith(".npy"):
+            a = np.load(os.path.join(folder, file), mmap_mode="r")
+            shapes.append((a.size, a.shape,
+                           os.path.exists(os.path.join(
+                               folder, file[:-4] + ".lod.txt"))))
+    if not shapes:
+        return kind
+    _, shape, lod = max(shapes)
+    return "%s %s%s" % (kind, "x".join(str(d) for d in shape),
+                        " lod" if lod else "")
+
+
+# ---- comparison ---------------------------------------------------------------
+
+def compare(got, expected, tol, name):
+    """(ok, max abs diff or None, note, worst diff / allowed or None)."""
+    import numpy as np
+    atol, rtol = tol
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    nms = "nms" in name and expected.ndim == 2 and expected.shape[-1] == 6
+    if nms:
+        if got.ndim != 2 or got.shape[-1] != 6:
+            return (False, None,
+                    "shape %s vs %s" % (got.shape, expected.shape), None)
+        if got.shape[0] != expected.shape[0]:
+            return (False, None, "%d vs %d boxes" % (got.shape[0],
+                                                     expected.shape[0]), None)
+        # Order-free: match each expected row to a free row within tolerance.
+        g = got.astype(np.float64)
+        used = np.zeros(len(g), bool)
+        worst = 0.0
+        for row in expected.astype(np.float64):
+            diff = np.abs(g - row)
+            within = np.all(diff <= atol + rtol * np.abs(row), axis=1) & ~used
+            best = np.max(diff, axis=1)
+            if within.any():
+                pick = np.flatnonzero(within)[np.argmin(best[within])]
+                used[pick] = True
+                worst = max(worst, float(best[pick]))
+            else:
+                free = best[~used] if (~used).any() else best
+                return False, float(free.min()), "a row has no match", None
+        return True, worst, "", None
+    if got.shape != expected.shape:
+        if got.size == expected.size:
+            got = got.reshape(expected.shape)
+        else:
+            return (False, None,
+                    "shape %s vs %s" % (got.shape, expected.shape), None)
+    if expected.size == 0:
+        return True, 0.0, "", 0.0
+    g = got.astype(np.float64)
+    e = expected.astype(np.float64)
+    diff = np.abs(g - e)
+    diff[np.isnan(g) & np.isnan(e)] = 0.0
+    allowed = atol + rtol * np.abs(e)
+    ok = bool(np.all(diff <= allowed))  # NaN against a number fails here
+    worst = float(np.nanmax(diff)) if not np.isnan(diff).all() else float("nan")
+    excess = float(np.nanmax(diff / allowed)) if worst == worst else None
+    return ok, worst, "", excess
+
+
+def check_outputs(got_by_fetch, reference, tol):
+    """Compares {fetch: array} with {fetch: array}; returns a status dict."""
+    worst = 0.0
+    for fetch, expected in reference.items():
+        if fetch not in got_by_fetch:
+            return {"status": "MISMATCH", "why": "no output " + fetch}
+        ok, diff, note, excess = compare(got_by_fetch[fetch], expected, tol,
+                                         fetch)
+        if diff is not None:
+            worst = max(worst, diff)
+        if not ok:
+            if not note:
+                note = "max diff %.3g" % diff
+                if excess is not None:
+                    note += ", %.1fx the tolerance" % excess
+            return {"status": "MISMATCH", "max_diff": diff, "excess": excess,
+                    "why": "%s: %s" % (fetch, note)}
+    return {"status": "ok", "max_diff": worst}
+
+
+def map_outputs(fetches, outputs):
+    """Peer outputs [(name, array)] -> {fetch: array}: by name, else order."""
+    by_name = dict(outputs)
+    if all(f in by_name for f in fetches):
+        return {f: by_name[f] for f in fetches}, "name"
+    return dict(zip(fetches, [a for _, a in outputs])), "order"
+
+
+# ---- pdlite -------------------------------------------------------------------
+
+def pdlite_run(spec, inputs, threads, out_dir):
+    """`pdlite run` once; {fetch: array} or raises RuntimeError."""
+    import numpy as np
+    os.makedirs(out_dir, exist_ok=True)
+    rc, out, err = run_cmd([PDLITE, "run", "--model", spec["dir"],
+                            "--inputs", inputs, "--output-dir", out_dir,
+                            "--threads", str(threads)], T_RUN)
+    if rc != 0:
+        raise RuntimeError("pdlite run %s: %s" % (
+            "timed out" if rc is None else "exit %d" % rc,
+            (err.strip() or out.strip())[-400:]))
+    result = {}
+    for fetch in spec["fetches"]:
+        file = os.path.join(out_dir, safe_name(fetch) + ".npy")
+        if os.path.exists(file):
+            result[fetch] = np.load(file)
+    return result
+
+
+def pdlite_bench(spec, inputs, threads, warmup, iters):
+    rc, out, err = run_cmd([PDLITE, "bench", "--model", spec["dir"],
+                            "--inputs", inputs, "--threads", str(threads),
+                            "--warmup", str(warmup), "--iters", str(iters),
+                            "--json"], T_BENCH)
+    if rc != 0:
+        raise RuntimeError("pdlite bench %s: %s" % (
+            "timed out" if rc is None else "exit %d" % rc,
+            (err.strip() or out.strip())[-400:]))
+    for line in reversed(out.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("pdlite bench printed no JSON: " + out[-200:])
+
+
+# ---- one case -----------------------------------------------------------------
+
+def run_case(case, args, tmp, log):
+    """Correctness, then alternating rounds; returns the case's record."""
+    import numpy as np
+    spec, threads = case["spec"], case["threads"]
+    record = {"model": case["model"], "input": case["label"],
+              "threads": threads, "pdlite": {}, "peers": {}}
+    case_dir = os.path.join(tmp, "case%d" % case["index"])
+    tol = TOL_REF if case["kind"] == "shipped" else TOL_CROSS
+
+    # pdlite's own outputs: checked on shipped inputs, the reference on large.
+    ours = record["pdlite"]
+    reference = None
+    try:
+        got = pdlite_run(spec, case["inputs"], threads,
+                         os.path.join(case_dir, "pdlite"))
+        if case["kind"] == "shipped":
+            reference = {f: np.load(os.path.join(
+                spec["ref"], "expected_%s.npy" % safe_name(f)))
+                for f in spec["fetches"] if os.path.exists(os.path.join(
+                    spec["ref"], "expected_%s.npy" % safe_name(f)))}
+            ours.update(check_outputs(got, reference, tol))
+        else:
+            reference = got
+            ours.update({"status": "ok", "note": "reference for the peers"})
+    except RuntimeError as e:
+        ours.update({"status": "FAIL", "why": str(e)})
+        log("  pdlite FAIL: %s" % e)
+
+    workers = {}
+    try:
+        for peer in args.peers:
+            entry = record["peers"].setdefault(peer, {})
+            if peer == "ort" and not spec["onnx"]:
+                entry.update({"status": "n/a", "why": "no ONNX twin"})
+                continue
+            out_dir = os.path.join(case_dir, peer)
+            os.makedirs(out_dir, exist_ok=True)
+            worker = Worker(peer, os.path.join(case_dir, peer + ".log"))
+            workers[peer] = worker
+            try:
+                reply = worker.request({
+                    "cmd": "load", "peer": peer, "threads": threads,
+                    "inputs": case["inputs"], "out_dir": out_dir,
+                    "spec": {k: spec[k] for k in
+                             ("dir", "prog", "params", "onnx")}}, T_LOAD)
+            except WorkerError as e:
+                reply = {"ok": False, "error": str(e)}
+            if not reply.get("ok"):
+                entry.update({"status": "FAIL", "why": reply.get("error")})
+                log("  %s FAIL: %s" % (peer, short_reason(reply["error"],
+                                                          200)))
+                worker.kill()
+                del workers[peer]
+                continue
+            outputs = [(o["name"], np.load(o["file"]))
+                       for o in reply["outputs"]]
+            mapped, how = map_outputs(spec["fetches"], outputs)
+            entry.update({k: reply[k] for k in (
+                "load_ms", "first_run_ms", "import_ms", "version", "config",
+                "notes")})
+            entry["outputs_mapped_by"] = how
+            if reference is None:
+                entry.update({"status": "unchecked",
+                              "why": "pdlite gave no reference"})
+            else:
+                entry.update(check_outputs(mapped, reference, tol))
+            if entry["status"] == "MISMATCH":
+                log("  %s MISMATCH: %s" % (peer, entry["why"]))
+                worker.kill()
+                del workers[peer]
+            entry["round_samples"] = []
+
+        # Alternating rounds.
+        ours["rounds"] = []
+        for r in range(args.rounds):
+            if ours.get("status") in ("ok", "MISMATCH"):
+                try:
+                    ours["rounds"].append(pdlite_bench(
+                        spec, case["inputs"], threads, args.warmup,
+                        args.iters))
+                except RuntimeError as e:
+                    ours.update({"status": "FAIL", "why": str(e)})
+                    log("  pdlite bench FAIL: %s" % e)
+                time.sleep(PAUSE_S)
+            for peer, worker in list(workers.items()):
+                entry = record["peers"][peer]
+                try:
+                    reply = worker.request({"cmd": "round",
+                                            "warmup": args.warmup,
+                                            "iters": args.iters}, T_ROUND)
+                except WorkerError as e:
+                    reply = {"ok": False, "error": str(e)}
+                if not reply.get("ok"):
+                    entry.update({"status": "FAIL", "why": reply["error"]})
+                    log("  %s FAIL in round %d: %s" % (peer, r + 1,
+                                                       reply["error"]))
+                    worker.kill()
+                    del workers[peer]
+                    continue
+                entry["round_samples"].append(reply["samples"])
+                entry.setdefault("cpu_per_wall", []).append(
+                    reply["cpu_per_wall"])
+                time.sleep(PAUSE_S)
+
+        for peer, worker in workers.items():
+            try:
+                reply = worker.request({"cmd": "finish"}, 60)
+            except WorkerError as e:
+                reply = {"ok": False, "error": str(e)}
+            if reply.get("ok"):
+                record["peers"][peer].update(
+                    {k: reply[k] for k in ("vmhwm_mb", "baseline_mb",
+                                           "peak_rss_mb", "rss_reset")})
+    finally:
+        for worker in workers.values():
+            worker.kill()
+    summarize(record)
+    return record
+
+
+def summarize(record):
+    """Adds the table's figures ('figures') to pdlite and each peer."""
+    ours = record["pdlite"]
+    rounds = ours.get("rounds") or []
+    if rounds:
+        pooled = [v for r in rounds for v in r.get("samples_ms", [])]
+        ours["figures"] = {
+            "median": statistics.median(pooled) if pooled else
+                      statistics.median(r["latency_ms"]["median"]
+                                        for r in rounds),
+            "min": min(r["latency_ms"]["min"] for r in rounds),
+            "load": statistics.median(r["load_ms"] for r in rounds),
+            "first": statistics.median(r["first_run_ms"] for r in rounds),
+            # Peak RSS the model added: the process's peak less what it
+            # held before loading the model (the peers' measure too).
+            "rss": max(r["peak_rss_mb"] - r.get("baseline_rss_mb", 0.0)
+                       for r in rounds),
+            "process_rss": max(r["peak_rss_mb"] for r in rounds),
+        }
+    for entry in record["peers"].values():
+        samples = entry.get("round_samples") or []
+        if samples and "peak_rss_mb" in entry:
+            pooled = [s for r in samples for s in r]
+            entry["figures"] = {
+                "median": statistics.median(pooled),
+                "min": min(pooled),
+                "load": entry["load_ms"],
+                "first": entry["first_run_ms"],
+                "rss": entry["peak_rss_mb"],
+            }
+    passing = {p: e for p, e in record["peers"].items()
+               if e.get("status") == "ok" and "figures" in e}
+    ours_ok = ours.get("status") == "ok" and "figures" in ours
+    for entry in passing.values():
+        if ours_ok:
+            entry["ratios"] = {k: ours["figures"][k] / entry["figures"][k]
+                               if entry["figures"][k] > 0 else float("inf")
+                               for k in ("median", "min", "load", "rss")}
+    if passing and ours_ok:
+        best = min(passing, key=lambda p: passing[p]["figures"]["median"])
+        bf, of = passing[best]["figures"], ours["figures"]
+        record["best_peer"] = best
+        record["ours_over_best"] = of["median"] / bf["median"]
+        record["goals"] = {
+            "median": of["median"] <= GOAL_MEDIAN * bf["median"],
+            "load": of["load"] <= bf["load"],
+            "rss": of["rss"] <= bf["rss"],
+        }
+
+
+# ---- output -------------------------------------------------------------------
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if v >= 1000:
+        return "%.0f" % v
+    if v >= 100:
+        return "%.1f" % v
+    if v >= 10:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def fmt_ratio(v):
+    return "%.2f" % v if v is not None else "-"
+
+
+def status_text(entry):
+    status = entry.get("status", "FAIL")
+    if status == "MISMATCH":
+        d, x = entry.get("max_diff"), entry.get("excess")
+        if d is None:
+            text = "MISMATCH(%s)" % short_reason(entry.get("why", ""), 24)
+        elif x is None:
+            text = "MISMATCH(%.3g)" % d
+        else:
+            text = "MISMATCH(%.3g = %.1fx tol)" % (d, x)
+    elif status == "n/a":
+        text = "n/a (%s)" % entry.get("why", "")
+    elif status == "FAIL" or "figures" not in entry:
+        text = "FAIL(%s)" % short_reason(entry.get("why", "no result"))
+    else:
+        return None
+    return text
+
+
+FIG_COLS = [("median", 7), ("min", 7), ("load", 7), ("1st", 7), ("RSS", 6)]
+RATIO_COLS = [("x.med", 5), ("x.min", 5), ("x.load", 6), ("x.RSS", 5)]
+
+
+def runtime_cell(entry, with_ratios):
+    cols = FIG_COLS + (RATIO_COLS if with_ratios else [])
+    width = sum(w for _, w in cols) + len(cols) - 1
+    bad = status_text(entry)
+    if bad:
+        return bad[:width].ljust(width)
+    f = entry["figures"]
+    parts = [fmt(f[k]).rjust(w) for k, (_, w) in
+             zip(("median", "min", "load", "first", "rss"), FIG_COLS)]
+    if with_ratios:
+        r = entry.get("ratios") or {}
+        parts += [fmt_ratio(r.get(k)).rjust(w) for k, (_, w) in
+                  zip(("median", "min", "load", "rss"), RATIO_COLS)]
+    return " ".join(parts)
+
+
+def goal_text(record):
+    g = record.get("goals")
+    if not g:
+        return "-"
+    return "/".join("ok" if g[k] else "NO" for k in ("median", "load", "rss"))
+
+
+def print_text_table(records, peers):
+    mw = max([len(r["model"]) for r in records] + [5])
+    iw = max([len(r["input"]) for r in records] + [5])
+    def group(name, with_ratios):
+        cols = FIG_COLS + (RATIO_COLS if with_ratios else [])
+        width = sum(w for _, w in cols) + len(cols) - 1
+        return name.center(width, "-"), " ".join(n.rjust(w) for n, w in cols)
+    groups = [group("pdlite", False)] + [group(p, True) for p in peers]
+    lead = "%-*s %-*s %3s" % (mw, "", iw, "", "")
+    print(lead + " | " + " | ".join(g[0] for g in groups) + " |")
+    print("%-*s %-*s %3s" % (mw, "model", iw, "input", "thr") + " | " +
+          " | ".join(g[1] for g in groups) + " | best      ours/best goal m/l/r")
+    for r in records:
+        cells = [runtime_cell(r["pdlite"], False)] + [
+            runtime_cell(r["peers"].get(p, {"status": "FAIL",
+                                             "why": "not run"}), True)
+            for p in peers]
+        best = r.get("best_peer")
+        tail = "%-9s %9s %s" % (best or "-", fmt_ratio(r.get(
+            "ours_over_best")) if best else "-", goal_text(r))
+        print("%-*s %-*s %3d" % (mw, r["model"], iw, r["input"],
+                                 r["threads"]) + " | " +
+              " | ".join(cells) + " | " + tail)
+
+
+def md_cell(entry, with_ratios):
+    bad = status_text(entry)
+    if bad:
+        return bad
+    f = entry["figures"]
+    text = " / ".join(fmt(f[k]) for k in ("median", "min", "load", "first",
+                                           "rss"))
+    if with_ratios and entry.get("ratios"):
+        r = entry["ratios"]
+        text += "<br>×" + " / ".join(fmt_ratio(r[k]) for k in
+                                     ("median", "min", "load", "rss"))
+    return text
+
+
+def print_markdown_table(records, peers):
+    head = (["model", "input", "threads",
+             "pdlite median / min / load / first run ms / RSS MB"] +
+            ["%s (same; ours/peer: median / min / load / RSS)" % p
+             for p in peers] + ["best peer", "ours/best median",
+                                "goals median / load / RSS"])
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in records:
+        row = [r["model"], r["input"], str(r["threads"]),
+               md_cell(r["pdlite"], False)]
+        row += [md_cell(r["peers"].get(p, {"status": "FAIL",
+                                            "why": "not run"}), True)
+                for p in peers]
+        row += [r.get("best_peer") or "-",
+                fmt_ratio(r.get("ours_over_best")) if r.get("best_peer")
+                else "-", goal_text(r)]
+        print("| " + " | ".join(row) + " |")
+
+
+def print_notes(records, peers, md):
+    bullet = "- " if md else "  "
+    notes = []
+    for p in peers:
+        special = sorted({"%s [%s]" % (r["model"], r["peers"][p]["config"])
+                          for r in records if p in r["peers"]
+                          and r["peers"][p].get("config")
+                          not in (None, "ort", "openvino",
+                                  "oneDNN, IR optim")})
+        if special:
+            notes.append("%s ran with another configuration on: %s"
+                         % (p, ", ".join(special)))
+    if notes:
+        print()
+        for n in notes:
+            print(bullet + n)
+
+
+def print_summary(records):
+    judged = [r for r in records if r.get("goals")]
+    n = len(judged)
+    counts = {k: sum(1 for r in judged if r["goals"][k])
+              for k in ("median", "load", "rss")}
+    every = sum(1 for r in judged if all(r["goals"].values()))
+    print("\nsummary: of %d cases (%d with pdlite and at least one peer "
+          "passing): median <= %.1fx best peer in %d, load <= best peer's "
+          "in %d, peak RSS <= best peer's in %d, all three in %d"
+          % (len(records), n, GOAL_MEDIAN, counts["median"], counts["load"],
+             counts["rss"], every))
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def peer_versions():
+    from importlib import metadata
+    versions = {}
+    for peer, dist in (("paddle", "paddlepaddle"), ("openvino", "openvino"),
+                       ("ort", "onnxruntime")):
+        try:
+            versions[peer] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[peer] = "not installed"
+    return versions
+
+
+def print_header(args, versions, md):
+    b = "- " if md else ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(
+        os, "sched_getaffinity") else os.cpu_count()
+    print(b + "CPU: %s, %d logical cores available" % (cpu_model(), cores))
+    print(b + "peers: " + ", ".join(
+        "%s %s" % ({"paddle": "Paddle Inference (paddlepaddle)",
+                    "openvino": "OpenVINO", "ort": "ONNX Runtime"}[p],
+                   versions[p]) for p in args.peers))
+    print(b + "options: threads %s, %d round(s) of %d warm-up + %d timed "
+          "runs per runtime" % (",".join(map(str, args.threads)),
+                                args.rounds, args.warmup, args.iters))
+    print(b + "times in ms (median and min of all timed runs, load, first "
+          "run), peak RSS in MB; x.* = ours/peer, below 1: pdlite is "
+          "faster or smaller")
+    print(b + "RSS = the peak RSS the model added: VmHWM less VmRSS just "
+          "before the model is loaded (peers: after importing the peer's "
+          "module, so the interpreter and the import are left out; pdlite: "
+          "the process, its libraries loaded, before CreatePredictor)")
+    print(b + "goals (m/l/r): median <= %.1fx best peer's, load <= best "
+          "peer's, RSS <= best peer's; best peer = lowest median among "
+          "peers that passed" % GOAL_MEDIAN)
+    print(b + "checks: shipped inputs vs ref/expected (1e-4 + 1e-3 rel); "
+          "large inputs vs pdlite's output (1e-3 + 1e-3 rel)")
+    print()
+
+
+# ---- main -----------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="pdlite vs Paddle Inference, OpenVINO and ONNX Runtime "
+                    "on ../shared/models (see the module docstring).")
+    p.add_argument("--models", default="",
+                   help="comma list of model folders (default: all)")
+    p.add_argument("--threads", default="1,2", help="comma list (1,2)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--quick", action="store_true",
+                   help="1 round, 2 warm-up, 5 timed runs")
+    p.add_argument("--peers", default=",".join(ALL_PEERS),
+                   help="comma list of paddle,openvino,ort")
+    p.add_argument("--json", metavar="FILE", help="write all raw results")
+    p.add_argument("--from-json", metavar="FILE",
+                   help="print the table of an earlier run's --json file "
+                        "(no runs, no peers needed)")
+    p.add_argument("--compare", metavar="FILE", nargs="+",
+                   help="one compact Markdown table of several saved "
+                        "--json runs side by side: ours and the best "
+                        "peer per case, the ratios of each run")
+    p.add_argument("--markdown", action="store_true",
+                   help="print the table in Markdown")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return args
+    if args.quick:
+        args.rounds, args.warmup, args.iters = 1, 2, 5
+    try:
+        args.threads = [int(t) for t in args.threads.split(",") if t.strip()]
+    except ValueError:
+        p.error("--threads takes a comma list of integers")
+    if not args.threads or min(args.threads) < 1:
+        p.error("--threads needs positive integers")
+    if args.rounds < 1 or args.iters < 1 or args.warmup < 0:
+        p.error("--rounds and --iters must be >= 1, --warmup >= 0")
+    args.peers = [x.strip() for x in args.peers.split(",") if x.strip()]
+    unknown = [x for x in args.peers if x not in ALL_PEERS]
+    if unknown:
+        p.error("unknown peer(s) %s; known: %s" % (", ".join(unknown),
+                                                   ", ".join(ALL_PEERS)))
+    return args
+
+
+def select_models(available, wanted):
+    if not wanted:
+        return sorted(available)
+    chosen = []
+    for w in [x.strip().strip("/") for x in wanted.split(",") if x.strip()]:
+        hits = [m for m in available
+                if m == w or os.path.basename(m) == w]
+        if not hits:
+            sys.exit("vs_peers: no model '%s' in %s; there are: %s"
+                     % (w, MODELS_DIR, ", ".join(sorted(available))))
+        chosen += [h for h in hits if h not in chosen]
+    return chosen
+
+
+def print_report(args, records, versions):
+    print_header(args, versions, args.markdown)
+    if args.markdown:
+        print_markdown_table(records, args.peers)
+    else:
+        print_text_table(records, args.peers)
+    print_notes(records, args.peers, args.markdown)
+    print_summary(records)
+
+
+def report_from_json(args):
+    """Prints the table of a saved run with that run's options."""
+    with open(args.from_json) as f:
+        saved = json.load(f)
+    for key, value in saved["options"].items():
+        setattr(args, key, value)
+    print_report(args, saved["cases"], saved["peer_versions"])
+    return 0
+
+
+def compare_runs(files):
+    """One row per case: ours/best-peer ratios of each saved run."""
+    runs = []
+    for file in files:
+        with open(file) as f:
+            runs.append({(c["model"], c["input"], c["threads"]): c
+                         for c in json.load(f)["cases"]})
+    heads = ["model", "input", "thr"]
+    for i in range(len(runs)):
+        heads += ["run %d: ours ms" % (i + 1), "best peer ms",
+                  "median", "load", "RSS"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    met = [0] * len(runs)
+    for key in runs[0]:
+        row = [key[0], key[1], str(key[2])]
+        for i, run in enumerate(runs):
+            case = run.get(key, {})
+            best = case.get("best_peer")
+            if not best:
+                row += ["-", "no peer passed", "-", "-", "-"]
+                continue
+            ours = case["pdlite"]["figures"]
+            peer = case["peers"][best]["figures"]
+            goals = case["goals"]
+            met[i] += all(goals.values())
+            mark = lambda ok, text: text if ok else "**%s**" % text
+            row += ["%.3g" % ours["median"],
+                    "%s %.3g" % (best, peer["median"]),
+                    mark(goals["median"], "%.2f" % case["ours_over_best"]),
+                    mark(goals["load"], "%.2f" % (ours["load"] / peer["load"])),
+                    mark(goals["rss"], "%.2f" % (ours["rss"] / peer["rss"]))]
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("ratios ours / best peer (the peer with the lowest median that "
+          "passed); **bold** misses its goal (median <= %.1f, load and "
+          "RSS <= 1); cases meeting all three: %s of %d" % (
+              GOAL_MEDIAN, ", ".join(str(m) for m in met), len(runs[0])))
+    return 0
+
+
+def orchestrate(args):
+    available = find_models()
+    if not available:
+        sys.exit("vs_peers: no models with ref/expected_*.npy under %s"
+                 % MODELS_DIR)
+    names = select_models(available, args.models)
+    versions = peer_versions()
+
+    def log(text):
+        print(text, file=sys.stderr, flush=True)
+
+    cases = []
+    for name in names:
+        spec = available[name]
+        spec["fetches"] = fetch_names(spec)
+        inputs = [("shipped", spec["ref"])]
+        if name in LARGE_KIND:
+            inputs.append(("large", large_inputs(name, spec)))
+        for kind, folder in inputs:
+            label = input_label(kind, folder)
+            for t in args.threads:
+                cases.append({"model": name, "spec": spec, "kind": kind,
+                              "inputs": folder, "label": label,
+                              "threads": t, "index": len(cases)})
+
+    started = time.monotonic()
+    records = []
+    with tempfile.TemporaryDirectory(prefix="vs_peers_") as tmp:
+        for case in cases:
+            log("[%d/%d] %s, %s, %d thread(s)" % (
+                case["index"] + 1, len(cases), case["model"], case["label"],
+                case["threads"]))
+            records.append(run_case(case, args, tmp, log))
+    elapsed = time.monotonic() - started
+    log("done in %.0f s" % elapsed)
+    # Prefer what the runtimes themselves report (OpenVINO's build string).
+    for r in records:
+        for peer, entry in r["peers"].items():
+            if entry.get("version"):
+                versions[peer] = entry["version"]
+
+    print_report(args, records, versions)
+
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cpu": cpu_model(), "peer_versions": versions,
+                       "options": {"threads": args.threads,
+                                   "rounds": args.rounds,
+                                   "warmup": args.warmup,
+                                   "iters": args.iters,
+                                   "peers": args.peers},
+                       "tolerance": {"shipped": TOL_REF, "large": TOL_CROSS},
+                       "elapsed_s": elapsed, "cases": records}, f, indent=1)
+    return 0
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.worker:
+        return worker_main()
+    if args.from_json:
+        return report_from_json(args)
+    if args.compare:
+        return compare_runs(args.compare)
+    if not os.access(PDLITE, os.X_OK):
+        print("build first: scripts/build.sh pdlite", file=sys.stderr)
+        return 1
+    installed = ensure_venv()
+    if installed or not in_venv():
+        # The peers and numpy live in the venv: continue under its python.
+        os.execv(VENV_PY, [VENV_PY, SCRIPT] + argv)
+    # SIGTERM -> SystemExit so the finally blocks kill the workers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        return orchestrate(args)
+    except KeyboardInterrupt:
+        print("vs_peers: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
