@@ -47,15 +47,22 @@ fi
 ccache_dir="${CCACHE_DIR:-$HOME/.ccache}"
 mkdir -p "$cache/debs" "$ccache_dir"
 
-# apt in a root reaches the archive as this machine's does: the same
-# sources and acquire settings (a proxy, a snapshot's validity), no more.
-copy_apt_config() {
+# A root reaches the package registries as this machine does, and has no
+# more of it: apt's sources and acquire settings (a proxy, a snapshot's
+# validity), pip's global configuration and the local certificate
+# authorities (a proxy's), which ca-certificates adds to the bundle.
+copy_registry_config() {
   cp /etc/resolv.conf "$1/etc/resolv.conf"
-  [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$1/etc/apt/"
+  rm -f "$1/etc/apt/sources.list"  # debootstrap's; the machine's replace it
+  if [ -f /etc/apt/sources.list ]; then cp /etc/apt/sources.list "$1/etc/apt/"; fi
   find /etc/apt/sources.list.d -maxdepth 1 \( -name '*.list' -o -name '*.sources' \) \
     -exec cp {} "$1/etc/apt/sources.list.d/" \;
   grep -l '^Acquire::' /etc/apt/apt.conf.d/* 2>/dev/null |
     xargs -r cp -t "$1/etc/apt/apt.conf.d/"
+  if [ -f /etc/pip.conf ]; then cp /etc/pip.conf "$1/etc/pip.conf"; fi
+  mkdir -p "$1/usr/local/share/ca-certificates"
+  find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' \
+    -exec cp {} "$1/usr/local/share/ca-certificates/" \;
 }
 
 # Runs a command in root $1 from /work/main, with a clean environment. It
@@ -84,7 +91,9 @@ run_in_root() {
       DEBIAN_FRONTEND=noninteractive \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       CCACHE_DIR=/var/cache/pdlite-ccache \
-      bash -c "cd /work/main && exec \"\$@\"" bash "$@"
+      bash -c "! command -v update-ca-certificates >/dev/null ||
+               update-ca-certificates >/dev/null 2>&1
+               cd /work/main && exec \"\$@\"" bash "$@"
   ' bash "$root" "$shared" "$cache/debs" "$ccache_dir" "$@"
 }
 
@@ -99,7 +108,7 @@ if [ ! -f "$base" ]; then
   log="$cache/debootstrap.log"
   if ! debootstrap --variant=minbase --include="$base_packages" bookworm \
          "$staging" "$mirror" >"$log" 2>&1 ||
-     ! copy_apt_config "$staging" ||
+     ! copy_registry_config "$staging" ||
      ! run_in_root "$staging" bash -c \
          'apt-get update -qq && apt-get upgrade -y -qq && apt-get clean' \
          >>"$log" 2>&1; then
@@ -116,7 +125,7 @@ root="$cache/root"
 rm -rf --one-file-system "$root"
 mkdir -p "$root/work/main"
 tar -C "$root" -xf "$base"
-copy_apt_config "$root"
+copy_registry_config "$root"
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
   tar -C "$root/work/main" -xf -

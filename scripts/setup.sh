@@ -19,7 +19,8 @@ packages=(
   libgtest-dev libgmock-dev perl
   # the benchmarks: Google Benchmark, and bench/vs_peers.py, which makes a
   # virtual environment under build/ for the peers it measures against
-  libbenchmark-dev python3 python3-venv
+  # (pip reaches PyPI over HTTPS: ca-certificates)
+  libbenchmark-dev python3 python3-venv ca-certificates
   "$@"
 )
 missing=()
