@@ -25,7 +25,8 @@ struct Executor::OpRecord {
 // A plan for one input-shape signature of the main block.
 struct Executor::Plan {
   std::string signature;
-  platform::AllocationPtr arena;
+  // One arena per place the planned buffers live on (host, a device).
+  std::vector<platform::AllocationPtr> arenas;
   // Every planned tensor as the recording run left it, pointed into the
   // arena; replay restores these before running.
   struct PlannedTensor {
@@ -49,6 +50,7 @@ struct Executor::Released {
   const VarDesc* desc;
   size_t bytes;
   size_t offset;
+  platform::Place place;
 };
 
 struct Executor::BlockState {
@@ -86,6 +88,21 @@ std::string OpLocation(const OperatorBase& op, int index, int block_idx) {
   }
   os << "): ";
   return os.str();
+}
+
+// "X=float32[1, 3, 32, 100], Filter=float32[8, 3, 3, 3]".
+std::string InputShapes(const RuntimeContext& ctx) {
+  std::ostringstream os;
+  bool first = true;
+  for (auto& kv : ctx.inputs) {
+    for (Variable* v : kv.second) {
+      if (v == nullptr || !v->IsType<Tensor>()) continue;
+      os << (first ? "" : ", ") << kv.first << "="
+         << TensorSummary(v->Get<Tensor>());
+      first = false;
+    }
+  }
+  return first ? "(none)" : os.str();
 }
 
 }  // namespace
@@ -392,12 +409,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     for (auto& r : release[i]) {
       if (!r.first->IsType<Tensor>()) continue;
       Tensor* t = r.first->GetMutable<Tensor>();
-      if (!t->IsInitialized() || !t->place().is_host() ||
-          t->holder().use_count() != 1) {
-        continue;
-      }
-      released.push_back(
-          Released{r.first, r.second, t->holder()->size(), t->offset()});
+      if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
+      released.push_back(Released{r.first, r.second, t->holder()->size(),
+                                  t->offset(), t->holder()->place()});
       t->ResetHolder(nullptr, 0, t->dtype(), t->place());
     }
   }
@@ -477,12 +491,14 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   // sharing it (reshape outputs, views) move together.
   std::map<const platform::Allocation*, size_t> buffer_of;
   std::vector<BufferLifetime> buffers;
+  std::vector<platform::Place> buffer_place;
   std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> members;
   std::map<const Variable*, size_t> released_offset;
   for (auto& r : released) {
     auto life = lifetime.find(r.desc->name);
     buffers.push_back(
         BufferLifetime{r.bytes, life->second.first, life->second.second});
+    buffer_place.push_back(r.place);
     members.push_back({{r.var, r.desc}});
     released_offset[r.var] = r.offset;
   }
@@ -491,7 +507,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     Variable* v = scope->FindLocalVar(var.name);
     if (v == nullptr || !v->IsType<Tensor>()) continue;
     const Tensor& t = v->Get<Tensor>();
-    if (!t.IsInitialized() || !t.place().is_host()) continue;
+    if (!t.IsInitialized()) continue;
     const platform::Allocation* holder = t.holder().get();
     if (foreign.count(holder)) continue;
     auto life = lifetime.find(var.name);
@@ -502,6 +518,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     if (found == buffer_of.end()) {
       found = buffer_of.emplace(holder, buffers.size()).first;
       buffers.push_back(BufferLifetime{holder->size(), first, last});
+      buffer_place.push_back(holder->place());
       members.emplace_back();
     } else {
       auto& b = buffers[found->second];
@@ -510,27 +527,37 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     }
     members[found->second].emplace_back(v, &var);
   }
-  MemoryPlanResult layout = PlanMemory(buffers);
-  plan->arena_bytes = layout.arena_bytes;
-  plan->unplanned_bytes = layout.total_bytes;
-  if (buffers.empty()) return plan;
-
-  platform::Place cpu = platform::CPUPlace{};
-  plan->arena = platform::GetAllocator(cpu)->Allocate(layout.arena_bytes);
-  char* base = static_cast<char*>(plan->arena->ptr());
+  // Each place's buffers share one arena of that place.
+  std::map<std::string, std::vector<size_t>> by_place;
   for (size_t b = 0; b < buffers.size(); ++b) {
-    // A region keeps the whole arena alive (shared_ptr aliasing).
-    auto owner = std::make_shared<
-        std::pair<platform::AllocationPtr, platform::Allocation>>(
-        plan->arena,
-        platform::Allocation(base + layout.offsets[b], buffers[b].bytes, cpu));
-    platform::AllocationPtr region(owner, &owner->second);
-    for (auto& m : members[b]) {
-      const Tensor& t = m.first->Get<Tensor>();
-      auto gone = released_offset.find(m.first);
-      plan->tensors.push_back(Plan::PlannedTensor{
-          m.first, t.dims(), t.dtype(), t.lod(), region,
-          gone != released_offset.end() ? gone->second : t.offset()});
+    by_place[buffer_place[b].ToString()].push_back(b);
+  }
+  for (auto& group : by_place) {
+    std::vector<BufferLifetime> group_buffers;
+    for (size_t b : group.second) group_buffers.push_back(buffers[b]);
+    MemoryPlanResult layout = PlanMemory(group_buffers);
+    plan->arena_bytes += layout.arena_bytes;
+    plan->unplanned_bytes += layout.total_bytes;
+    const platform::Place place = buffer_place[group.second.front()];
+    platform::AllocationPtr arena =
+        platform::GetAllocator(place)->Allocate(layout.arena_bytes);
+    plan->arenas.push_back(arena);
+    char* base = static_cast<char*>(arena->ptr());
+    for (size_t g = 0; g < group.second.size(); ++g) {
+      const size_t b = group.second[g];
+      // A region keeps the whole arena alive (shared_ptr aliasing).
+      auto owner = std::make_shared<
+          std::pair<platform::AllocationPtr, platform::Allocation>>(
+          arena, platform::Allocation(base + layout.offsets[g],
+                                      buffers[b].bytes, place));
+      platform::AllocationPtr region(owner, &owner->second);
+      for (auto& m : members[b]) {
+        const Tensor& t = m.first->Get<Tensor>();
+        auto gone = released_offset.find(m.first);
+        plan->tensors.push_back(Plan::PlannedTensor{
+            m.first, t.dims(), t.dtype(), t.lod(), region,
+            gone != released_offset.end() ? gone->second : t.offset()});
+      }
     }
   }
   return plan;
@@ -635,6 +662,9 @@ void Executor::RunOp(const PreparedOp& prepared,
   if (options_.profile && block_idx == 0) {
     auto start = std::chrono::steady_clock::now();
     RunOpUntimed(prepared, ctx, scope, block_idx, infer_shape, record);
+    // An accelerator's kernels return before they finish: the op's time
+    // is until its device is idle again.
+    if (prepared.device_context) prepared.device_context->Wait();
     std::chrono::duration<double, std::milli> ms =
         std::chrono::steady_clock::now() - start;
     stats_.op_timings.push_back(OpTiming{
@@ -669,6 +699,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       prepared.device_context = contexts_->Get(place);
     }
     platform::DeviceContext* dev_ctx = prepared.device_context;
+    dev_ctx->MakeCurrent();
     const platform::Place place = dev_ctx->GetPlace();
     auto& kop = static_cast<const OperatorWithKernel&>(op);
     SettleLayouts(ctx, &choice.chosen.library.name(), &layout_scratch_);
@@ -706,7 +737,13 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       }
     }
   } catch (const Exception& e) {
-    platform::RethrowWithContext(e, OpLocation(op, prepared.index, block_idx));
+    std::string where = OpLocation(op, prepared.index, block_idx);
+    if (e.code() == ErrorCode::kExternal) {
+      // A library call failed (CUDA, cuDNN): the shapes it was given are
+      // the first thing to know.
+      where += "inputs " + InputShapes(ctx) + ": ";
+    }
+    platform::RethrowWithContext(e, where);
   }
 }
 

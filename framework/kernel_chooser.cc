@@ -1,5 +1,8 @@
 #include "framework/kernel_chooser.h"
 
+#include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 namespace paddle_lite {
@@ -23,7 +26,53 @@ const KernelEntry* FindWithLayout(const std::string& op_type,
   return nullptr;
 }
 
+struct PlaceLibraries {
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> by_kind;
+};
+
+PlaceLibraries& GetPlaceLibraries() {
+  static auto* libraries = new PlaceLibraries;
+  return *libraries;
+}
+
+// The libraries to try on `place`, best first: the caller's, then the
+// place's own; a library without a single kernel on the place's kind is
+// left out (MKLDNN on a CUDA place), so "expected" names a real choice.
+std::vector<LibraryType> LibrariesFor(const KernelPreference& preference) {
+  std::vector<LibraryType> wanted = preference.libraries;
+  for (auto& name : PlaceLibrariesOf(preference.place.KindName())) {
+    LibraryType lib = LibraryType::FromName(name);
+    if (std::find(wanted.begin(), wanted.end(), lib) == wanted.end()) {
+      wanted.push_back(lib);
+    }
+  }
+  if (preference.place.is_cpu()) return wanted;
+  std::vector<LibraryType> out;
+  for (auto& lib : wanted) {
+    if (KernelRegistry::Instance().HasLibraryOn(lib,
+                                                preference.place.KindName())) {
+      out.push_back(lib);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+void RegisterPlaceLibraries(const std::string& place_kind,
+                            std::vector<std::string> libraries) {
+  auto& r = GetPlaceLibraries();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.by_kind[place_kind] = std::move(libraries);
+}
+
+std::vector<std::string> PlaceLibrariesOf(const std::string& place_kind) {
+  auto& r = GetPlaceLibraries();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_kind.find(place_kind);
+  return it == r.by_kind.end() ? std::vector<std::string>{} : it->second;
+}
 
 KernelChoice ChooseKernel(const std::string& op_type,
                           DataType data_type,
@@ -33,12 +82,12 @@ KernelChoice ChooseKernel(const std::string& op_type,
   choice.expected.data_type = data_type;
   choice.expected.place = preference.place;
   choice.expected.layout = layout;
-  choice.expected.library = preference.libraries.empty()
-                                ? LibraryType::Plain()
-                                : preference.libraries.front();
+  const std::vector<LibraryType> libraries = LibrariesFor(preference);
+  choice.expected.library =
+      libraries.empty() ? LibraryType::Plain() : libraries.front();
 
   std::vector<OpKernelType> candidates;
-  for (auto& lib : preference.libraries) {
+  for (auto& lib : libraries) {
     OpKernelType key = choice.expected;
     key.library = lib;
     candidates.push_back(key);
@@ -62,7 +111,8 @@ KernelChoice ChooseKernel(const std::string& op_type,
       } else {
         std::ostringstream why;
         why << "fallback: no kernel " << candidates[0].ToString();
-        for (size_t j = 1; j < i; ++j) why << " or " << candidates[j].ToString();
+        for (size_t j = 1; j < i; ++j)
+          why << " or " << candidates[j].ToString();
         if (choice.needs_transfer) {
           why << "; inputs are copied to " << key.place.ToString();
         }
@@ -86,8 +136,8 @@ KernelChoice ChooseKernel(const std::string& op_type,
         why << "data type " << k.data_type << " != " << data_type;
       } else if (!platform::SameKind(k.place, preference.place) &&
                  !k.place.is_cpu()) {
-        why << "place " << k.place.KindName() << " != "
-            << preference.place.KindName();
+        why << "place " << k.place.KindName()
+            << " != " << preference.place.KindName();
       } else {
         why << "library " << k.library.name() << " not preferred";
       }

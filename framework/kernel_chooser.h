@@ -26,8 +26,8 @@ struct KernelPreference {
 };
 
 struct KernelChoice {
-  OpKernelType expected;     // what the op asked for
-  OpKernelType chosen;       // valid when kernel != nullptr
+  OpKernelType expected;  // what the op asked for
+  OpKernelType chosen;    // valid when kernel != nullptr
   const KernelEntry* kernel = nullptr;
   /// Why this kernel: "exact match", "fallback: ..."; or, when nothing
   /// fits, why every registered kernel was rejected.
@@ -35,6 +35,12 @@ struct KernelChoice {
   /// Inputs must be copied to chosen.place before running.
   bool needs_transfer = false;
 };
+
+/// The libraries a place kind prefers after the predictor's own (a device
+/// plugin registers them when it loads: "cuda" -> {"CUDNN"}).
+void RegisterPlaceLibraries(const std::string& place_kind,
+                            std::vector<std::string> libraries);
+std::vector<std::string> PlaceLibrariesOf(const std::string& place_kind);
 
 KernelChoice ChooseKernel(const std::string& op_type,
                           DataType data_type,

@@ -24,8 +24,8 @@ LibraryNames& Libraries() {
 }  // namespace
 
 LibraryType LibraryType::FromName(const std::string& name) {
-  PADDLE_ENFORCE(!name.empty(), errors::InvalidArgument(
-                                    "A library name cannot be empty."));
+  PADDLE_ENFORCE(!name.empty(),
+                 errors::InvalidArgument("A library name cannot be empty."));
   for (char c : name) {
     PADDLE_ENFORCE(std::isupper(static_cast<unsigned char>(c)) ||
                        std::isdigit(static_cast<unsigned char>(c)) || c == '_',
@@ -94,7 +94,8 @@ KernelRegistry& KernelRegistry::Instance() {
 }
 
 void KernelRegistry::Register(const std::string& op_type,
-                              const OpKernelType& key, KernelEntry entry) {
+                              const OpKernelType& key,
+                              KernelEntry entry) {
   auto& kernels = kernels_[op_type];
   auto it = kernels.find(key);
   PADDLE_ENFORCE(it == kernels.end(),
@@ -148,8 +149,10 @@ std::vector<std::string> KernelRegistry::OpTypes() const {
   return types;
 }
 
-void RegisterKernelOrDie(const std::string& op_type, const OpKernelType& key,
-                         KernelFn fn, const char* file) {
+void RegisterKernelOrDie(const std::string& op_type,
+                         const OpKernelType& key,
+                         KernelFn fn,
+                         const char* file) {
   KernelEntry entry{std::move(fn), file, CurrentRegistrant()};
   if (Pending().deferring) {
     Pending().kernels.push_back([op_type, key, entry]() {
@@ -164,6 +167,18 @@ void RegisterKernelOrDie(const std::string& op_type, const OpKernelType& key,
     std::cerr << "paddle_lite: " << e.what() << std::endl;
     std::abort();
   }
+}
+
+bool KernelRegistry::HasLibraryOn(LibraryType library,
+                                  const std::string& kind) const {
+  for (auto& op : kernels_) {
+    for (auto& kv : op.second) {
+      if (kv.first.library == library && kv.first.place.KindName() == kind) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace framework

@@ -78,7 +78,8 @@ class KernelRegistry {
   static KernelRegistry& Instance();
 
   /// Throws AlreadyExists naming the op, the key and both registrants.
-  void Register(const std::string& op_type, const OpKernelType& key,
+  void Register(const std::string& op_type,
+                const OpKernelType& key,
                 KernelEntry entry);
   /// Removes every kernel a registrant added (plugin unload, tests).
   void EraseRegistrant(const std::string& registrant);
@@ -91,6 +92,8 @@ class KernelRegistry {
   std::vector<std::pair<OpKernelType, const KernelEntry*>> KernelsOf(
       const std::string& op_type) const;
   std::vector<std::string> OpTypes() const;
+  /// True when `library` has at least one kernel on places of `kind`.
+  bool HasLibraryOn(LibraryType library, const std::string& kind) const;
 
  private:
   std::map<std::string, std::map<OpKernelType, std::unique_ptr<KernelEntry>>>
@@ -108,19 +111,25 @@ class OpKernel {
 
 /// Registers and, on failure during static initialization, prints the
 /// error and aborts (a duplicate in the core is a build bug).
-void RegisterKernelOrDie(const std::string& op_type, const OpKernelType& key,
-                         KernelFn fn, const char* file);
+void RegisterKernelOrDie(const std::string& op_type,
+                         const OpKernelType& key,
+                         KernelFn fn,
+                         const char* file);
 
 template <typename... Kernels>
 struct OpKernelRegistrar {
   /// `place`: any device of the kernel's kind (the key compares kinds).
-  OpKernelRegistrar(const char* op_type, const char* library,
-                    const platform::Place& place, const char* file) {
+  OpKernelRegistrar(const char* op_type,
+                    const char* library,
+                    const platform::Place& place,
+                    const char* file) {
     (RegisterOne<Kernels>(op_type, library, place, file), ...);
   }
   template <typename Kernel>
-  static void RegisterOne(const char* op_type, const char* library,
-                          const platform::Place& place, const char* file) {
+  static void RegisterOne(const char* op_type,
+                          const char* library,
+                          const platform::Place& place,
+                          const char* file) {
     OpKernelType key;
     key.data_type = ToDataType<typename Kernel::ELEMENT_TYPE>();
     key.place = place;
@@ -137,18 +146,18 @@ struct OpKernelRegistrar {
 
 /// One kernel per element type for (op, library, place). PLACE is a type in
 /// paddle_lite::platform (CPUPlace, CUDAPlace).
-#define REGISTER_OP_KERNEL(op_type, LIBRARY, PLACE, ...)                  \
-  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__>         \
-      pdlite_kernel_registrar_##op_type##_##LIBRARY##_##PLACE(            \
+#define REGISTER_OP_KERNEL(op_type, LIBRARY, PLACE, ...)          \
+  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__> \
+      pdlite_kernel_registrar_##op_type##_##LIBRARY##_##PLACE(    \
           #op_type, #LIBRARY, ::paddle_lite::platform::PLACE{}, __FILE__)
 
 /// Kernels of a device a plugin adds (a CustomPlace of type DEVICE, a
 /// string literal such as "emu").
-#define REGISTER_OP_DEVICE_KERNEL(op_type, LIBRARY, DEVICE, ...)          \
-  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__>         \
-      pdlite_kernel_registrar_##op_type##_##LIBRARY##_device(             \
-          #op_type, #LIBRARY,                                             \
-          ::paddle_lite::platform::CustomPlace{DEVICE, 0}, __FILE__)
+#define REGISTER_OP_DEVICE_KERNEL(op_type, LIBRARY, DEVICE, ...)               \
+  static ::paddle_lite::framework::OpKernelRegistrar<__VA_ARGS__>              \
+      pdlite_kernel_registrar_##op_type##_##LIBRARY##_device(                  \
+          #op_type, #LIBRARY, ::paddle_lite::platform::CustomPlace{DEVICE, 0}, \
+          __FILE__)
 
 #define REGISTER_OP_CPU_KERNEL(op_type, ...) \
   REGISTER_OP_KERNEL(op_type, PLAIN, CPUPlace, __VA_ARGS__)

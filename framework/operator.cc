@@ -86,9 +86,9 @@ const std::vector<std::string>& OperatorBase::OutputList(
 
 const Attribute& OperatorBase::GetAttr(const std::string& name) const {
   auto it = attrs_.find(name);
-  PADDLE_ENFORCE(it != attrs_.end(),
-                 errors::NotFound("Op '", type_, "' has no attribute '", name,
-                                  "'."));
+  PADDLE_ENFORCE(
+      it != attrs_.end(),
+      errors::NotFound("Op '", type_, "' has no attribute '", name, "'."));
   return it->second;
 }
 
@@ -117,9 +117,9 @@ DataType KernelTypeContext::InputDataType(const std::string& slot) const {
   auto& names = op_.InputList(slot);
   if (names.empty()) return DataType::kUndefined;
   auto* var = program_.FindVarRecursive(block_idx_, names[0]);
-  if (var == nullptr || !(var->is_tensor() ||
-                          var->kind == static_cast<int>(
-                                           VarKind::kLoDTensorArray))) {
+  if (var == nullptr ||
+      !(var->is_tensor() ||
+        var->kind == static_cast<int>(VarKind::kLoDTensorArray))) {
     return DataType::kUndefined;
   }
   return var->dtype;
@@ -210,21 +210,25 @@ const LoD& InferShapeContext::GetInputLoD(const std::string& slot) const {
 const Tensor& InferShapeContext::GetInputTensor(const std::string& slot,
                                                 size_t i) const {
   read_values_ = true;
-  return InputTensor(slot, i);
+  const Tensor& t = InputTensor(slot, i);
+  if (!t.IsInitialized() || t.place().is_host()) return t;
+  // Values on a device (a shape computed by a CUDA kernel) are read here
+  // through a host copy, kept while this context lives.
+  host_copies_.push_back(std::make_unique<Tensor>());
+  TensorCopy(t, platform::CPUPlace{}, host_copies_.back().get());
+  return *host_copies_.back();
 }
 
 const Tensor& InferShapeContext::InputTensor(const std::string& slot,
                                              size_t i) const {
   auto& vars = ctx_.InputVars(slot);
   PADDLE_ENFORCE(i < vars.size() && vars[i] != nullptr,
-                 errors::NotFound("Op '", op().Type(), "' has no input '",
-                                  slot, "'", i ? " #" + std::to_string(i) : "",
-                                  "."));
-  PADDLE_ENFORCE(vars[i]->IsType<Tensor>(),
-                 errors::InvalidArgument("Op '", op().Type(), "' input '",
-                                         slot, "' (",
-                                         op().InputList(slot)[i],
-                                         ") is not a tensor."));
+                 errors::NotFound("Op '", op().Type(), "' has no input '", slot,
+                                  "'", i ? " #" + std::to_string(i) : "", "."));
+  PADDLE_ENFORCE(
+      vars[i]->IsType<Tensor>(),
+      errors::InvalidArgument("Op '", op().Type(), "' input '", slot, "' (",
+                              op().InputList(slot)[i], ") is not a tensor."));
   return vars[i]->Get<Tensor>();
 }
 
@@ -237,11 +241,11 @@ void InferShapeContext::SetOutputDim(const std::string& slot,
 void InferShapeContext::SetOutputsDim(const std::string& slot,
                                       const std::vector<DDim>& dims) const {
   auto& vars = ctx_.OutputVars(slot);
-  PADDLE_ENFORCE(vars.size() == dims.size(),
-                 errors::InvalidArgument("Op '", op().Type(), "' output '",
-                                         slot, "' has ", vars.size(),
-                                         " variables but ", dims.size(),
-                                         " shapes were inferred."));
+  PADDLE_ENFORCE(
+      vars.size() == dims.size(),
+      errors::InvalidArgument("Op '", op().Type(), "' output '", slot, "' has ",
+                              vars.size(), " variables but ", dims.size(),
+                              " shapes were inferred."));
   for (size_t i = 0; i < vars.size(); ++i) {
     if (vars[i]) vars[i]->GetMutable<Tensor>()->Resize(dims[i]);
   }

@@ -100,7 +100,8 @@ class OperatorBase {
 /// the declared types of its variables.
 class KernelTypeContext {
  public:
-  KernelTypeContext(const OperatorBase& op, const ProgramDesc& program,
+  KernelTypeContext(const OperatorBase& op,
+                    const ProgramDesc& program,
                     int block_idx)
       : op_(op), program_(program), block_idx_(block_idx) {}
   const OperatorBase& op() const { return op_; }
@@ -149,9 +150,7 @@ class ExecutionContext {
 
   const OperatorBase& op() const { return op_; }
   const Scope& scope() const { return scope_; }
-  const platform::Place GetPlace() const {
-    return device_context_.GetPlace();
-  }
+  const platform::Place GetPlace() const { return device_context_.GetPlace(); }
   template <typename DeviceContextT>
   const DeviceContextT& device_context() const {
     return static_cast<const DeviceContextT&>(device_context_);
@@ -226,9 +225,7 @@ class InferShapeContext {
 
   const OperatorBase& op() const { return ctx_.op(); }
   bool HasInput(const std::string& slot) const { return ctx_.HasInput(slot); }
-  bool HasOutput(const std::string& slot) const {
-    return ctx_.HasOutput(slot);
-  }
+  bool HasOutput(const std::string& slot) const { return ctx_.HasOutput(slot); }
   /// Dims of the first tensor of an input slot; throws NotFound naming the
   /// slot if absent.
   DDim GetInputDim(const std::string& slot) const;
@@ -236,7 +233,7 @@ class InferShapeContext {
   DataType GetInputDataType(const std::string& slot) const;
   const LoD& GetInputLoD(const std::string& slot) const;
   /// The input tensor itself, for ops whose output shape depends on values
-  /// (shape tensors). Must be on a host place.
+  /// (shape tensors); a tensor on a device is returned as a host copy.
   const Tensor& GetInputTensor(const std::string& slot, size_t i = 0) const;
 
   /// Sets dims of an output (no-op when the output slot is absent).
@@ -262,6 +259,7 @@ class InferShapeContext {
 
   const ExecutionContext& ctx_;
   mutable bool read_values_ = false;
+  mutable std::vector<std::unique_ptr<Tensor>> host_copies_;
 };
 
 }  // namespace framework

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +11,8 @@
 
 #include "framework/kernel_registry.h"
 #include "framework/op_registry.h"
+#include "platform/device_context.h"
+#include "platform/enforce.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -85,14 +88,14 @@ void LoadPlugin(const std::string& given_path) {
   if (handle == nullptr) {
     const char* why = dlerror();
     discard();
-    PADDLE_THROW(errors::NotFound("Cannot load plugin '", path, "': ",
-                                  why ? why : "unknown error", "."));
+    PADDLE_THROW(errors::NotFound("Cannot load plugin '", path,
+                                  "': ", why ? why : "unknown error", "."));
   }
   using VersionFn = int (*)();
   using NameFn = const char* (*)();
   using InitFn = void (*)();
-  auto version = reinterpret_cast<VersionFn>(
-      dlsym(handle, "pdlite_plugin_abi_version"));
+  auto version =
+      reinterpret_cast<VersionFn>(dlsym(handle, "pdlite_plugin_abi_version"));
   auto name = reinterpret_cast<NameFn>(dlsym(handle, "pdlite_plugin_name"));
   auto init = reinterpret_cast<InitFn>(dlsym(handle, "pdlite_plugin_init"));
   if (version == nullptr || name == nullptr) {
@@ -162,6 +165,65 @@ void LoadPluginsFromEnvironment() {
 std::vector<std::string> LoadedPlugins() {
   std::lock_guard<std::mutex> lock(PluginMutex());
   return Loaded();
+}
+
+std::string CudaLibraryPath() {
+  const char* env = std::getenv("PDLITE_CUDA_LIBRARY");
+  if (env != nullptr && *env != '\0') return env;
+  // Beside the core library, in the build tree and when installed.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&RuntimeAbiVersion), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    std::string self = info.dli_fname;
+    size_t slash = self.rfind('/');
+    if (slash != std::string::npos) {
+      return self.substr(0, slash + 1) + "libpaddle_lite_cuda.so";
+    }
+  }
+  return "libpaddle_lite_cuda.so";
+}
+
+namespace {
+
+bool FileExists(const std::string& path) {
+  return access(path.c_str(), F_OK) == 0;
+}
+
+}  // namespace
+
+void EnsurePlaceAvailable(const platform::Place& place) {
+  if (place.is_cpu()) return;
+  if (place.is_cuda() || place.is_cuda_pinned()) {
+    if (platform::HasDeviceContextFactory("cuda")) return;
+    const std::string path = CudaLibraryPath();
+    PADDLE_ENFORCE(FileExists(path),
+                   errors::Unavailable(
+                       place,
+                       " was asked for, but this build has no CUDA "
+                       "place: ",
+                       path,
+                       " does not exist (configure with "
+                       "-DPDLITE_WITH_CUDA=ON where nvcc, cuDNN and cuBLAS "
+                       "are installed, or set PDLITE_CUDA_LIBRARY)."));
+    LoadPlugin(path);
+    return;
+  }
+  PADDLE_ENFORCE(
+      platform::HasDeviceContextFactory(place.KindName()),
+      errors::NotFound("No device context is registered for "
+                       "place ",
+                       place, ": load the plugin that provides it."));
+}
+
+std::vector<std::string> LoadBuiltinDeviceLibraries() {
+  std::vector<std::string> loaded;
+  if (!platform::HasDeviceContextFactory("cuda")) {
+    const std::string path = CudaLibraryPath();
+    if (!FileExists(path)) return loaded;
+    LoadPlugin(path);
+    loaded.push_back(path);
+  }
+  return loaded;
 }
 
 }  // namespace framework

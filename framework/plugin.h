@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/place.h"
+
 /// Bumped whenever a change to the installed headers breaks plugins built
 /// against an older runtime. A plugin records the value it was built with.
 #ifndef PDLITE_ABI_VERSION
@@ -45,17 +47,32 @@ std::vector<std::string> LoadedPlugins();
 /// This runtime's ABI version (PDLITE_ABI_VERSION as the core was built).
 int RuntimeAbiVersion();
 
+/// Makes sure the place's device is provided: built-in devices that live
+/// in their own library (the CUDA place, libpaddle_lite_cuda.so beside
+/// libpaddle_lite.so, or PDLITE_CUDA_LIBRARY) are loaded on first use.
+/// Throws Unavailable when this build has no such library, NotFound for a
+/// device no plugin provides. Does not need the hardware itself.
+void EnsurePlaceAvailable(const platform::Place& place);
+
+/// Loads every built-in device library this build has (for listings such
+/// as `pdlite kernels`); returns the paths loaded, and skips quietly what
+/// the build does not have.
+std::vector<std::string> LoadBuiltinDeviceLibraries();
+
+/// Where the CUDA place's library is looked for.
+std::string CudaLibraryPath();
+
 }  // namespace framework
 }  // namespace paddle_lite
 
-#define PDLITE_PLUGIN(name)                                              \
-  extern "C" __attribute__((visibility("default"))) int                  \
-  pdlite_plugin_abi_version() {                                          \
-    return PDLITE_ABI_VERSION;                                           \
-  }                                                                      \
-  extern "C" __attribute__((visibility("default"))) const char*          \
-  pdlite_plugin_name() {                                                 \
-    return #name;                                                        \
+#define PDLITE_PLUGIN(name)                                     \
+  extern "C" __attribute__((visibility("default"))) int         \
+  pdlite_plugin_abi_version() {                                 \
+    return PDLITE_ABI_VERSION;                                  \
+  }                                                             \
+  extern "C" __attribute__((visibility("default"))) const char* \
+  pdlite_plugin_name() {                                        \
+    return #name;                                               \
   }
 
 #define PDLITE_PLUGIN_INIT() \

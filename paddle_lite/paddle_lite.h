@@ -89,6 +89,24 @@ class Config {
   /// shapes seen before reuse one planned arena and skip shape inference.
   void EnableMemoryOptim(bool enable = true) { memory_optim_ = enable; }
   bool memory_optim_enabled() const { return memory_optim_; }
+  /// CUDA place: the most device memory this process's allocator may
+  /// hold, in use and cached together, in bytes; 0 (default) leaves the
+  /// device's own limit. An allocation past it is a ResourceExhausted
+  /// error naming the bytes asked for.
+  void SetGpuMemoryLimit(size_t bytes) { gpu_memory_limit_ = bytes; }
+  size_t gpu_memory_limit() const { return gpu_memory_limit_; }
+  /// CUDA place: TF32 tensor-core math for fp32 convolutions and matmuls.
+  /// Off by default: fp32 results are computed in fp32.
+  void EnableTF32(bool enable = true) { tf32_ = enable; }
+  bool tf32_enabled() const { return tf32_; }
+  /// CUDA place: time every cuDNN convolution algorithm once per shape
+  /// and keep the fastest (cached); off, cuDNN's heuristics choose.
+  void EnableCudnnExhaustiveSearch(bool enable = true) {
+    cudnn_exhaustive_search_ = enable;
+  }
+  bool cudnn_exhaustive_search_enabled() const {
+    return cudnn_exhaustive_search_;
+  }
   /// Times every op of every Run() (RunStats::op_times); off by default.
   void EnableProfiling(bool enable = true) { profiling_ = enable; }
   bool profiling_enabled() const { return profiling_; }
@@ -118,15 +136,18 @@ class Config {
   bool memory_optim_ = true;
   bool ir_optim_ = true;
   bool profiling_ = false;
+  size_t gpu_memory_limit_ = 0;
+  bool tf32_ = false;
+  bool cudnn_exhaustive_search_ = false;
 };
 
 /// Where one op of the main block runs.
 struct OpPlacement {
-  int index;             // position in the program's main block
-  std::string type;      // op type
-  std::string place;     // "cpu", "emu:0"; empty for ops without a kernel
-  std::string library;   // "PLAIN", "MKLDNN", ...
-  std::string reason;    // why this kernel ("exact match", "fallback: ...")
+  int index;            // position in the program's main block
+  std::string type;     // op type
+  std::string place;    // "cpu", "emu:0"; empty for ops without a kernel
+  std::string library;  // "PLAIN", "MKLDNN", ...
+  std::string reason;   // why this kernel ("exact match", "fallback: ...")
 };
 
 /// One copy of an op input to the place of the op's kernel.
@@ -152,14 +173,17 @@ struct OpTime {
 struct RunStats {
   std::vector<CopyRecord> copies;
   std::vector<OpTime> op_times;  // with Config::EnableProfiling
-  bool replayed = false;       // input shapes matched a cached plan
-  size_t arena_bytes = 0;      // intermediate buffers, planned by liveness
-  size_t unplanned_bytes = 0;  // what they would take without planning
-  size_t plans_cached = 0;     // input-shape signatures remembered
-  int ops_inferred = 0;        // ops whose output shapes were re-inferred
+  bool replayed = false;         // input shapes matched a cached plan
+  size_t arena_bytes = 0;        // intermediate buffers, planned by liveness
+  size_t unplanned_bytes = 0;    // what they would take without planning
+  size_t plans_cached = 0;       // input-shape signatures remembered
+  int ops_inferred = 0;          // ops whose output shapes were re-inferred
 };
 
 class Predictor;
+
+/// Where the memory behind a tensor handle's pointer is.
+enum class PlaceType { kCPU, kGPU };
 
 /// A handle to one input or output of a predictor. Valid while the
 /// predictor lives. Input handles write the input; output handles read the
@@ -181,6 +205,13 @@ class Tensor {
   /// Inputs: a buffer to fill in place (zero-copy); Reshape first.
   template <typename T>
   T* mutable_data();
+  /// Inputs: runs on `data` itself, host memory (kCPU) or memory of the
+  /// predictor's CUDA device (kGPU), without a copy. It must stay valid
+  /// and unchanged until Run() returns.
+  template <typename T>
+  void ShareExternalData(const T* data,
+                         const std::vector<int64_t>& shape,
+                         PlaceType place = PlaceType::kCPU);
   /// Sets the input's LoD (sequence offsets).
   void SetLoD(const LoD& lod);
 
@@ -190,6 +221,11 @@ class Tensor {
   /// Zero-copy read access; `size` receives the element count.
   template <typename T>
   const T* data(int64_t* size = nullptr) const;
+  /// Zero-copy access on a place: kGPU gives the output in the CUDA
+  /// device's memory (valid until the next Run()); PreconditionNotMet
+  /// when the output was not computed there.
+  template <typename T>
+  const T* data(PlaceType place, int64_t* size = nullptr) const;
 
   std::vector<int64_t> shape() const;
   DataType type() const;

@@ -41,14 +41,14 @@ fw::DataType ToInternal(DataType t) {
 }
 
 DataType ToPublic(fw::DataType t) {
-  for (auto p : {DataType::FLOAT32, DataType::FLOAT64, DataType::FLOAT16,
-                 DataType::BFLOAT16, DataType::INT8, DataType::UINT8,
-                 DataType::INT16, DataType::INT32, DataType::INT64,
-                 DataType::BOOL}) {
+  for (auto p :
+       {DataType::FLOAT32, DataType::FLOAT64, DataType::FLOAT16,
+        DataType::BFLOAT16, DataType::INT8, DataType::UINT8, DataType::INT16,
+        DataType::INT32, DataType::INT64, DataType::BOOL}) {
     if (ToInternal(p) == t) return p;
   }
-  PADDLE_THROW(platform::errors::Unimplemented(
-      "Tensor of type ", t, " has no public DataType."));
+  PADDLE_THROW(platform::errors::Unimplemented("Tensor of type ", t,
+                                               " has no public DataType."));
 }
 
 }  // namespace
@@ -71,6 +71,7 @@ struct Predictor::Impl {
   fw::Scope* scope = nullptr;  // this predictor's child of `weights`
   std::vector<std::string> feed_names;
   std::vector<std::string> fetch_names;
+  platform::Place staging_place;  // where input handles put their data
 
   ~Impl() {
     executor.reset();
@@ -89,16 +90,29 @@ struct Predictor::Impl {
   void Init() {
     feed_names = program->FeedTargetNames();
     fetch_names = program->FetchTargetNames();
-    contexts = std::make_unique<platform::DeviceContextPool>(
-        platform::DeviceContextOptions{config.cpu_threads()});
+    platform::DeviceContextOptions context_options;
+    context_options.num_threads = config.cpu_threads();
+    context_options.allow_tf32 = config.tf32_enabled();
+    context_options.cudnn_exhaustive_search =
+        config.cudnn_exhaustive_search_enabled();
+    context_options.device_memory_limit = config.gpu_memory_limit();
+    contexts = std::make_unique<platform::DeviceContextPool>(context_options);
     fw::KernelPreference preference;
     preference.place = TargetPlace();
     for (auto& lib : config.kernel_libraries()) {
       preference.libraries.push_back(fw::LibraryType::FromName(lib));
     }
-    // A device nobody provides (no plugin loaded, a misspelt name) is an
-    // error naming it, not a silent run on the CPU.
+    // A device nobody provides (no plugin loaded, a misspelt name), or a
+    // CUDA place without a GPU, is an error naming it here, not a silent
+    // run on the CPU.
+    fw::EnsurePlaceAvailable(preference.place);
     contexts->Get(preference.place);
+    // Feeds are staged in page-locked memory when the device has it, so
+    // their copies to the device run at full speed.
+    staging_place = platform::CPUPlace{};
+    if (preference.place.is_cuda()) {
+      staging_place = platform::CUDAPinnedPlace{};
+    }
     fw::ExecutorOptions options;
     options.plan_replay = config.memory_optim_enabled();
     options.profile = config.profiling_enabled();
@@ -109,8 +123,7 @@ struct Predictor::Impl {
     for (const char* list : {"feed", "fetch"}) {
       scope->Var(list)->GetMutable<fw::TensorList>();
     }
-    scope->Var("feed")->GetMutable<fw::TensorList>()->resize(
-        feed_names.size());
+    scope->Var("feed")->GetMutable<fw::TensorList>()->resize(feed_names.size());
   }
 
   fw::TensorList& feeds() {
@@ -158,7 +171,8 @@ std::vector<std::string> Predictor::GetOutputNames() const {
 }
 
 namespace {
-size_t IndexOf(const std::vector<std::string>& names, const std::string& name,
+size_t IndexOf(const std::vector<std::string>& names,
+               const std::string& name,
                const char* what) {
   auto it = std::find(names.begin(), names.end(), name);
   if (it == names.end()) {
@@ -195,6 +209,10 @@ void Predictor::Run() {
                        "Run()."));
   }
   impl_->executor->Run(0, impl_->scope);
+  // Run() is synchronous: a device's queued work (and errors) end here,
+  // and staged feeds may be reused once it returns.
+  const auto& place = impl_->executor->preference().place;
+  if (!place.is_cpu()) impl_->contexts->Get(place)->Wait();
 }
 
 RunStats Predictor::last_run_stats() const {
@@ -209,8 +227,8 @@ RunStats Predictor::last_run_stats() const {
     out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
   }
   for (auto& t : s.transfers) {
-    out.copies.push_back(
-        CopyRecord{t.op_index, t.op_type, t.var, t.from, t.to, t.bytes, t.cached});
+    out.copies.push_back(CopyRecord{t.op_index, t.op_type, t.var, t.from, t.to,
+                                    t.bytes, t.cached});
   }
   return out;
 }
@@ -246,6 +264,9 @@ std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
   for (auto& plugin : config.plugins()) fw::LoadPlugin(plugin);
   auto impl = std::make_unique<Predictor::Impl>();
   impl->config = config;
+  // Built-in devices in their own library (CUDA) load before the model, so
+  // a build or machine without one fails first and clearly.
+  fw::EnsurePlaceAvailable(impl->TargetPlace());
   fw::Model model;
   if (config.model_from_memory()) {
     model = fw::LoadModelFromBuffers(config.program_buffer(),
@@ -292,18 +313,98 @@ void Tensor::Reshape(const std::vector<int64_t>& shape) {
 template <typename T>
 T* Tensor::mutable_data() {
   impl_->CheckInput("mutable_data");
-  PADDLE_ENFORCE(impl_->has_pending_shape,
-                 platform::errors::PreconditionNotMet(
-                     "Input '", name_,
-                     "': call Reshape() before writing its data."));
+  PADDLE_ENFORCE(
+      impl_->has_pending_shape,
+      platform::errors::PreconditionNotMet(
+          "Input '", name_, "': call Reshape() before writing its data."));
   // A fresh tensor each time: the previous one may still be shared with a
   // caller's output handle or an intermediate buffer.
   fw::Tensor fresh;
   fresh.Resize(impl_->pending_shape);
   fresh.set_lod(impl_->tensor().lod());
-  T* data = fresh.mutable_data<T>(platform::CPUPlace{});
+  T* data = fresh.mutable_data<T>(impl_->predictor->staging_place);
   impl_->tensor() = std::move(fresh);
   return data;
+}
+
+template <typename T>
+void Tensor::ShareExternalData(const T* data,
+                               const std::vector<int64_t>& shape,
+                               PlaceType place) {
+  impl_->CheckInput("ShareExternalData");
+  PADDLE_ENFORCE(
+      data != nullptr || shape.empty() || fw::Product(fw::DDim(shape)) == 0,
+      platform::errors::InvalidArgument("ShareExternalData of input '", name_,
+                                        "': data is null."));
+  for (auto d : shape) {
+    PADDLE_ENFORCE(d >= 0, platform::errors::InvalidArgument(
+                               "ShareExternalData of input '", name_,
+                               "' with shape ", shape, ": dims must be >= 0."));
+  }
+  platform::Place where = platform::CPUPlace{};
+  if (place == PlaceType::kGPU) {
+    where = impl_->predictor->executor->preference().place;
+    PADDLE_ENFORCE(where.is_cuda(),
+                   platform::errors::PreconditionNotMet(
+                       "ShareExternalData of input '", name_,
+                       "' with GPU memory, but the predictor runs on ", where,
+                       ": SetDevice(\"cuda:N\") first."));
+  }
+  fw::Tensor shared;
+  shared.Resize(shape);
+  shared.set_lod(impl_->tensor().lod());
+  const size_t bytes = fw::Product(shared.dims()) * sizeof(T);
+  // Not owned: the Allocation only describes the caller's memory.
+  auto holder = std::make_shared<platform::Allocation>(const_cast<T*>(data),
+                                                       bytes, where);
+  shared.ResetHolder(holder, 0, fw::ToDataType<T>(), where);
+  impl_->tensor() = std::move(shared);
+  impl_->pending_shape = shape;
+  impl_->has_pending_shape = true;
+}
+
+template <typename T>
+const T* Tensor::data(PlaceType place, int64_t* size) const {
+  if (place == PlaceType::kCPU) return data<T>(size);
+  PADDLE_ENFORCE(!impl_->is_input,
+                 platform::errors::PreconditionNotMet(
+                     "data(kGPU) of input '", name_,
+                     "': inputs are read on the host; use ShareExternalData "
+                     "to pass device memory."));
+  // The fetch list holds a host copy; the output variable itself still
+  // holds the device result of the last run.
+  const auto& program = *impl_->predictor->program;
+  const fw::Tensor* device_tensor = nullptr;
+  for (auto& op : program.blocks[0].ops) {
+    if (op.type != "fetch") continue;
+    auto col = op.attrs.find("col");
+    if (col == op.attrs.end() ||
+        fw::AttrCast<int>(col->second) != static_cast<int>(impl_->col)) {
+      continue;
+    }
+    const auto x = op.Input("X");
+    if (x.empty()) break;
+    auto* var = impl_->predictor->scope->FindVar(x[0]);
+    if (var != nullptr && var->IsType<fw::Tensor>()) {
+      device_tensor = &var->Get<fw::Tensor>();
+    }
+    break;
+  }
+  PADDLE_ENFORCE(
+      device_tensor != nullptr && device_tensor->IsInitialized() &&
+          device_tensor->place().is_cuda(),
+      platform::errors::PreconditionNotMet(
+          "Output '", name_, "' is not in GPU memory",
+          device_tensor && device_tensor->IsInitialized()
+              ? " (computed on " + device_tensor->place().ToString() + ")"
+              : std::string(" (call Run() first)"),
+          "; read it with data<T>() or CopyToCpu()."));
+  PADDLE_ENFORCE(device_tensor->dtype() == fw::ToDataType<T>(),
+                 platform::errors::InvalidArgument(
+                     "Tensor '", name_, "' holds ", device_tensor->dtype(),
+                     " data, read as ", fw::ToDataType<T>(), "."));
+  if (size) *size = device_tensor->numel();
+  return device_tensor->data<T>();
 }
 
 template <typename T>
@@ -321,8 +422,8 @@ template <typename T>
 const T* Tensor::data(int64_t* size) const {
   const fw::Tensor& t = impl_->tensor();
   PADDLE_ENFORCE(t.IsInitialized(),
-                 platform::errors::PreconditionNotMet(
-                     "Tensor '", name_, "' has no data yet."));
+                 platform::errors::PreconditionNotMet("Tensor '", name_,
+                                                      "' has no data yet."));
   PADDLE_ENFORCE(t.dtype() == fw::ToDataType<T>(),
                  platform::errors::InvalidArgument(
                      "Tensor '", name_, "' holds ", t.dtype(),
@@ -358,11 +459,14 @@ DataType Tensor::type() const {
 
 LoD Tensor::lod() const { return impl_->tensor().lod(); }
 
-#define PDLITE_INSTANTIATE_TENSOR_ACCESS(T)                \
-  template void Tensor::CopyFromCpu<T>(const T* data);     \
-  template T* Tensor::mutable_data<T>();                   \
-  template void Tensor::CopyToCpu<T>(T * data) const;      \
-  template const T* Tensor::data<T>(int64_t * size) const;
+#define PDLITE_INSTANTIATE_TENSOR_ACCESS(T)                               \
+  template void Tensor::CopyFromCpu<T>(const T* data);                    \
+  template T* Tensor::mutable_data<T>();                                  \
+  template void Tensor::CopyToCpu<T>(T * data) const;                     \
+  template const T* Tensor::data<T>(int64_t * size) const;                \
+  template void Tensor::ShareExternalData<T>(                             \
+      const T* data, const std::vector<int64_t>& shape, PlaceType place); \
+  template const T* Tensor::data<T>(PlaceType place, int64_t * size) const;
 PDLITE_INSTANTIATE_TENSOR_ACCESS(float)
 PDLITE_INSTANTIATE_TENSOR_ACCESS(double)
 PDLITE_INSTANTIATE_TENSOR_ACCESS(int8_t)

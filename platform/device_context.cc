@@ -70,8 +70,7 @@ void RegisterDeviceContextFactory(const std::string& place_kind,
   std::lock_guard<std::mutex> lock(r.mu);
   PADDLE_ENFORCE(r.factories.count(place_kind) == 0,
                  errors::AlreadyExists("A device context for place kind '",
-                                       place_kind,
-                                       "' is already registered."));
+                                       place_kind, "' is already registered."));
   r.factories[place_kind] = std::move(factory);
 }
 
@@ -79,6 +78,13 @@ void UnregisterDeviceContextFactory(const std::string& place_kind) {
   auto& r = Factories();
   std::lock_guard<std::mutex> lock(r.mu);
   r.factories.erase(place_kind);
+}
+
+bool HasDeviceContextFactory(const std::string& place_kind) {
+  if (place_kind == "cpu") return true;
+  auto& r = Factories();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.factories.count(place_kind) != 0;
 }
 
 DeviceContext* DeviceContextPool::Get(const Place& place) {
@@ -90,11 +96,11 @@ DeviceContext* DeviceContextPool::Get(const Place& place) {
     auto& r = Factories();
     std::lock_guard<std::mutex> registry_lock(r.mu);
     auto f = r.factories.find(place.KindName());
-    PADDLE_ENFORCE(f != r.factories.end(),
-                   errors::NotFound("No device context is registered for "
-                                    "place ",
-                                    place,
-                                    ": load the plugin that provides it."));
+    PADDLE_ENFORCE(
+        f != r.factories.end(),
+        errors::NotFound("No device context is registered for "
+                         "place ",
+                         place, ": load the plugin that provides it."));
     factory = f->second;
   }
   auto ctx = factory(place, options_);

@@ -27,6 +27,11 @@ class DeviceContext {
   virtual Place GetPlace() const = 0;
   /// Blocks until all work queued on this context is done.
   virtual void Wait() const {}
+  /// Called on the running thread before a kernel of this context runs
+  /// and before the runtime copies data to or from its place: an
+  /// accelerator binds its device and stream to the thread here, so the
+  /// runtime's own allocations and copies are ordered with the kernels.
+  virtual void MakeCurrent() const {}
 
   /// State a kernel library keeps per context (a oneDNN engine, stream and
   /// primitive cache; a plugin's handles), made on first use as
@@ -41,14 +46,22 @@ class DeviceContext {
 
  private:
   mutable std::mutex resources_mu_;
-  mutable std::unordered_map<std::type_index, std::shared_ptr<void>>
-      resources_;
+  mutable std::unordered_map<std::type_index, std::shared_ptr<void>> resources_;
 };
 
 /// Options a predictor passes when it creates its contexts.
 struct DeviceContextOptions {
   /// Threads for intra-op parallelism; 1 runs everything on the caller.
   int num_threads = 1;
+  /// Accelerators (the CUDA place): TF32 math for fp32 matmul and
+  /// convolution; off keeps fp32 results in fp32.
+  bool allow_tf32 = false;
+  /// cuDNN: time every convolution algorithm once per shape (cached)
+  /// instead of taking the heuristics' first choice.
+  bool cudnn_exhaustive_search = false;
+  /// Bytes of device memory the place's allocator may hold (in use plus
+  /// cached) for this process; 0: the device's own limit.
+  size_t device_memory_limit = 0;
 };
 
 /// The CPU context: a thread pool of `num_threads - 1` workers plus the
@@ -85,6 +98,8 @@ using DeviceContextFactory = std::function<std::unique_ptr<DeviceContext>(
 void RegisterDeviceContextFactory(const std::string& place_kind,
                                   DeviceContextFactory factory);
 void UnregisterDeviceContextFactory(const std::string& place_kind);
+/// True when a device context factory is registered for the kind.
+bool HasDeviceContextFactory(const std::string& place_kind);
 
 /// One context per place, created on first use. Owned by a predictor;
 /// Get() is thread-safe.

@@ -18,6 +18,10 @@ const char* ErrorCodeName(ErrorCode code) {
       return "PreconditionNotMet";
     case ErrorCode::kUnimplemented:
       return "Unimplemented";
+    case ErrorCode::kUnavailable:
+      return "Unavailable";
+    case ErrorCode::kExternal:
+      return "External";
     case ErrorCode::kFatal:
       return "Fatal";
   }

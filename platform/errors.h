@@ -19,6 +19,10 @@ enum class ErrorCode {
   kResourceExhausted = 5,
   kPreconditionNotMet = 6,
   kUnimplemented = 8,
+  /// The hardware or service asked for is not there (no CUDA device).
+  kUnavailable = 10,
+  /// A library the runtime calls failed (CUDA, cuDNN, cuBLAS).
+  kExternal = 11,
   kFatal = 12,
 };
 
@@ -70,6 +74,8 @@ PDLITE_DEFINE_ERROR(AlreadyExists, ErrorCode::kAlreadyExists)
 PDLITE_DEFINE_ERROR(ResourceExhausted, ErrorCode::kResourceExhausted)
 PDLITE_DEFINE_ERROR(PreconditionNotMet, ErrorCode::kPreconditionNotMet)
 PDLITE_DEFINE_ERROR(Unimplemented, ErrorCode::kUnimplemented)
+PDLITE_DEFINE_ERROR(Unavailable, ErrorCode::kUnavailable)
+PDLITE_DEFINE_ERROR(External, ErrorCode::kExternal)
 PDLITE_DEFINE_ERROR(Fatal, ErrorCode::kFatal)
 #undef PDLITE_DEFINE_ERROR
 

@@ -23,3 +23,6 @@ DECLARE_bool(json);
 DECLARE_bool(profile);
 DECLARE_bool(passes);
 DECLARE_bool(ir_optim);
+DECLARE_int64(gpu_mem_mb);
+DECLARE_bool(tf32);
+DECLARE_bool(cudnn_exhaustive_search);

@@ -7,6 +7,7 @@
 #include "framework/executor.h"
 #include "framework/model_io.h"
 #include "framework/pass.h"
+#include "framework/plugin.h"
 #include "framework/program_io.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -23,7 +24,8 @@ void PrintCopyPlan(const fw::ProgramDesc& program,
 
 namespace {
 
-void PrintVar(const fw::ProgramDesc& program, const std::string& name,
+void PrintVar(const fw::ProgramDesc& program,
+              const std::string& name,
               int col) {
   std::cout << "  [" << col << "] " << name;
   if (auto* v = program.FindVarRecursive(0, name)) {
@@ -59,8 +61,8 @@ int InspectCommand() {
       for (auto& report :
            fw::ApplyPasses(&program, model.weights.get(), {},
                            platform::ParsePlace(DeviceFromFlags()))) {
-        std::cout << "  " << report.pass << ": " << report.ops_before
-                  << " -> " << report.ops_after << "\n";
+        std::cout << "  " << report.pass << ": " << report.ops_before << " -> "
+                  << report.ops_after << "\n";
         for (auto& change : report.changes) {
           std::cout << "    " << change << "\n";
         }
@@ -95,7 +97,9 @@ int InspectCommand() {
       }
     }
     platform::DeviceContextPool contexts({FLAGS_threads});
-    contexts.Get(preference.place);  // NotFound for a device nobody provides
+    // A device nobody provides is an error; its hardware is not needed
+    // (inspecting for cuda:0 works on a machine without a GPU).
+    fw::EnsurePlaceAvailable(preference.place);
     fw::Executor executor(program, preference, &contexts);
 
     std::vector<std::string> missing;
@@ -110,8 +114,8 @@ int InspectCommand() {
       std::cout << "kernels (block " << b << "): #index op -> expected key"
                 << " => chosen key (why)\n";
       for (auto& p : prepared.ops) {
-        std::cout << "  #" << std::setw(3) << std::left << p.index
-                  << std::right << " ";
+        std::cout << "  #" << std::setw(3) << std::left << p.index << std::right
+                  << " ";
         if (!p.op) {
           std::cout << p.type << "  NONE (" << p.problem << ")\n";
           missing.push_back("block " + std::to_string(b) + " #" +
@@ -130,10 +134,10 @@ int InspectCommand() {
                     << ")\n";
         } else {
           std::cout << "NONE (" << p.choice.reason << ")\n";
-          missing.push_back("block " + std::to_string(b) + " #" +
-                            std::to_string(p.index) + " " + p.op->Type() +
-                            " (" + fw::DataTypeName(p.choice.expected.data_type) +
-                            ")");
+          missing.push_back(
+              "block " + std::to_string(b) + " #" + std::to_string(p.index) +
+              " " + p.op->Type() + " (" +
+              fw::DataTypeName(p.choice.expected.data_type) + ")");
         }
       }
     }
@@ -156,14 +160,22 @@ int InspectCommand() {
 }
 
 int KernelsCommand() {
+  try {
+    // Built-in devices in their own library (the CUDA place) are listed
+    // too, whether or not this machine has the hardware.
+    fw::LoadBuiltinDeviceLibraries();
+  } catch (const paddle_lite::Exception& e) {
+    std::cerr << "pdlite: " << e.what() << "\n";
+    return 1;
+  }
   auto& registry = fw::KernelRegistry::Instance();
   auto ops = registry.OpTypes();
   int shown = 0;
   for (auto& op : ops) {
     if (!FLAGS_op.empty() && op != FLAGS_op) continue;
     for (auto& kv : registry.KernelsOf(op)) {
-      std::cout << op << "  " << kv.first.ToString() << "  "
-                << kv.second->file << "  [" << kv.second->registrant << "]\n";
+      std::cout << op << "  " << kv.first.ToString() << "  " << kv.second->file
+                << "  [" << kv.second->registrant << "]\n";
       ++shown;
     }
   }

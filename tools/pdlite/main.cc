@@ -2,8 +2,8 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
-#include <iostream>
 #include <algorithm>
+#include <iostream>
 
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -13,26 +13,40 @@ DEFINE_string(params, "", "combined parameter file (optional)");
 DEFINE_string(output_dir, "", "where `run` writes one .npy per output");
 DEFINE_int32(threads, 1, "CPU threads of the predictor");
 DEFINE_string(device, "cpu", "place to run on: cpu, cuda:0, <plugin>:N");
-DEFINE_string(libraries, "MKLDNN",
+DEFINE_int64(gpu_mem_mb,
+             0,
+             "CUDA place: device memory limit in MiB (0: the device's)");
+DEFINE_bool(tf32, false, "CUDA place: TF32 math for fp32 conv and matmul");
+DEFINE_bool(cudnn_exhaustive_search,
+            false,
+            "CUDA place: time every cuDNN conv algorithm once per shape");
+DEFINE_string(libraries,
+              "MKLDNN",
               "comma-separated kernel libraries to prefer, best first "
               "(PLAIN is always the fallback; --libraries=PLAIN for the "
               "reference kernels only)");
-DEFINE_string(expected, "",
+DEFINE_string(expected,
+              "",
               "folder of expected_<output>.npy files to compare with");
 DEFINE_double(atol, 1e-4, "absolute tolerance for --expected");
 DEFINE_double(rtol, 1e-3, "relative tolerance for --expected");
-DEFINE_string(inputs, "",
+DEFINE_string(inputs,
+              "",
               "`run`: folder of input_<name>.npy (+ .lod.txt) files");
 DEFINE_string(op, "", "`kernels`: only this op type");
-DEFINE_int32(warmup, 5, "`bench`: untimed runs first (the first is timed "
-                         "as first_run_ms)");
+DEFINE_int32(warmup,
+             5,
+             "`bench`: untimed runs first (the first is timed "
+             "as first_run_ms)");
 DEFINE_int32(iters, 20, "`bench`: timed runs");
 DEFINE_bool(json, false, "`bench`: print one JSON object");
 DEFINE_bool(profile, false, "`bench`: time every op, by type and kernel");
 DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
-DEFINE_bool(passes, false,
+DEFINE_bool(passes,
+            false,
             "`inspect`: apply the graph passes and show what each changed");
-DEFINE_bool(ir_optim, true,
+DEFINE_bool(ir_optim,
+            true,
             "`run`, `bench`: apply the graph passes (--ir_optim=false "
             "runs the program as saved)");
 
@@ -44,7 +58,8 @@ int Usage(const std::string& problem) {
       R"(usage:
   pdlite run --model PATH [--params FILE] --input NAME=FILE.npy ...
              [--inputs DIR] [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
-             [--device cpu] [--libraries MKLDNN,...]
+             [--device cpu|cuda:N] [--libraries MKLDNN,...]
+             [--gpu_mem_mb M] [--tf32] [--cudnn_exhaustive_search]
              [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
              [--ir_optim=false]
   pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
@@ -80,7 +95,8 @@ kernels  lists registered kernels: op, key, source file, registrant (core
   return 2;
 }
 
-bool SplitAssignment(const std::string& text, std::string* name,
+bool SplitAssignment(const std::string& text,
+                     std::string* name,
                      std::string* value) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {

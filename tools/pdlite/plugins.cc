@@ -194,7 +194,9 @@ int MissingKernelsCommand() {
         fw::ReadFileToString(files.program_file), files.program_file);
     fw::KernelPreference preference = PreferenceFromFlags();
     platform::DeviceContextPool contexts({1});
-    contexts.Get(preference.place);  // NotFound for a device nobody provides
+    // A device nobody provides is an error; its hardware is not needed
+    // (inspecting for cuda:0 works on a machine without a GPU).
+    fw::EnsurePlaceAvailable(preference.place);
     fw::Executor executor(program, preference, &contexts);
     // By (op type, data type): how many ops, and the fallback or the
     // reason there is none.

@@ -41,8 +41,8 @@ bool ParseLoD(const std::string& text, paddle_lite::LoD* lod) {
     std::stringstream items(level);
     std::string item;
     while (std::getline(items, item, ',')) {
-      if (item.empty() || item.find_first_not_of("0123456789") !=
-                              std::string::npos) {
+      if (item.empty() ||
+          item.find_first_not_of("0123456789") != std::string::npos) {
         return false;
       }
       offsets.push_back(std::stoull(item));
@@ -58,10 +58,10 @@ void FeedInput(paddle_lite::Tensor* handle, const fw::Tensor& value) {
   fw::VisitDataType(value.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_class_v<T>) {
-      throw paddle_lite::Exception(
-          paddle_lite::ErrorCode::kUnimplemented,
-          "Input '" + handle->name() + "': float16/bfloat16 .npy inputs are "
-          "not supported by the API.");
+      throw paddle_lite::Exception(paddle_lite::ErrorCode::kUnimplemented,
+                                   "Input '" + handle->name() +
+                                       "': float16/bfloat16 .npy inputs are "
+                                       "not supported by the API.");
     } else {
       handle->CopyFromCpu(value.data<T>());
     }
@@ -129,7 +129,7 @@ void PrintSummary(const std::string& name, const fw::Tensor& t) {
 
 // mkdir -p: creates `dir` and its missing parents.
 void MakeDirs(const std::string& dir) {
-  for (size_t pos = dir.find('/', 1); ; pos = dir.find('/', pos + 1)) {
+  for (size_t pos = dir.find('/', 1);; pos = dir.find('/', pos + 1)) {
     std::string prefix = dir.substr(0, pos);
     if (!prefix.empty()) mkdir(prefix.c_str(), 0755);
     if (pos == std::string::npos) break;
@@ -176,14 +176,16 @@ void PrintDetections(const fw::Tensor& t) {
 // NMS rows are compared as sets: every expected row must be matched by a
 // distinct row of the result with the same class and every value within
 // tolerance. Returns the number of unmatched rows.
-int64_t CompareRowSets(const std::string& name, const fw::Tensor& got,
+int64_t CompareRowSets(const std::string& name,
+                       const fw::Tensor& got,
                        const fw::Tensor& expected) {
   int64_t cols = expected.rank() == 2 ? expected.dims()[1] : 1;
   if (got.dims() != expected.dims()) {
     std::cout << "  MISMATCH " << name << ": " << got.dims()[0]
               << " rows, expected " << expected.dims()[0] << " (shape "
               << got.dims() << " vs " << expected.dims() << ")\n";
-    return std::max<int64_t>(1, expected.dims().empty() ? 1 : expected.dims()[0]);
+    return std::max<int64_t>(1,
+                             expected.dims().empty() ? 1 : expected.dims()[0]);
   }
   int64_t rows = expected.dims()[0];
   std::vector<bool> used(rows, false);
@@ -208,13 +210,14 @@ int64_t CompareRowSets(const std::string& name, const fw::Tensor& got,
       ++unmatched;
     }
   }
-  std::cout << "  check " << name << " (rows as a set): " << unmatched
-            << " of " << rows << " rows unmatched\n";
+  std::cout << "  check " << name << " (rows as a set): " << unmatched << " of "
+            << rows << " rows unmatched\n";
   return unmatched;
 }
 
 // Returns the number of mismatching elements (and prints the first few).
-int64_t Compare(const std::string& name, const fw::Tensor& got,
+int64_t Compare(const std::string& name,
+                const fw::Tensor& got,
                 const fw::Tensor& expected) {
   if (got.dims() != expected.dims()) {
     std::cout << "  MISMATCH " << name << ": shape " << got.dims()
@@ -303,6 +306,9 @@ paddle_lite::Config ConfigFromFlags() {
   }
   config.SetKernelLibraries(libs);
   config.SwitchIrOptim(FLAGS_ir_optim);
+  config.SetGpuMemoryLimit(static_cast<size_t>(FLAGS_gpu_mem_mb) << 20);
+  config.EnableTF32(FLAGS_tf32);
+  config.EnableCudnnExhaustiveSearch(FLAGS_cudnn_exhaustive_search);
   return config;
 }
 
@@ -385,8 +391,8 @@ int RunCommand(const RepeatedFlags& repeated) {
     }
     if (FLAGS_report) PrintRunReport(*predictor);
     if (mismatches > 0) {
-      std::cout << "FAILED: " << mismatches
-                << " output elements differ from " << FLAGS_expected << "\n";
+      std::cout << "FAILED: " << mismatches << " output elements differ from "
+                << FLAGS_expected << "\n";
       return 3;
     }
     if (!FLAGS_expected.empty()) {

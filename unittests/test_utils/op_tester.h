@@ -76,6 +76,11 @@ class OpTester {
   /// executor does). Throws paddle_lite::Exception on errors.
   void Run(framework::LibraryType library = framework::LibraryType::Plain(),
            int threads = 1);
+  /// Runs on `place` (inputs are copied there by the executor; outputs
+  /// stay there).
+  void RunOn(const platform::Place& place,
+             framework::LibraryType library,
+             int threads = 1);
   /// Runs every kernel registered for this op on CPU for the inputs' dtype
   /// and checks each against the PLAIN result within the tolerances.
   void RunAllKernels(double atol = 1e-5, double rtol = 1e-5);
@@ -85,6 +90,12 @@ class OpTester {
                                      size_t i = 0) const;
 
  private:
+  void RunDeviceKernels(const platform::Place& place,
+                        framework::DataType dtype,
+                        const std::vector<framework::Tensor>& reference,
+                        double atol,
+                        double rtol);
+
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };

@@ -1,5 +1,5 @@
 // Element conversion with Paddle's cast semantics (ops.md 7.2), shared by
-// the cast and fill_constant kernels. Private to kernels/cpu/plain.
+// the cast and fill_constant kernels (CPU and CUDA).
 #pragma once
 
 #include <type_traits>

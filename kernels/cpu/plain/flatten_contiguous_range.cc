@@ -2,17 +2,4 @@
 // dims.
 #include "kernels/cpu/plain/share_data_kernel.h"
 
-REGISTER_OP_KERNEL(
-    flatten_contiguous_range,
-    PLAIN,
-    CPUPlace,
-    paddle_lite::kernels::ShareDataKernel<float>,
-    paddle_lite::kernels::ShareDataKernel<double>,
-    paddle_lite::kernels::ShareDataKernel<int32_t>,
-    paddle_lite::kernels::ShareDataKernel<int64_t>,
-    paddle_lite::kernels::ShareDataKernel<bool>,
-    paddle_lite::kernels::ShareDataKernel<uint8_t>,
-    paddle_lite::kernels::ShareDataKernel<int8_t>,
-    paddle_lite::kernels::ShareDataKernel<int16_t>,
-    paddle_lite::kernels::ShareDataKernel<paddle_lite::platform::float16>,
-    paddle_lite::kernels::ShareDataKernel<paddle_lite::platform::bfloat16>);
+REGISTER_OP_KERNEL(flatten_contiguous_range, PLAIN, CPUPlace, PDLITE_SHARE_DATA_KERNELS);

@@ -1,11 +1,13 @@
 // Kernel of the ops that only reinterpret dims (reshape2, squeeze2,
 // unsqueeze2, flatten2, flatten_contiguous_range): Out shares X's buffer,
-// nothing is copied. Private to kernels/cpu/plain.
+// nothing is copied. The kernel never touches the bytes, so it serves
+// every place: kernels/cpu/plain and kernels/cuda/plain register it.
 #pragma once
 
 #include <utility>
 
 #include "framework/kernel_registry.h"
+#include "platform/float16.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -31,3 +33,18 @@ class ShareDataKernel : public framework::OpKernel<T> {
 
 }  // namespace kernels
 }  // namespace paddle_lite
+
+/// Every element type a view op registers, for REGISTER_OP_KERNEL.
+#define PDLITE_SHARE_DATA_KERNELS                                  \
+  paddle_lite::kernels::ShareDataKernel<float>,                    \
+      paddle_lite::kernels::ShareDataKernel<double>,               \
+      paddle_lite::kernels::ShareDataKernel<int32_t>,              \
+      paddle_lite::kernels::ShareDataKernel<int64_t>,              \
+      paddle_lite::kernels::ShareDataKernel<bool>,                 \
+      paddle_lite::kernels::ShareDataKernel<uint8_t>,              \
+      paddle_lite::kernels::ShareDataKernel<int8_t>,               \
+      paddle_lite::kernels::ShareDataKernel<int16_t>,              \
+      paddle_lite::kernels::ShareDataKernel<                       \
+          paddle_lite::platform::float16>,                         \
+      paddle_lite::kernels::ShareDataKernel<                       \
+          paddle_lite::platform::bfloat16>

@@ -1,0 +1,5 @@
+// flatten_contiguous_range on a CUDA place: a view. Out shares X's device buffer under the
+// dims shape inference set; no copy, no launch.
+#include "kernels/cpu/plain/share_data_kernel.h"
+
+REGISTER_OP_KERNEL(flatten_contiguous_range, PLAIN, CUDAPlace, PDLITE_SHARE_DATA_KERNELS);

@@ -1,0 +1,7 @@
+// lookup_table_v2 on the CUDA place (see lookup_table_util.cuh).
+#include "kernels/cuda/plain/lookup_table_util.cuh"
+
+REGISTER_OP_KERNEL(lookup_table_v2,
+                   PLAIN,
+                   CUDAPlace,
+                   paddle_lite::kernels::cuda::LookupTableCUDAKernel<float>);

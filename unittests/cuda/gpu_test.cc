@@ -1,0 +1,173 @@
+// The CUDA place through the public API. Cases needing a GPU skip (with
+// the reason) on machines without one; ctest reports them as skipped.
+// Run them all with scripts/test_gpu.sh.
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "framework/npy.h"
+#include "framework/plugin.h"
+#include "gtest/gtest.h"
+#include "paddle_lite/paddle_lite.h"
+#include "platform/allocator.h"
+#include "platform/place.h"
+
+namespace paddle_lite {
+namespace {
+
+const std::string kDemo =
+    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+const std::string kCls =
+    std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+
+// A predictor on cuda:0, or nullptr (and the test skipped) without a GPU.
+std::unique_ptr<Predictor> GpuPredictor(Config config) {
+  config.SetDevice("cuda:0");
+  try {
+    return CreatePredictor(config);
+  } catch (const Exception& e) {
+    if (e.code() == ErrorCode::kUnavailable) return nullptr;
+    throw;
+  }
+}
+
+#define SKIP_WITHOUT_GPU(p)                                        \
+  do {                                                             \
+    if (!(p)) {                                                    \
+      GTEST_SKIP() << "no CUDA device on this machine (cuda:0 is " \
+                      "Unavailable)";                              \
+    }                                                              \
+  } while (0)
+
+std::vector<float> RunOnce(Predictor* p, const framework::Tensor& x) {
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->Reshape(x.dims());
+  in->CopyFromCpu(x.data<float>());
+  p->Run();
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  std::vector<float> result(framework::Product(framework::DDim(out->shape())));
+  out->CopyToCpu(result.data());
+  return result;
+}
+
+std::vector<float> CpuResult(const std::string& model,
+                             const framework::Tensor& x) {
+  auto p = CreatePredictor(Config(model));
+  return RunOnce(p.get(), x);
+}
+
+void ExpectClose(const std::vector<float>& got,
+                 const std::vector<float>& want,
+                 float atol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], atol + 1e-3f * std::fabs(want[i]))
+        << "element " << i;
+  }
+}
+
+// Needs no GPU: a device id that cannot exist is a clear error at
+// CreatePredictor, whether the machine has GPUs or none.
+TEST(CudaPlace, MissingDeviceIsAClearError) {
+  Config config(kDemo);
+  config.SetDevice("cuda:99");
+  try {
+    CreatePredictor(config);
+    FAIL() << "cuda:99 was accepted";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnavailable) << e.what();
+    EXPECT_NE(e.message().find("no CUDA device"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CudaPlace, DemoMatchesTheCpu) {
+  auto p = GpuPredictor(Config(kDemo));
+  SKIP_WITHOUT_GPU(p);
+  framework::Tensor x = framework::ReadNpy(kDemo + "/input_x.npy");
+  ExpectClose(RunOnce(p.get(), x), CpuResult(kDemo, x), 1e-4f);
+  // Every op of the demo has a CUDA kernel: nothing runs on the CPU.
+  for (auto& op : p->GetOpPlacement()) {
+    if (!op.place.empty()) {
+      EXPECT_EQ(op.place, "cuda:0") << op.type;
+    }
+  }
+}
+
+TEST(CudaPlace, ClonesRunInParallel) {
+  auto p = GpuPredictor(Config(kCls));
+  SKIP_WITHOUT_GPU(p);
+  framework::Tensor x = framework::ReadNpy(kCls + "/ref/input_x.npy");
+  const std::vector<float> want = CpuResult(kCls, x);
+  std::vector<std::unique_ptr<Predictor>> clones;
+  for (int i = 0; i < 4; ++i) clones.push_back(p->Clone());
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (auto& clone : clones) {
+    threads.emplace_back([&, c = clone.get()] {
+      for (int run = 0; run < 25; ++run) {
+        std::vector<float> got = RunOnce(c, x);
+        for (size_t i = 0; i < got.size(); ++i) {
+          if (std::fabs(got[i] - want[i]) > 1e-4f) {
+            ++mismatches;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(CudaPlace, MemoryLimitIsAnError) {
+  Config config(kCls);
+  config.SetGpuMemoryLimit(64 << 10);  // far below the weights
+  std::unique_ptr<Predictor> p;
+  try {
+    p = GpuPredictor(config);
+  } catch (const Exception& e) {
+    // Allocating at creation is also a fine place to refuse.
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    return;
+  }
+  SKIP_WITHOUT_GPU(p);
+  framework::Tensor x = framework::ReadNpy(kCls + "/ref/input_x.npy");
+  try {
+    RunOnce(p.get(), x);
+    FAIL() << "a run within a 64 KiB device limit succeeded";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    EXPECT_NE(e.message().find("device memory limit"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CudaPlace, ZeroCopyDeviceInputAndOutput) {
+  auto p = GpuPredictor(Config(kDemo));
+  SKIP_WITHOUT_GPU(p);
+  framework::Tensor x = framework::ReadNpy(kDemo + "/input_x.npy");
+  const std::vector<float> want = CpuResult(kDemo, x);
+  // Device memory the caller owns, filled with the input.
+  const platform::Place gpu = platform::CUDAPlace{0};
+  auto buffer = platform::GetAllocator(gpu)->Allocate(x.memory_size());
+  platform::Memcpy(gpu, buffer->ptr(), platform::CPUPlace{}, x.raw_data(),
+                   x.memory_size());
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->ShareExternalData(static_cast<const float*>(buffer->ptr()), x.dims(),
+                        PlaceType::kGPU);
+  p->Run();
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  int64_t n = 0;
+  const float* device_result = out->data<float>(PlaceType::kGPU, &n);
+  ASSERT_EQ(static_cast<size_t>(n), want.size());
+  std::vector<float> got(n);
+  platform::Memcpy(platform::CPUPlace{}, got.data(), gpu, device_result,
+                   n * sizeof(float));
+  ExpectClose(got, want, 1e-4f);
+}
+
+}  // namespace
+}  // namespace paddle_lite
