@@ -18,8 +18,9 @@ namespace framework {
 
 // What a recording run learns about one op.
 struct Executor::OpRecord {
-  bool read_values = false;      // its shape inference read input values
-  bool kernel_set_dims = false;  // its kernel changed an output's dims
+  bool read_values = false;            // its shape inference read input values
+  std::vector<std::string> read_vars;  // ... of these variables
+  bool kernel_set_dims = false;        // its kernel changed an output's dims
 };
 
 // A plan for one input-shape signature of the main block.
@@ -38,9 +39,27 @@ struct Executor::Plan {
     size_t offset;  // within the region (views such as split outputs)
   };
   std::vector<PlannedTensor> tensors;
+  // Tensors the plan does not place (views of feeds or weights) whose
+  // writers skip shape inference on replay: their dims and LoD as the
+  // recording run left them.
+  struct ShapeOnly {
+    Variable* var;
+    DDim dims;
+    LoD lod;
+  };
+  std::vector<ShapeOnly> shapes;
   std::vector<char> infer_shape;  // per op: still infer shapes on replay
   size_t arena_bytes = 0;
   size_t unplanned_bytes = 0;
+  // Device graph replay (ExecutorOptions::device_graphs).
+  int replays = 0;
+  bool graph_refused = false;
+  std::string graph_refusal;
+  std::shared_ptr<void> graph;  // captured and instantiated
+  uint64_t graph_epoch = 0;     // the context's GraphEpoch() at capture
+  // Where the graph reads each feed: device buffers the feeds are copied
+  // into before every launch (fixed addresses, captured once).
+  std::map<std::string, platform::AllocationPtr> staged_feeds;
 };
 
 // A buffer the recording run freed after its last reader: what the plan
@@ -365,11 +384,20 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       if (t->dims() != p.dims) t->Resize(p.dims);
       if (t->lod() != p.lod) t->set_lod(p.lod);
     }
-    for (size_t i = 0; i < ops.size(); ++i) {
-      stats_.ops_inferred += plan.infer_shape[i];
-      RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+    for (auto& p : plan.shapes) {
+      Tensor* t = p.var->GetMutable<Tensor>();
+      if (t->dims() != p.dims) t->Resize(p.dims);
+      if (t->lod() != p.lod) t->set_lod(p.lod);
     }
+    if (!RunAsGraph(state, plan, scope)) {
+      for (size_t i = 0; i < ops.size(); ++i) {
+        stats_.ops_inferred += plan.infer_shape[i];
+        RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+      }
+    }
+    ++plan.replays;
     stats_.replayed = true;
+    stats_.graph_refusal = plan.graph_refusal;
     stats_.arena_bytes = plan.arena_bytes;
     stats_.unplanned_bytes = plan.unplanned_bytes;
     stats_.plans_cached = state.plans.size();
@@ -427,6 +455,141 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   stats_.plans_cached = state.plans.size();
 }
 
+bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
+  if (!options_.device_graphs || options_.profile || plan.graph_refused) {
+    return false;
+  }
+  const auto& ops = state.block.ops;
+  // The shape a graph needs: feeds, then kernel ops all on one context
+  // that can capture and none re-inferring shapes, then fetches.
+  bool any_capturable = false;
+  for (auto& op : ops) {
+    any_capturable = any_capturable ||
+                     (op.device_context && op.device_context->SupportsGraphs());
+  }
+  if (!any_capturable) {
+    plan.graph_refused = true;  // nothing to capture: not worth a reason
+    return false;
+  }
+  const platform::DeviceContext* device = nullptr;
+  size_t first_kernel = ops.size(), end_kernel = 0;
+  int phase = 0;  // 0: feeds, 1: kernel ops, 2: fetches
+  std::string refusal;
+  for (size_t i = 0; i < ops.size() && refusal.empty(); ++i) {
+    const PreparedOp& op = ops[i];
+    const std::string where =
+        "op #" + std::to_string(op.index) + " " + op.type + " ";
+    if (op.type == "feed") {
+      if (phase != 0) refusal = where + "comes after a kernel op";
+      continue;
+    }
+    if (op.type == "fetch") {
+      phase = 2;
+      continue;
+    }
+    if (!op.op->IsKernelOp()) {
+      refusal = where + "runs without a kernel (control flow)";
+    } else if (phase == 2) {
+      refusal = where + "comes after a fetch";
+    } else if (op.device_context == nullptr ||
+               !op.device_context->SupportsGraphs()) {
+      refusal = where + "runs on " +
+                (op.device_context ? op.device_context->GetPlace().ToString()
+                                   : std::string("?")) +
+                ", which cannot be captured";
+    } else if (device != nullptr && device != op.device_context) {
+      refusal = where + "runs on another device context";
+    } else if (plan.infer_shape[i]) {
+      refusal =
+          where + "infers its shapes on every run (they depend on values)";
+    } else {
+      phase = 1;
+      device = op.device_context;
+      first_kernel = std::min(first_kernel, i);
+      end_kernel = i + 1;
+    }
+  }
+  if (!refusal.empty() || device == nullptr) {
+    plan.graph_refused = true;
+    plan.graph_refusal = refusal;
+    return false;
+  }
+  // The first replay runs op by op: weights get copied to the device,
+  // workspaces and kernel states settle, so the capture records only the
+  // steady state.
+  if (plan.replays < 1) return false;
+
+  for (size_t i = 0; i < first_kernel; ++i) {
+    RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+  }
+  // Feeds go to fixed device buffers (the graph reads them there), on the
+  // device's stream.
+  device->MakeCurrent();
+  const platform::Place place = device->GetPlace();
+  for (size_t i = 0; i < first_kernel; ++i) {
+    for (auto& kv : ops[i].op->Outputs()) {
+      for (auto& name : kv.second) {
+        Variable* var = scope->FindVar(name);
+        if (var == nullptr || !var->IsType<Tensor>()) continue;
+        Tensor* t = var->GetMutable<Tensor>();
+        if (!t->IsInitialized() || platform::SameKind(t->place(), place)) {
+          continue;
+        }
+        const size_t bytes = t->memory_size();
+        auto& staged = plan.staged_feeds[name];
+        if (!staged || staged->size() < bytes) {
+          staged = platform::GetAllocator(place)->Allocate(bytes);
+          plan.graph.reset();  // it read the old buffer
+        }
+        if (bytes > 0) {
+          platform::Memcpy(place, staged->ptr(), t->place(), t->raw_data(),
+                           bytes);
+        }
+        stats_.transfers.push_back(TransferRecord{
+            ops[i].index, ops[i].type, name, t->place().ToString(),
+            place.ToString(), bytes, false});
+        DDim dims = t->dims();
+        LoD lod = t->lod();
+        DataType dtype = t->dtype();
+        *t = Tensor();
+        t->Resize(dims);
+        t->set_lod(lod);
+        t->ResetHolder(staged, 0, dtype, place);
+      }
+    }
+  }
+  if (plan.graph && plan.graph_epoch != device->GraphEpoch()) {
+    plan.graph.reset();  // memory it points at was replaced
+  }
+  if (!plan.graph) {
+    device->BeginCapture();
+    try {
+      for (size_t i = first_kernel; i < end_kernel; ++i) {
+        RunOp(ops[i], state.contexts[i], scope, 0, false);
+      }
+      plan.graph = device->EndCapture();
+      plan.graph_epoch = device->GraphEpoch();
+    } catch (const Exception& e) {
+      device->AbortCapture();
+      // Nothing ran while capturing: run the kernels now, op by op, and
+      // never try this plan again.
+      plan.graph_refused = true;
+      plan.graph_refusal = "capture failed: " + e.message();
+      LOG(WARNING) << "device graph not used: " << plan.graph_refusal;
+      for (size_t i = first_kernel; i < ops.size(); ++i) {
+        RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+      }
+      return true;
+    }
+  }
+  device->LaunchGraph(plan.graph);
+  for (size_t i = end_kernel; i < ops.size(); ++i) {
+    RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
+  }
+  stats_.graph_replayed = true;
+  return true;
+}
+
 std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     BlockState& state,
     Scope* scope,
@@ -449,13 +612,40 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     }
   }
   std::set<std::string> dynamic;
+  // Values the input signature fixes: weights, what `shape` writes of a
+  // tensor whose shape is fixed, and what kernels compute from such values
+  // only (a slice of a shape). Shape inference reading only these gives
+  // the same shapes on every replay (a reshape to a sliced shape).
+  std::set<std::string> fixed;
+  for (auto& var : desc.vars) {
+    if (var.persistable) fixed.insert(var.name);
+  }
   plan->infer_shape.assign(ops.size(), 0);
   for (int i = 0; i < end; ++i) {
     const OperatorBase& op = *ops[i].op;
+    bool reads_unfixed = false;
+    for (auto& name : records[i].read_vars) {
+      reads_unfixed = reads_unfixed || !fixed.count(name);
+    }
     bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
-                 records[i].read_values || records[i].kernel_set_dims;
+                 (records[i].read_values && reads_unfixed) ||
+                 records[i].kernel_set_dims;
+    bool inputs_fixed = op.IsKernelOp();
+    bool inputs_dynamic = false;
     for (auto& kv : op.Inputs()) {
-      for (auto& name : kv.second) infer = infer || dynamic.count(name);
+      for (auto& name : kv.second) {
+        inputs_dynamic = inputs_dynamic || dynamic.count(name);
+        inputs_fixed = inputs_fixed && fixed.count(name);
+      }
+    }
+    infer = infer || inputs_dynamic;
+    const bool outputs_fixed =
+        !infer && ((op.Type() == "shape" && !inputs_dynamic) ||
+                   (inputs_fixed && !op.Inputs().empty()));
+    if (outputs_fixed) {
+      for (auto& kv : op.Outputs()) {
+        fixed.insert(kv.second.begin(), kv.second.end());
+      }
     }
     for (auto& kv : op.Outputs()) {
       for (auto& name : kv.second) infer = infer || writers[name] > 1;
@@ -527,6 +717,28 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     }
     members[found->second].emplace_back(v, &var);
   }
+  // Unplanned tensors written by ops that skip shape inference on replay
+  // keep the dims of this signature.
+  std::set<const Variable*> placed;
+  for (auto& m : members) {
+    for (auto& v : m) placed.insert(v.first);
+  }
+  std::set<std::string> skipped_outputs;
+  for (int i = 0; i < end; ++i) {
+    if (plan->infer_shape[i]) continue;
+    for (auto& kv : ops[i].op->Outputs()) {
+      skipped_outputs.insert(kv.second.begin(), kv.second.end());
+    }
+  }
+  for (auto& name : skipped_outputs) {
+    const VarDesc* vd = desc.FindVar(name);
+    if (vd == nullptr || vd->persistable || feeds.count(name)) continue;
+    Variable* v = scope->FindLocalVar(name);
+    if (v == nullptr || !v->IsType<Tensor>() || placed.count(v)) continue;
+    const Tensor& t = v->Get<Tensor>();
+    plan->shapes.push_back(Plan::ShapeOnly{v, t.dims(), t.lod()});
+  }
+
   // Each place's buffers share one arena of that place.
   std::map<std::string, std::vector<size_t>> by_place;
   for (size_t b = 0; b < buffers.size(); ++b) {
@@ -715,7 +927,10 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     if (infer_shape) {
       InferShapeContext shape_ctx(exec_ctx);
       kop.InferShape(&shape_ctx);
-      if (record) record->read_values = shape_ctx.read_values();
+      if (record) {
+        record->read_values = shape_ctx.read_values();
+        record->read_vars = shape_ctx.read_variables();
+      }
     }
     if (record == nullptr) {
       choice.kernel->fn(exec_ctx);

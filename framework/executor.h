@@ -55,6 +55,12 @@ struct ExecutorOptions {
   size_t max_plans = 8;
   /// Time every op of the main block (RunStats::op_timings).
   bool profile = false;
+  /// Replay a plan as one device graph (a CUDA graph) when its device can
+  /// capture and the plan allows it: every kernel op on that device, none
+  /// re-inferring shapes. The plan's second replay captures, later ones
+  /// launch the graph; a plan that cannot be captured says why
+  /// (RunStats::graph_refusal) and runs op by op. Ignored when profiling.
+  bool device_graphs = true;
 };
 
 struct OpTiming {
@@ -83,7 +89,11 @@ struct RunStats {
   size_t arena_bytes = 0;            // bytes of the plan's arena (0: no plan)
   size_t unplanned_bytes = 0;        // what the planned buffers take separately
   size_t plans_cached = 0;
-  int ops_inferred = 0;  // ops whose shapes were inferred
+  int ops_inferred = 0;         // ops whose shapes were inferred
+  bool graph_replayed = false;  // the kernels ran as one device graph
+  /// Why the plan of this run is not replayed as a device graph ("" when
+  /// it is, or when the place cannot capture at all).
+  std::string graph_refusal;
 };
 
 class Executor {
@@ -141,6 +151,9 @@ class Executor {
                     bool infer_shape,
                     OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
+  /// Replays `plan` as a device graph when it can (capturing it on its
+  /// second replay); false: run it op by op.
+  bool RunAsGraph(BlockState& state, Plan& plan, Scope* scope);
   struct Released;
   struct Lifetimes;
   /// When each variable of block 0 is used, by name (for planning).

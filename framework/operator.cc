@@ -210,6 +210,9 @@ const LoD& InferShapeContext::GetInputLoD(const std::string& slot) const {
 const Tensor& InferShapeContext::GetInputTensor(const std::string& slot,
                                                 size_t i) const {
   read_values_ = true;
+  const auto& names = op().InputList(slot);
+  // An unnamed one cannot be proven fixed: it forces re-inference.
+  read_variables_.push_back(i < names.size() ? names[i] : std::string());
   const Tensor& t = InputTensor(slot, i);
   if (!t.IsInitialized() || t.place().is_host()) return t;
   // Values on a device (a shape computed by a CUDA kernel) are read here

@@ -253,12 +253,17 @@ class InferShapeContext {
   /// True once GetInputTensor() was called: the output shapes may depend on
   /// input values, not only on input shapes (plan replay re-infers them).
   bool read_values() const { return read_values_; }
+  /// The variables whose values GetInputTensor() handed out.
+  const std::vector<std::string>& read_variables() const {
+    return read_variables_;
+  }
 
  private:
   const Tensor& InputTensor(const std::string& slot, size_t i) const;
 
   const ExecutionContext& ctx_;
   mutable bool read_values_ = false;
+  mutable std::vector<std::string> read_variables_;
   mutable std::vector<std::unique_ptr<Tensor>> host_copies_;
 };
 

@@ -18,17 +18,20 @@ void Config::SetModel(const std::string& model_path,
   from_memory_ = false;
 }
 
-void Config::SetModelBuffer(const char* program, size_t program_size,
-                            const char* params, size_t params_size) {
+void Config::SetModelBuffer(const char* program,
+                            size_t program_size,
+                            const char* params,
+                            size_t params_size) {
   program_buffer_.assign(program, program_size);
   params_buffer_.assign(params, params_size);
   from_memory_ = true;
 }
 
 void Config::SetCpuThreads(int threads) {
-  PADDLE_ENFORCE(threads >= 1 && threads <= 1024,
-                 platform::errors::InvalidArgument(
-                     "SetCpuThreads: ", threads, " threads is out of [1, 1024]."));
+  PADDLE_ENFORCE(
+      threads >= 1 && threads <= 1024,
+      platform::errors::InvalidArgument("SetCpuThreads: ", threads,
+                                        " threads is out of [1, 1024]."));
   cpu_threads_ = threads;
 }
 

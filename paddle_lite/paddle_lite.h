@@ -107,6 +107,12 @@ class Config {
   bool cudnn_exhaustive_search_enabled() const {
     return cudnn_exhaustive_search_;
   }
+  /// CUDA place: replay a plan (a repeated input-shape signature) as one
+  /// CUDA graph, captured on its second replay (on by default; needs
+  /// memory optim). A plan that cannot be captured runs op by op and says
+  /// why in RunStats::graph_refusal.
+  void EnableCudaGraph(bool enable = true) { cuda_graph_ = enable; }
+  bool cuda_graph_enabled() const { return cuda_graph_; }
   /// Times every op of every Run() (RunStats::op_times); off by default.
   void EnableProfiling(bool enable = true) { profiling_ = enable; }
   bool profiling_enabled() const { return profiling_; }
@@ -139,6 +145,7 @@ class Config {
   size_t gpu_memory_limit_ = 0;
   bool tf32_ = false;
   bool cudnn_exhaustive_search_ = false;
+  bool cuda_graph_ = true;
 };
 
 /// Where one op of the main block runs.
@@ -178,6 +185,8 @@ struct RunStats {
   size_t unplanned_bytes = 0;    // what they would take without planning
   size_t plans_cached = 0;       // input-shape signatures remembered
   int ops_inferred = 0;          // ops whose output shapes were re-inferred
+  bool graph_replayed = false;   // the kernels ran as one CUDA graph
+  std::string graph_refusal;     // why this run's plan is not a graph
 };
 
 class Predictor;

@@ -116,6 +116,7 @@ struct Predictor::Impl {
     fw::ExecutorOptions options;
     options.plan_replay = config.memory_optim_enabled();
     options.profile = config.profiling_enabled();
+    options.device_graphs = config.cuda_graph_enabled();
     executor = std::make_unique<fw::Executor>(*program, preference,
                                               contexts.get(), options);
     executor->Prepare(0);
@@ -223,6 +224,8 @@ RunStats Predictor::last_run_stats() const {
   out.unplanned_bytes = s.unplanned_bytes;
   out.plans_cached = s.plans_cached;
   out.ops_inferred = s.ops_inferred;
+  out.graph_replayed = s.graph_replayed;
+  out.graph_refusal = s.graph_refusal;
   for (auto& t : s.op_timings) {
     out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
   }

@@ -33,6 +33,25 @@ class DeviceContext {
   /// runtime's own allocations and copies are ordered with the kernels.
   virtual void MakeCurrent() const {}
 
+  /// Device graphs (CUDA graphs): work queued on this context between
+  /// BeginCapture() and EndCapture() is recorded instead of run, and
+  /// LaunchGraph() replays it with one call. Contexts that cannot capture
+  /// keep the default (false) and the executor runs every op itself.
+  virtual bool SupportsGraphs() const { return false; }
+  virtual void BeginCapture() const {}
+  /// Ends the capture and returns the graph, ready to launch. Throws when
+  /// something queued during the capture could not be recorded; the
+  /// context is usable again either way.
+  virtual std::shared_ptr<void> EndCapture() const { return nullptr; }
+  /// Ends a capture that failed, discarding what was recorded. Never
+  /// throws.
+  virtual void AbortCapture() const {}
+  virtual void LaunchGraph(const std::shared_ptr<void>& graph) const {}
+  /// Changes whenever memory a captured graph may point at is replaced
+  /// (a workspace that grew): a graph captured at another epoch must be
+  /// captured again.
+  virtual uint64_t GraphEpoch() const { return 0; }
+
   /// State a kernel library keeps per context (a oneDNN engine, stream and
   /// primitive cache; a plugin's handles), made on first use as
   /// `T(args...)`, owned by the context and freed with it. One per type.

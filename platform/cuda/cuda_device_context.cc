@@ -72,6 +72,7 @@ cudaStream_t CurrentStream(int device) {
 struct CUDADeviceContext::WorkspaceState {
   std::mutex mu;
   AllocationPtr buffer;
+  uint64_t epoch = 0;  // bumped when the buffer is replaced
 };
 
 CUDADeviceContext::CUDADeviceContext(const Place& place,
@@ -149,6 +150,7 @@ void* CUDADeviceContext::Workspace(size_t bytes) const {
     MakeCurrent();
     buffer.reset();  // freed in stream order before the larger one
     buffer = cuda::CUDAAllocator::ForDevice(device_).Allocate(bytes);
+    ++workspace_->epoch;
   }
   return buffer->ptr();
 }
@@ -156,6 +158,47 @@ void* CUDADeviceContext::Workspace(size_t bytes) const {
 size_t CUDADeviceContext::workspace_bytes() const {
   std::lock_guard<std::mutex> lock(workspace_->mu);
   return workspace_->buffer ? workspace_->buffer->size() : 0;
+}
+
+uint64_t CUDADeviceContext::GraphEpoch() const {
+  std::lock_guard<std::mutex> lock(workspace_->mu);
+  return workspace_->epoch;
+}
+
+void CUDADeviceContext::BeginCapture() const {
+  MakeCurrent();
+  PDLITE_CUDA_CHECK(
+      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+}
+
+std::shared_ptr<void> CUDADeviceContext::EndCapture() const {
+  cudaGraph_t graph = nullptr;
+  PDLITE_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+  cudaGraphExec_t exec = nullptr;
+  cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  PDLITE_CUDA_CHECK(status);
+  // The executable graph lives as long as the plan holding it.
+  return std::shared_ptr<void>(exec, [](void* e) {
+    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(e));
+  });
+}
+
+void CUDADeviceContext::AbortCapture() const {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream_, &capturing) == cudaSuccess &&
+      capturing != cudaStreamCaptureStatusNone) {
+    cudaGraph_t graph = nullptr;
+    cudaStreamEndCapture(stream_, &graph);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+  cudaGetLastError();  // a failed capture leaves its error; clear it
+}
+
+void CUDADeviceContext::LaunchGraph(const std::shared_ptr<void>& graph) const {
+  MakeCurrent();
+  PDLITE_CUDA_CHECK(
+      cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph.get()), stream_));
 }
 
 }  // namespace platform

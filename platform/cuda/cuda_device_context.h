@@ -33,6 +33,15 @@ class CUDADeviceContext : public DeviceContext {
   /// are then ordered on this stream.
   void MakeCurrent() const override;
 
+  /// CUDA graphs: the stream is captured (thread-local mode, so other
+  /// predictors' threads are unaffected) and the graph instantiated.
+  bool SupportsGraphs() const override { return true; }
+  void BeginCapture() const override;
+  std::shared_ptr<void> EndCapture() const override;
+  void AbortCapture() const override;
+  void LaunchGraph(const std::shared_ptr<void>& graph) const override;
+  uint64_t GraphEpoch() const override;
+
   int device_id() const { return device_; }
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas_handle() const { return cublas_; }

@@ -37,6 +37,9 @@ void PrintVar(const fw::ProgramDesc& program,
 
 }  // namespace
 
+void PrintGraphOutlook(fw::Executor& executor,
+                       const fw::KernelPreference& preference);
+
 int InspectCommand() {
   if (FLAGS_model.empty()) return Usage("inspect needs --model");
   try {
@@ -145,6 +148,7 @@ int InspectCommand() {
       PrintCopyPlan(program, executor.PrepareForInspection(0),
                     preference.place);
     }
+    if (preference.place.is_cuda()) PrintGraphOutlook(executor, preference);
     if (missing.empty()) {
       std::cout << "every op has a kernel on " << preference.place << "\n";
     } else {
@@ -157,6 +161,33 @@ int InspectCommand() {
     std::cerr << "pdlite: " << e.what() << "\n";
     return 1;
   }
+}
+
+// What can be told before running about replaying the main block as a
+// CUDA graph (the executor decides per plan at run time).
+void PrintGraphOutlook(fw::Executor& executor,
+                       const fw::KernelPreference& preference) {
+  const auto& block = executor.PrepareForInspection(0);
+  for (auto& p : block.ops) {
+    if (!p.op) continue;
+    std::string why;
+    if (!p.op->IsKernelOp() && p.type != "feed" && p.type != "fetch") {
+      why = "runs without a kernel (control flow)";
+    } else if (p.op->IsKernelOp() &&
+               (!p.choice.kernel ||
+                !platform::SameKind(p.choice.chosen.place, preference.place))) {
+      why = "runs on the CPU";
+    }
+    if (!why.empty()) {
+      std::cout << "CUDA graph replay: not possible: op #" << p.index << " "
+                << p.type << " " << why << "\n";
+      return;
+    }
+  }
+  std::cout << "CUDA graph replay: every op runs on " << preference.place
+            << "; a plan is captured on its second replay unless an op's "
+               "shapes depend on input values or a kernel waits for the "
+               "host (`run --report` says which)\n";
 }
 
 int KernelsCommand() {

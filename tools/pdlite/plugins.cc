@@ -106,6 +106,13 @@ void PrintRunReport(const paddle_lite::Predictor& predictor) {
   std::cout << copies.size() << " copies, " << bytes << " bytes";
   if (reused) std::cout << " (" << reused << " of them weights reused)";
   std::cout << "\n";
+  const auto stats = predictor.last_run_stats();
+  if (stats.graph_replayed) {
+    std::cout << "the last run replayed its plan as one CUDA graph\n";
+  } else if (!stats.graph_refusal.empty()) {
+    std::cout << "not replayed as a CUDA graph: " << stats.graph_refusal
+              << "\n";
+  }
 }
 
 namespace {

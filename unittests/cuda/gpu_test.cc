@@ -169,5 +169,26 @@ TEST(CudaPlace, ZeroCopyDeviceInputAndOutput) {
   ExpectClose(got, want, 1e-4f);
 }
 
+TEST(CudaPlace, CudaGraphReplayEqualsEager) {
+  Config eager_config(kCls);
+  eager_config.EnableCudaGraph(false);
+  auto eager = GpuPredictor(eager_config);
+  SKIP_WITHOUT_GPU(eager);
+  auto graph = GpuPredictor(Config(kCls));
+  framework::Tensor x = framework::ReadNpy(kCls + "/ref/input_x.npy");
+  const std::vector<float> want = RunOnce(eager.get(), x);
+  EXPECT_FALSE(eager->last_run_stats().graph_replayed);
+  // Recording run, first replay (op by op), capture, then launches.
+  for (int run = 0; run < 5; ++run) {
+    std::vector<float> got = RunOnce(graph.get(), x);
+    ExpectClose(got, want, 1e-5f);
+    const RunStats stats = graph->last_run_stats();
+    if (run >= 2) {
+      EXPECT_TRUE(stats.graph_replayed)
+          << "run " << run << ": " << stats.graph_refusal;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace paddle_lite

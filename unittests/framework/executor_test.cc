@@ -116,6 +116,65 @@ TEST(Executor, ShapesAreReinferredWhenInputsChange) {
   }
 }
 
+// y = reshape2(x, Shape = shape(x)): the target shape is read as values,
+// but values the input shapes fix; `shape_from` names another input to
+// take the Shape from instead (values that can change between runs).
+ProgramDesc ReshapeToOwnShape(bool shape_from_input) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 6});
+  auto s = shape_from_input ? builder.AddInput("s", DataType::kInt32, {2})
+                            : builder.AddVar("s", DataType::kInt32);
+  auto y = builder.AddVar("y");
+  if (!shape_from_input)
+    builder.AddOp("shape", {{"Input", {x}}}, {{"Out", {s}}});
+  builder.AddOp("reshape2", {{"X", {x}}, {"Shape", {s}}}, {{"Out", {y}}},
+                {{"shape", std::vector<int32_t>{}}});
+  builder.AddOutput(y);
+  return builder.Build();
+}
+
+TEST(Executor, ValuesFixedByInputShapesAreNotReinferred) {
+  Runner r(ReshapeToOwnShape(false));
+  for (int rows : {2, 2, 3, 3, 2}) {
+    r.Feed(0, MakeTensor<float>({rows, 6}, std::vector<float>(rows * 6, 1)));
+    r.executor.Run(0, &r.scope);
+    EXPECT_EQ(r.Fetched(0).dims(), (DDim{rows, 6}));
+  }
+  // The last run replayed the plan of 2 rows without inferring anything.
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+  EXPECT_EQ(r.executor.last_run_stats().ops_inferred, 0);
+}
+
+// A view of a feed is not in the plan's arena; replay still gives it the
+// dims of the replayed signature.
+TEST(Executor, ViewsOfInputsTakeTheReplayedShape) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 6});
+  auto y = builder.AddVar("y");
+  builder.AddOp("reshape2", {{"X", {x}}}, {{"Out", {y}}},
+                {{"shape", std::vector<int32_t>{-1, 3}}});
+  builder.AddOutput(y);
+  Runner r(builder.Build());
+  for (int rows : {2, 2, 3, 3, 2}) {
+    r.Feed(0, MakeTensor<float>({rows, 6}, std::vector<float>(rows * 6, 1)));
+    r.executor.Run(0, &r.scope);
+    EXPECT_EQ(r.Fetched(0).dims(), (DDim{rows * 2, 3}));
+  }
+}
+
+TEST(Executor, ValuesFromInputsAreReinferred) {
+  Runner r(ReshapeToOwnShape(true));
+  for (auto target : {std::vector<int32_t>{3, 4}, std::vector<int32_t>{6, 2},
+                      std::vector<int32_t>{3, 4}}) {
+    r.Feed(0, MakeTensor<float>({2, 6}, std::vector<float>(12, 1)));
+    r.Feed(1, MakeTensor<int32_t>({2}, target));
+    r.executor.Run(0, &r.scope);
+    EXPECT_EQ(r.Fetched(0).dims(), (DDim{target[0], target[1]}));
+  }
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+  EXPECT_GT(r.executor.last_run_stats().ops_inferred, 0);
+}
+
 TEST(Executor, DeclaredShapesAreOnlyHints) {
   Runner r(CrossedProgram());  // declares [-1, 2]
   r.Feed(0, MakeTensor<float>({2, 2, 2}, std::vector<float>(8, 1)));
