@@ -81,6 +81,7 @@ function(pdlite_add_cuda_place)
   # A MODULE: dlopen'ed on first use, never linked, so CPU-only programs
   # never map the CUDA libraries.
   add_library(paddle_lite_cuda MODULE ${srcs})
+  get_filename_component(cudnn_dir ${PDLITE_CUDNN_LIBRARY} DIRECTORY)
   target_link_libraries(paddle_lite_cuda PRIVATE
     paddle_lite CUDA::cudart_static CUDA::cublas CUDA::cublasLt
     ${PDLITE_CUDNN_LIBRARY})
@@ -92,7 +93,8 @@ function(pdlite_add_cuda_place)
     CUDA_STANDARD_REQUIRED ON
     # Found beside libpaddle_lite.so, in the build tree and when installed.
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
-    INSTALL_RPATH_USE_LINK_PATH ON)
+    # Installed, it still finds cuBLAS and cuDNN where they were found.
+    INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR};${cudnn_dir}")
   target_compile_options(paddle_lite_cuda PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wno-unused-parameter>)
   # The kernel sources, for the test that every one registered a kernel.
