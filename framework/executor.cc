@@ -872,17 +872,25 @@ void Executor::RunOp(const PreparedOp& prepared,
                      bool infer_shape,
                      OpRecord* record) {
   if (options_.profile && block_idx == 0) {
+    // A device with a clock (CUDA events) times the op's own work on its
+    // queue; otherwise the op's wall time, until its device is idle again
+    // (an accelerator's kernels return before they finish).
+    const platform::DeviceContext* device = prepared.device_context;
+    std::shared_ptr<void> begin = device ? device->MarkTime() : nullptr;
     auto start = std::chrono::steady_clock::now();
     RunOpUntimed(prepared, ctx, scope, block_idx, infer_shape, record);
-    // An accelerator's kernels return before they finish: the op's time
-    // is until its device is idle again.
-    if (prepared.device_context) prepared.device_context->Wait();
-    std::chrono::duration<double, std::milli> ms =
-        std::chrono::steady_clock::now() - start;
+    double ms = 0;
+    if (begin) {
+      ms = device->ElapsedMs(begin, device->MarkTime());
+    } else {
+      if (prepared.device_context) prepared.device_context->Wait();
+      ms = std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+               .count();
+    }
     stats_.op_timings.push_back(OpTiming{
         prepared.index, prepared.type,
-        prepared.choice.kernel ? prepared.choice.chosen.ToString() : "",
-        ms.count()});
+        prepared.choice.kernel ? prepared.choice.chosen.ToString() : "", ms});
     return;
   }
   RunOpUntimed(prepared, ctx, scope, block_idx, infer_shape, record);

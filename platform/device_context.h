@@ -52,6 +52,15 @@ class DeviceContext {
   /// captured again.
   virtual uint64_t GraphEpoch() const { return 0; }
 
+  /// Device clocks (CUDA events), for profiling: a mark queued behind the
+  /// work queued so far, or null when the context has no device clock.
+  virtual std::shared_ptr<void> MarkTime() const { return nullptr; }
+  /// Device milliseconds between two marks; waits for the later one.
+  virtual double ElapsedMs(const std::shared_ptr<void>& from,
+                           const std::shared_ptr<void>& to) const {
+    return 0;
+  }
+
   /// State a kernel library keeps per context (a oneDNN engine, stream and
   /// primitive cache; a plugin's handles), made on first use as
   /// `T(args...)`, owned by the context and freed with it. One per type.

@@ -201,5 +201,24 @@ void CUDADeviceContext::LaunchGraph(const std::shared_ptr<void>& graph) const {
       cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph.get()), stream_));
 }
 
+std::shared_ptr<void> CUDADeviceContext::MarkTime() const {
+  cudaEvent_t event = nullptr;
+  PDLITE_CUDA_CHECK(cudaEventCreate(&event));
+  std::shared_ptr<void> mark(
+      event, [](void* e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); });
+  PDLITE_CUDA_CHECK(cudaEventRecord(event, stream_));
+  return mark;
+}
+
+double CUDADeviceContext::ElapsedMs(const std::shared_ptr<void>& from,
+                                    const std::shared_ptr<void>& to) const {
+  auto end = static_cast<cudaEvent_t>(to.get());
+  PDLITE_CUDA_CHECK(cudaEventSynchronize(end));
+  float ms = 0;
+  PDLITE_CUDA_CHECK(
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(from.get()), end));
+  return ms;
+}
+
 }  // namespace platform
 }  // namespace paddle_lite

@@ -41,6 +41,10 @@ class CUDADeviceContext : public DeviceContext {
   void AbortCapture() const override;
   void LaunchGraph(const std::shared_ptr<void>& graph) const override;
   uint64_t GraphEpoch() const override;
+  /// CUDA events recorded on the stream.
+  std::shared_ptr<void> MarkTime() const override;
+  double ElapsedMs(const std::shared_ptr<void>& from,
+                   const std::shared_ptr<void>& to) const override;
 
   int device_id() const { return device_; }
   cudaStream_t stream() const { return stream_; }
