@@ -53,6 +53,9 @@ struct Executor::Plan {
   size_t unplanned_bytes = 0;
   // Device graph replay (ExecutorOptions::device_graphs).
   int replays = 0;
+  bool graph_checked = false;  // the plan's shape allows a graph (below)
+  const platform::DeviceContext* graph_device = nullptr;
+  size_t graph_first = 0, graph_end = 0;  // the kernel ops it records
   bool graph_refused = false;
   std::string graph_refusal;
   std::shared_ptr<void> graph;  // captured and instantiated
@@ -455,13 +458,10 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   stats_.plans_cached = state.plans.size();
 }
 
-bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
-  if (!options_.device_graphs || options_.profile || plan.graph_refused) {
-    return false;
-  }
-  const auto& ops = state.block.ops;
-  // The shape a graph needs: feeds, then kernel ops all on one context
-  // that can capture and none re-inferring shapes, then fetches.
+// Whether a plan can be one device graph: feeds, then kernel ops all on
+// one context that can capture and none re-inferring shapes, then
+// fetches. Fills the plan's graph_* fields, or refuses it with the reason.
+bool Executor::CheckGraphShape(const std::vector<PreparedOp>& ops, Plan& plan) {
   bool any_capturable = false;
   for (auto& op : ops) {
     any_capturable = any_capturable ||
@@ -514,6 +514,24 @@ bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
     plan.graph_refusal = refusal;
     return false;
   }
+  plan.graph_device = device;
+  plan.graph_first = first_kernel;
+  plan.graph_end = end_kernel;
+  return true;
+}
+
+bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
+  if (!options_.device_graphs || options_.profile || plan.graph_refused) {
+    return false;
+  }
+  const auto& ops = state.block.ops;
+  if (!plan.graph_checked) {
+    // Once per plan: the recording run has made every op's context.
+    plan.graph_checked = true;
+    if (!CheckGraphShape(ops, plan)) return false;
+  }
+  const platform::DeviceContext* device = plan.graph_device;
+  const size_t first_kernel = plan.graph_first, end_kernel = plan.graph_end;
   // The first replay runs op by op: weights get copied to the device,
   // workspaces and kernel states settle, so the capture records only the
   // steady state.

@@ -154,6 +154,7 @@ class Executor {
   /// Replays `plan` as a device graph when it can (capturing it on its
   /// second replay); false: run it op by op.
   bool RunAsGraph(BlockState& state, Plan& plan, Scope* scope);
+  static bool CheckGraphShape(const std::vector<PreparedOp>& ops, Plan& plan);
   struct Released;
   struct Lifetimes;
   /// When each variable of block 0 is used, by name (for planning).

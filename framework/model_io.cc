@@ -1,10 +1,10 @@
 #include "framework/model_io.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -14,12 +14,12 @@
 namespace paddle_lite {
 namespace framework {
 
-namespace {
-
 bool IsFile(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
+
+namespace {
 
 bool IsDir(const std::string& path) {
   struct stat st;
@@ -64,8 +64,8 @@ std::string ReadFileToString(const std::string& path) {
 
 void WriteStringToFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  PADDLE_ENFORCE(out.good(), errors::NotFound("Cannot write file '", path,
-                                              "'."));
+  PADDLE_ENFORCE(out.good(),
+                 errors::NotFound("Cannot write file '", path, "'."));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   PADDLE_ENFORCE(out.good(), errors::ResourceExhausted(
                                  "Writing '", path, "' failed (disk full?)."));
@@ -102,9 +102,9 @@ ModelFiles ResolveModelFiles(const std::string& path,
     files.program_file = path;
   }
   if (!params_file.empty()) {
-    PADDLE_ENFORCE(IsFile(params_file),
-                   errors::NotFound("Parameter file '", params_file,
-                                    "' does not exist."));
+    PADDLE_ENFORCE(
+        IsFile(params_file),
+        errors::NotFound("Parameter file '", params_file, "' does not exist."));
     files.params_file = params_file;
     return files;
   }
@@ -134,36 +134,35 @@ void ByteReader::Read(void* dst, size_t n, const std::string& what) {
 
 const char* ByteReader::Skip(size_t n, const std::string& what) {
   PADDLE_ENFORCE(n <= remaining(),
-                 errors::InvalidArgument(source_, ": truncated while reading ",
-                                         what, " (needs ", n,
-                                         " bytes at offset ", pos_, ", ",
-                                         remaining(), " left)."));
+                 errors::InvalidArgument(
+                     source_, ": truncated while reading ", what, " (needs ", n,
+                     " bytes at offset ", pos_, ", ", remaining(), " left)."));
   const char* p = data_ + pos_;
   pos_ += n;
   return p;
 }
 
-void DeserializeTensor(ByteReader* reader, const std::string& var,
+void DeserializeTensor(ByteReader* reader,
+                       const std::string& var,
                        Tensor* tensor) {
   const std::string where = "variable '" + var + "'";
   auto lod_version = reader->ReadPod<uint32_t>(where + " LoD version");
   PADDLE_ENFORCE(lod_version == 0,
-                 errors::InvalidArgument(reader->source(), ": ", where,
-                                         " has LoD stream version ",
-                                         lod_version,
-                                         ", expected 0 (corrupted file?)."));
+                 errors::InvalidArgument(
+                     reader->source(), ": ", where, " has LoD stream version ",
+                     lod_version, ", expected 0 (corrupted file?)."));
   auto lod_levels = reader->ReadPod<uint64_t>(where + " LoD level count");
-  PADDLE_ENFORCE(lod_levels < 16,
-                 errors::InvalidArgument(reader->source(), ": ", where,
-                                         " claims ", lod_levels,
-                                         " LoD levels (corrupted file?)."));
+  PADDLE_ENFORCE(
+      lod_levels < 16,
+      errors::InvalidArgument(reader->source(), ": ", where, " claims ",
+                              lod_levels, " LoD levels (corrupted file?)."));
   LoD lod;
   for (uint64_t level = 0; level < lod_levels; ++level) {
     auto bytes = reader->ReadPod<uint64_t>(where + " LoD size");
-    PADDLE_ENFORCE(bytes % 8 == 0 && bytes <= reader->remaining(),
-                   errors::InvalidArgument(reader->source(), ": ", where,
-                                           " has a bad LoD level size ",
-                                           bytes, "."));
+    PADDLE_ENFORCE(
+        bytes % 8 == 0 && bytes <= reader->remaining(),
+        errors::InvalidArgument(reader->source(), ": ", where,
+                                " has a bad LoD level size ", bytes, "."));
     std::vector<size_t> offsets(bytes / 8);
     for (auto& o : offsets) o = reader->ReadPod<uint64_t>(where + " LoD");
     lod.push_back(std::move(offsets));
@@ -178,39 +177,40 @@ void DeserializeTensor(ByteReader* reader, const std::string& var,
                  errors::InvalidArgument(reader->source(), ": ", where,
                                          " has descriptor size ", desc_size,
                                          " (corrupted file?)."));
-  std::string desc(reader->Skip(static_cast<size_t>(desc_size),
-                                where + " descriptor"),
-                   static_cast<size_t>(desc_size));
+  std::string desc(
+      reader->Skip(static_cast<size_t>(desc_size), where + " descriptor"),
+      static_cast<size_t>(desc_size));
   int raw_type = 0;
   DDim dims;
   PADDLE_ENFORCE(ParseTensorDesc(desc, &raw_type, &dims),
                  errors::InvalidArgument(reader->source(), ": ", where,
                                          " has an unreadable TensorDesc."));
-  PADDLE_ENFORCE(IsValidDataType(raw_type),
-                 errors::InvalidArgument(reader->source(), ": ", where,
-                                         " has unknown element type ",
-                                         raw_type, "."));
+  PADDLE_ENFORCE(
+      IsValidDataType(raw_type),
+      errors::InvalidArgument(reader->source(), ": ", where,
+                              " has unknown element type ", raw_type, "."));
   for (auto d : dims) {
-    PADDLE_ENFORCE(d >= 0, errors::InvalidArgument(
-                               reader->source(), ": ", where,
-                               " has negative dims ", dims, "."));
+    PADDLE_ENFORCE(d >= 0,
+                   errors::InvalidArgument(reader->source(), ": ", where,
+                                           " has negative dims ", dims, "."));
   }
   auto type = static_cast<DataType>(raw_type);
   tensor->Resize(dims);
   size_t bytes = static_cast<size_t>(Product(dims)) * SizeOf(type);
-  PADDLE_ENFORCE(bytes <= reader->remaining(),
-                 errors::InvalidArgument(
-                     reader->source(), ": truncated: ", where, " (", type,
-                     dims, ") needs ", bytes, " bytes of data, ",
-                     reader->remaining(), " left."));
+  PADDLE_ENFORCE(
+      bytes <= reader->remaining(),
+      errors::InvalidArgument(reader->source(), ": truncated: ", where, " (",
+                              type, dims, ") needs ", bytes, " bytes of data, ",
+                              reader->remaining(), " left."));
   void* data = tensor->mutable_data(platform::CPUPlace{}, type);
   reader->Read(data, bytes, where + " data");
   tensor->set_lod(std::move(lod));
 }
 
 void SerializeTensor(const Tensor& tensor, std::string* out) {
-  PADDLE_ENFORCE(tensor.place().is_host(),
-                 errors::InvalidArgument("SerializeTensor needs a CPU tensor."));
+  PADDLE_ENFORCE(
+      tensor.place().is_host(),
+      errors::InvalidArgument("SerializeTensor needs a CPU tensor."));
   auto put = [out](const void* p, size_t n) {
     out->append(static_cast<const char*>(p), n);
   };
@@ -236,8 +236,10 @@ void SerializeTensor(const Tensor& tensor, std::string* out) {
 
 namespace {
 
-void CheckAgainstDesc(const ProgramDesc& program, const std::string& name,
-                      const Tensor& t, const std::string& source) {
+void CheckAgainstDesc(const ProgramDesc& program,
+                      const std::string& name,
+                      const Tensor& t,
+                      const std::string& source) {
   const VarDesc* desc = program.blocks[0].FindVar(name);
   PADDLE_ENFORCE(t.dtype() == desc->dtype,
                  errors::InvalidArgument(
@@ -261,15 +263,16 @@ void CheckAgainstDesc(const ProgramDesc& program, const std::string& name,
 
 void LoadCombinedParams(const ProgramDesc& program,
                         const std::string& params_bytes,
-                        const std::string& source, Scope* scope) {
+                        const std::string& source,
+                        Scope* scope) {
   ByteReader reader(params_bytes, source);
   auto names = program.ParameterNames();
   for (auto& name : names) {
-    PADDLE_ENFORCE(reader.remaining() > 0,
-                   errors::InvalidArgument(
-                       source, ": truncated: the file ends before parameter '",
-                       name, "' (", &name - names.data(), " of ",
-                       names.size(), " read)."));
+    PADDLE_ENFORCE(
+        reader.remaining() > 0,
+        errors::InvalidArgument(
+            source, ": truncated: the file ends before parameter '", name,
+            "' (", &name - names.data(), " of ", names.size(), " read)."));
     Tensor* t = scope->Var(name)->GetMutable<Tensor>();
     DeserializeTensor(&reader, name, t);
     CheckAgainstDesc(program, name, *t, source);
@@ -282,23 +285,24 @@ void LoadCombinedParams(const ProgramDesc& program,
                      "together?)."));
 }
 
-void LoadSeparateParams(const ProgramDesc& program, const std::string& dir,
+void LoadSeparateParams(const ProgramDesc& program,
+                        const std::string& dir,
                         Scope* scope) {
   for (auto& name : program.ParameterNames()) {
     std::string path = Join(dir, name);
-    PADDLE_ENFORCE(IsFile(path),
-                   errors::NotFound("Parameter file '", path,
-                                    "' for variable '", name,
-                                    "' is missing (the model folder has no "
-                                    "combined params file either)."));
+    PADDLE_ENFORCE(
+        IsFile(path),
+        errors::NotFound("Parameter file '", path, "' for variable '", name,
+                         "' is missing (the model folder has no "
+                         "combined params file either)."));
     std::string bytes = ReadFileToString(path);
     ByteReader reader(bytes, path);
     Tensor* t = scope->Var(name)->GetMutable<Tensor>();
     DeserializeTensor(&reader, name, t);
-    PADDLE_ENFORCE(reader.remaining() == 0,
-                   errors::InvalidArgument(path, ": ", reader.remaining(),
-                                           " bytes left after variable '",
-                                           name, "'."));
+    PADDLE_ENFORCE(
+        reader.remaining() == 0,
+        errors::InvalidArgument(path, ": ", reader.remaining(),
+                                " bytes left after variable '", name, "'."));
     CheckAgainstDesc(program, name, *t, path);
   }
 }
@@ -331,7 +335,8 @@ Model LoadModelFromBuffers(const std::string& program_bytes,
   return model;
 }
 
-void SaveModel(const ProgramDesc& program, const Scope& weights,
+void SaveModel(const ProgramDesc& program,
+               const Scope& weights,
                const std::string& prefix) {
   WriteStringToFile(prefix + ".pdmodel", SerializeProgramDesc(program));
   std::string params;

@@ -61,7 +61,8 @@ class ByteReader {
 
 /// Reads one tensor stream (LoD header, tensor header, TensorDesc, data)
 /// for variable `var`: errors name the source and the variable.
-void DeserializeTensor(ByteReader* reader, const std::string& var,
+void DeserializeTensor(ByteReader* reader,
+                       const std::string& var,
                        Tensor* tensor);
 /// Appends one tensor stream to `out` (the tensor must be on the CPU).
 void SerializeTensor(const Tensor& tensor, std::string* out);
@@ -71,8 +72,10 @@ void SerializeTensor(const Tensor& tensor, std::string* out);
 /// streams in sorted-name order and must be consumed exactly.
 void LoadCombinedParams(const ProgramDesc& program,
                         const std::string& params_bytes,
-                        const std::string& source, Scope* scope);
-void LoadSeparateParams(const ProgramDesc& program, const std::string& dir,
+                        const std::string& source,
+                        Scope* scope);
+void LoadSeparateParams(const ProgramDesc& program,
+                        const std::string& dir,
                         Scope* scope);
 
 /// A loaded model: its program and a scope holding its weights.
@@ -90,8 +93,12 @@ Model LoadModelFromBuffers(const std::string& program_bytes,
 
 /// Writes `<prefix>.pdmodel` and `<prefix>.pdiparams` exactly as
 /// PaddlePaddle does (params sorted by name, one stream each).
-void SaveModel(const ProgramDesc& program, const Scope& weights,
+void SaveModel(const ProgramDesc& program,
+               const Scope& weights,
                const std::string& prefix);
+
+/// True when `path` names a regular file (following symlinks).
+bool IsFile(const std::string& path);
 
 }  // namespace framework
 }  // namespace paddle_lite

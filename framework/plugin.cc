@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <sstream>
 
 #include "framework/kernel_registry.h"
+#include "framework/model_io.h"
 #include "framework/op_registry.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
@@ -183,20 +183,12 @@ std::string CudaLibraryPath() {
   return "libpaddle_lite_cuda.so";
 }
 
-namespace {
-
-bool FileExists(const std::string& path) {
-  return access(path.c_str(), F_OK) == 0;
-}
-
-}  // namespace
-
 void EnsurePlaceAvailable(const platform::Place& place) {
   if (place.is_cpu()) return;
   if (place.is_cuda() || place.is_cuda_pinned()) {
     if (platform::HasDeviceContextFactory("cuda")) return;
     const std::string path = CudaLibraryPath();
-    PADDLE_ENFORCE(FileExists(path),
+    PADDLE_ENFORCE(IsFile(path),
                    errors::Unavailable(
                        place,
                        " was asked for, but this build has no CUDA "
@@ -219,7 +211,7 @@ std::vector<std::string> LoadBuiltinDeviceLibraries() {
   std::vector<std::string> loaded;
   if (!platform::HasDeviceContextFactory("cuda")) {
     const std::string path = CudaLibraryPath();
-    if (!FileExists(path)) return loaded;
+    if (!IsFile(path)) return loaded;
     LoadPlugin(path);
     loaded.push_back(path);
   }

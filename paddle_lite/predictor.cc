@@ -72,6 +72,7 @@ struct Predictor::Impl {
   std::vector<std::string> feed_names;
   std::vector<std::string> fetch_names;
   platform::Place staging_place;  // where input handles put their data
+  platform::DeviceContext* device_context = nullptr;  // of the target place
 
   ~Impl() {
     executor.reset();
@@ -104,9 +105,8 @@ struct Predictor::Impl {
     }
     // A device nobody provides (no plugin loaded, a misspelt name), or a
     // CUDA place without a GPU, is an error naming it here, not a silent
-    // run on the CPU.
-    fw::EnsurePlaceAvailable(preference.place);
-    contexts->Get(preference.place);
+    // run on the CPU (CreatePredictor loaded the device's library).
+    device_context = contexts->Get(preference.place);
     // Feeds are staged in page-locked memory when the device has it, so
     // their copies to the device run at full speed.
     staging_place = platform::CPUPlace{};
@@ -212,8 +212,7 @@ void Predictor::Run() {
   impl_->executor->Run(0, impl_->scope);
   // Run() is synchronous: a device's queued work (and errors) end here,
   // and staged feeds may be reused once it returns.
-  const auto& place = impl_->executor->preference().place;
-  if (!place.is_cpu()) impl_->contexts->Get(place)->Wait();
+  impl_->device_context->Wait();
 }
 
 RunStats Predictor::last_run_stats() const {

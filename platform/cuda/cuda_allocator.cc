@@ -95,7 +95,8 @@ void* CUDAAllocator::AllocateRaw(size_t bytes) {
           " in use); raise Config::SetGpuMemoryLimit (pdlite --gpu-mem-mb)."));
     }
   }
-  PDLITE_CUDA_CHECK(cudaSetDevice(device_));
+  // A bound context has made its device current already.
+  if (!ordered) PDLITE_CUDA_CHECK(cudaSetDevice(device_));
   void* ptr = nullptr;
   cudaError_t status = cudaMallocFromPoolAsync(&ptr, size, pool_, stream);
   if (status == cudaErrorMemoryAllocation) {
