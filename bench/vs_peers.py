@@ -6,6 +6,10 @@ Usage:
                               [--warmup 5] [--iters 20] [--quick]
                               [--peers paddle,openvino,ort] [--json FILE]
                               [--markdown]
+    python3 bench/vs_peers.py --stream [--models a,b] [--shapes SPEC]
+                              [--samples 24] [--seed 1] [--passes 10]
+                              [--threads 1,2] [--rounds 1] [--peers ort,paddle]
+                              [--json FILE] [--markdown]
 
 Every model of ../shared/models (any folder with ref/expected_*.npy) runs on
 its shipped inputs; the five with an ONNX twin also run on a larger input
@@ -56,6 +60,26 @@ is faster or smaller), the best peer (lowest median among those that
 passed) and whether the goals hold: median <= 0.8x the best peer's, load
 time and peak RSS <= the best peer's.  --markdown prints it for
 docs/performance.md.
+
+--stream: varying input shapes, as a service sees them.  One case = model x
+shape stream x thread count; the streams are --shapes (grammar of `pdlite
+bench --shapes`) or each model's presets (the detectors: 1x3x[320:928:32]
+x[320:928:32]; ppocr_cls_mobile_v2: a width stream 1x3x48x[64:640:32] and a
+batch stream [1:16]x3x48x192).  Per round, `pdlite bench --shapes ...
+--json` runs its whole stream (--samples shapes drawn with --seed, run
+--passes times by one predictor), then each peer runs the very shapes
+pdlite printed, in the same order, in a fresh worker: one session (the
+options above; ORT with its dynamic dimensions left free, Paddle with
+oneDNN and its default, unbounded, oneDNN cache), fresh uniform noise in
+[-1, 1) for every run (made outside the timed region), each run timed
+alone.  OpenVINO is skipped: it would reshape and recompile per shape.
+Per pass: the total of its runs (median over rounds), ours / the faster
+peer's, pdlite's first-sight and later-sight medians, and RSS less the
+baseline (VmRSS just before the session is created).  Goals: first pass
+<= 0.8x the faster peer, every later pass <= 0.7x; a shape's first run
+<= 2x its steady latency (pdlite's first_vs_steady max); pdlite's RSS
+growth from pass 3 to the last < 1%; pdlite's RSS <= ORT's at the last
+pass.  Missed goals are bold with --markdown.
 """
 
 import argparse
@@ -65,6 +89,7 @@ import os
 import platform
 import re
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -101,6 +126,23 @@ T_BENCH = 900
 T_LOAD = 900
 T_ROUND = 900
 T_INSPECT = 120
+T_STREAM = 3600           # one runtime's whole shape stream
+
+# --stream: the shape streams per model when --shapes is not given.
+DET_STREAM = "x=1x3x[320:928:32]x[320:928:32]"
+STREAM_PRESETS = {
+    "ppocr_det_ch_v3": [("detector", DET_STREAM)],
+    "ppocr_det_ch_v2": [("detector", DET_STREAM)],
+    "ppocr_det_en_v3": [("detector", DET_STREAM)],
+    "ppocr_cls_mobile_v2": [("width", "x=1x3x48x[64:640:32]"),
+                            ("batch", "x=[1:16]x3x48x192")],
+}
+STREAM_PEERS = ("ort", "paddle")
+PAUSE_STREAM_S = 0.5      # between runtimes' streams
+GOAL_FIRST_PASS = 0.8     # ours/faster peer, first pass total, at most
+GOAL_LATER_PASS = 0.7     # ... every later pass
+GOAL_NEW_SHAPE = 2.0      # a shape's first run / its steady run, at most
+GOAL_DRIFT_PCT = 1.0      # pdlite RSS growth pass 3 -> last, below (%)
 
 
 def safe_name(name):
@@ -156,33 +198,42 @@ def match_feeds(model_names, arrays):
                        % (model_names, list(arrays)))
 
 
+# Paddle 3's default (new IR) may reject old programs: fall back.
+PADDLE_ATTEMPTS = [("oneDNN, IR optim", {}),
+                   ("oneDNN, IR optim, old IR", {"new_ir": False}),
+                   ("oneDNN, old IR, no IR optim",
+                    {"new_ir": False, "ir_optim": False})]
+
+
+def paddle_config(spec, threads, opts):
+    """The paddle.inference Config every mode uses (one of the attempts)."""
+    import paddle.inference as pi
+    if spec["params"]:
+        config = pi.Config(spec["prog"], spec["params"])
+    else:
+        config = pi.Config(spec["dir"])
+    config.disable_gpu()
+    config.enable_mkldnn()
+    config.set_cpu_math_library_num_threads(threads)
+    config.switch_ir_optim(opts.get("ir_optim", True))
+    config.enable_memory_optim()
+    config.disable_glog_info()
+    if "new_ir" in opts and hasattr(config, "enable_new_ir"):
+        config.enable_new_ir(opts["new_ir"])
+    return config
+
+
 class PaddlePeer:
     """paddle.inference with zero-copy handles."""
 
     def __init__(self, spec, arrays, lods, threads):
         import paddle.inference as pi
         self.version = __import__("paddle").__version__
-        # Paddle 3's default (new IR) may reject old programs: fall back.
-        attempts = [("oneDNN, IR optim", {}),
-                    ("oneDNN, IR optim, old IR", {"new_ir": False}),
-                    ("oneDNN, old IR, no IR optim",
-                     {"new_ir": False, "ir_optim": False})]
         errors = []
-        for label, opts in attempts:
+        for label, opts in PADDLE_ATTEMPTS:
             try:
                 start = time.perf_counter()
-                if spec["params"]:
-                    config = pi.Config(spec["prog"], spec["params"])
-                else:
-                    config = pi.Config(spec["dir"])
-                config.disable_gpu()
-                config.enable_mkldnn()
-                config.set_cpu_math_library_num_threads(threads)
-                config.switch_ir_optim(opts.get("ir_optim", True))
-                config.enable_memory_optim()
-                config.disable_glog_info()
-                if "new_ir" in opts and hasattr(config, "enable_new_ir"):
-                    config.enable_new_ir(opts["new_ir"])
+                config = paddle_config(spec, threads, opts)
                 predictor = pi.create_predictor(config)
                 self.load_ms = (time.perf_counter() - start) * 1e3
                 feeds = match_feeds(predictor.get_input_names(), arrays)
@@ -282,6 +333,18 @@ class OpenVinoPeer:
         return result
 
 
+def ort_options(threads):
+    """The ORT SessionOptions every mode uses."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return so
+
+
 class OrtPeer:
     """ONNX Runtime on the ONNX twin, with I/O binding."""
 
@@ -291,13 +354,7 @@ class OrtPeer:
         if not spec["onnx"]:
             raise RuntimeError("no ONNX twin")
         start = time.perf_counter()
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = ort.InferenceSession(spec["onnx"], so,
+        session = ort.InferenceSession(spec["onnx"], ort_options(threads),
                                        providers=["CPUExecutionProvider"])
         feeds = match_feeds([i.name for i in session.get_inputs()], arrays)
         binding = session.io_binding()
@@ -379,6 +436,279 @@ def worker_finish(msg, state):
             "peak_rss_mb": hwm - base, "rss_reset": state.get("rss_reset")}
 
 
+# ---- shape streams (`--stream`) ---------------------------------------------
+# The grammar and the draw of tools/pdlite/shape_stream.cc, bit for bit:
+# the table uses the stream pdlite printed; this copy draws it when pdlite
+# failed and checks that both agree.
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    def next(self):
+        self.state = (self.state + 0x9e3779b97f4a7c15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & MASK64
+        return z ^ (z >> 31)
+
+
+def parse_shape_spec(text):
+    """'x=1x3x[320:928:32]x640;y=...' -> [(name, [(lo, step, count)])]."""
+    specs = []
+    for item in (i.strip(" \t\r") for i in text.split(";")):
+        name, eq, dims = item.partition("=")
+        if not eq or not name or not dims:
+            raise ValueError("'%s' is not NAME=D0xD1x..." % item)
+        ranges = []
+        for dim in dims.split("x"):
+            if dim.startswith("[") and dim.endswith("]"):
+                parts = dim[1:-1].split(":")
+                try:
+                    lo, hi = int(parts[0]), int(parts[1])
+                    step = int(parts[2]) if len(parts) == 3 else 1
+                except (ValueError, IndexError):
+                    raise ValueError("bad range '%s' in '%s'" % (dim, item))
+                if len(parts) > 3 or step < 1 or hi < lo or lo < 0:
+                    raise ValueError("bad range '%s' in '%s'" % (dim, item))
+                ranges.append((lo, step, (hi - lo) // step + 1))
+            else:
+                try:
+                    value = int(dim)
+                except ValueError:
+                    value = -1
+                if value < 0:
+                    raise ValueError("bad dimension '%s' in '%s'"
+                                     % (dim, item))
+                ranges.append((value, 1, 1))
+        specs.append((name, ranges))
+    return specs
+
+
+def sample_to_string(sample):
+    """[(name, dims)] -> 'x=1x3x640x480' (inputs joined by ';')."""
+    return ";".join("%s=%s" % (n, "x".join(str(d) for d in dims))
+                    for n, dims in sample)
+
+
+def parse_sample(text):
+    """'x=1x3x640x480;y=2x5' -> [(name, dims)]."""
+    sample = []
+    for item in text.split(";"):
+        name, _, dims = item.strip().partition("=")
+        sample.append((name, [int(d) for d in dims.split("x")]))
+    return sample
+
+
+def draw_shape_stream(spec, samples, seed):
+    """The stream `pdlite bench --shapes SPEC` runs: [[(name, dims)]]."""
+    if spec.startswith("@"):
+        stream = []
+        with open(spec[1:]) as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip(" \t\r\n")
+                if line:
+                    stream.append([(n, [r[0] for r in dims]) for n, dims
+                                   in parse_shape_spec(line)])
+        return stream
+    specs = parse_shape_spec(spec)
+    space = 1.0
+    for _, dims in specs:
+        for _, _, count in dims:
+            space *= count
+    rng = SplitMix64(seed)
+    seen, stream = set(), []
+    while len(stream) < samples:
+        sample = [(name, [lo + step * (0 if count == 1 else
+                                       rng.next() % count)
+                          for lo, step, count in dims])
+                  for name, dims in specs]
+        key = sample_to_string(sample)
+        if key in seen and len(seen) < space:
+            continue  # distinct while unseen shapes remain
+        seen.add(key)
+        stream.append(sample)
+    return stream
+
+
+def feed_names(model_names, stream_names):
+    """Stream input name -> the model's: by name, else by order."""
+    if all(n in model_names for n in stream_names):
+        return {n: n for n in stream_names}
+    if len(model_names) == len(stream_names):
+        return dict(zip(stream_names, model_names))
+    raise RuntimeError("the stream's inputs %s do not match the model's %s"
+                       % (stream_names, model_names))
+
+
+class OrtStream:
+    """ORT session on the ONNX twin; dynamic dims left free (no overrides),
+    I/O binding rebound for every shape outside the timed region."""
+
+    configs = ["ort"]
+
+    def __init__(self, spec, threads, attempt):
+        import onnxruntime as ort
+        if not spec["onnx"]:
+            raise RuntimeError("no ONNX twin")
+        self.version = ort.__version__
+        self.config = "ort"
+        self.session = ort.InferenceSession(
+            spec["onnx"], ort_options(threads),
+            providers=["CPUExecutionProvider"])
+        self.inputs = [i.name for i in self.session.get_inputs()]
+        self.outputs = [o.name for o in self.session.get_outputs()]
+        self.binding = self.session.io_binding()
+
+    def feed(self, arrays):
+        b = self.binding
+        b.clear_binding_inputs()
+        b.clear_binding_outputs()
+        names = feed_names(self.inputs, list(arrays))
+        for name, value in arrays.items():
+            b.bind_cpu_input(names[name], value)
+        for name in self.outputs:
+            b.bind_output(name, "cpu")  # ORT allocates each run's output
+
+    def run(self):
+        self.session.run_with_iobinding(self.binding)
+
+
+class PaddleStream:
+    """paddle.inference with oneDNN, the configuration of the other modes.
+    The oneDNN cache capacity is left at Paddle's default
+    (set_mkldnn_cache_capacity not called), which is 0 = unbounded: every
+    new shape adds primitives that stay cached."""
+
+    configs = [label for label, _ in PADDLE_ATTEMPTS]
+
+    def __init__(self, spec, threads, attempt):
+        import paddle.inference as pi
+        self.version = __import__("paddle").__version__
+        self.config, opts = PADDLE_ATTEMPTS[attempt]
+        self.predictor = pi.create_predictor(
+            paddle_config(spec, threads, opts))
+        self.inputs = self.predictor.get_input_names()
+
+    def feed(self, arrays):
+        names = feed_names(self.inputs, list(arrays))
+        for name, value in arrays.items():
+            handle = self.predictor.get_input_handle(names[name])
+            handle.reshape(list(value.shape))
+            handle.copy_from_cpu(value)
+
+    def run(self):
+        self.predictor.run()
+
+
+STREAM_CLASSES = {"ort": OrtStream, "paddle": PaddleStream}
+
+
+def median_or_none(values):
+    return statistics.median(values) if values else None
+
+
+def worker_stream(msg, state):
+    """Runs a shape stream `passes` times in a fresh session (see
+    run_stream_case); one reply with every pass's figures."""
+    import gc
+    import numpy as np
+    peer = msg["peer"]
+    cls = STREAM_CLASSES[peer]
+    __import__(PEER_MODULES[peer])
+    stream = [[(name, tuple(dims)) for name, dims in sample]
+              for sample in msg["stream"]]
+    keys = [sample_to_string(s) for s in stream]
+    rng = np.random.default_rng(msg.get("seed", 1))
+
+    def noise(sample):  # fresh inputs for every run, never timed
+        return {name: rng.random(dims, dtype=np.float32) * 2.0 - 1.0
+                for name, dims in sample}
+
+    # Baseline: the interpreter, the peer's module and numpy, nothing of
+    # the model; the peak counter restarts here too.
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        rss_reset = True
+    except OSError:
+        rss_reset = False
+    baseline = proc_status_mb("VmRSS")
+    notes, attempt = [], 0
+    start = time.perf_counter()
+    runner = None
+    while runner is None:
+        try:
+            runner = cls(msg["spec"], msg["threads"], attempt)
+        except Exception as e:
+            notes.append("%s: %s" % (cls.configs[attempt], e))
+            attempt += 1
+            if attempt >= len(cls.configs):
+                raise RuntimeError("\n".join(notes))
+    load_ms = (time.perf_counter() - start) * 1e3
+
+    seen = set()
+    first_sight, later_sights = {}, {}
+    passes = []
+    for p in range(msg["passes"]):
+        samples, first, later = [], [], []
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for s, sample in enumerate(stream):
+            arrays = noise(sample)
+            while True:
+                runner.feed(arrays)
+                t0 = time.perf_counter()
+                try:
+                    runner.run()
+                    break
+                except Exception as e:
+                    # Only the very first run may switch configuration
+                    # (Paddle's new IR can fail at run time).
+                    if p or s or attempt + 1 >= len(cls.configs):
+                        raise
+                    notes.append("%s: %s" % (cls.configs[attempt], e))
+                    del runner
+                    gc.collect()
+                    attempt += 1
+                    t_load = time.perf_counter()
+                    runner = cls(msg["spec"], msg["threads"], attempt)
+                    load_ms = (time.perf_counter() - t_load) * 1e3
+            ms = (time.perf_counter() - t0) * 1e3
+            del arrays
+            samples.append(ms)
+            if keys[s] not in seen:
+                seen.add(keys[s])
+                first.append(ms)
+                first_sight[keys[s]] = ms
+            else:
+                later.append(ms)
+                later_sights.setdefault(keys[s], []).append(ms)
+        wall = time.perf_counter() - wall0
+        rss = proc_status_mb("VmRSS")
+        passes.append({
+            "total_ms": sum(samples), "median_ms": statistics.median(samples),
+            "max_ms": max(samples),
+            "first_sight_median_ms": median_or_none(first),
+            "later_sight_median_ms": median_or_none(later),
+            "first_sights": len(first), "rss_mb": rss,
+            "rss_less_baseline_mb": rss - baseline,
+            "cpu_per_wall": (time.process_time() - cpu0) / max(wall, 1e-9),
+            "samples_ms": samples})
+    ratios = [first_sight[k] / statistics.median(v)
+              for k, v in later_sights.items() if k in first_sight]
+    hwm = proc_status_mb("VmHWM")
+    return {"ok": True, "version": runner.version, "config": runner.config,
+            "notes": notes, "load_ms": load_ms, "baseline_rss_mb": baseline,
+            "peak_rss_mb": hwm, "peak_less_baseline_mb": hwm - baseline,
+            "rss_reset": rss_reset,
+            "first_vs_steady": {"median": median_or_none(ratios),
+                                "max": max(ratios) if ratios else None},
+            "passes": passes}
+
+
 def worker_main():
     """JSON lines on stdin -> JSON lines on the saved stdout."""
     # Libraries print to stdout: keep fd 1 for them (sent to stderr, the
@@ -388,7 +718,7 @@ def worker_main():
     replies = os.fdopen(reply_fd, "w", buffering=1)
     sys.stdout = sys.stderr
     handlers = {"load": worker_load, "round": worker_round,
-                "finish": worker_finish}
+                "finish": worker_finish, "stream": worker_stream}
     state = {}
     for line in sys.stdin:
         msg = json.loads(line)
@@ -1203,6 +1533,514 @@ def print_header(args, versions, md):
     print()
 
 
+# ---- stream mode (`--stream`) -------------------------------------------
+
+def pdlite_stream(spec, shapes, samples, seed, passes, threads):
+    """`pdlite bench --shapes ... --json` once; its JSON object."""
+    cmd = [PDLITE, "bench", "--model", spec["dir"], "--shapes", shapes,
+           "--samples", str(samples), "--seed", str(seed),
+           "--passes", str(passes), "--threads", str(threads), "--json"]
+    # Line-buffered stdout: a JSON line printed before a crash at exit
+    # (teardown) still arrives; such a run is kept but marked.
+    stdbuf = shutil.which("stdbuf")
+    if stdbuf:
+        cmd = [stdbuf, "-oL"] + cmd
+    rc, out, err = run_cmd(cmd, T_STREAM)
+    result = None
+    for line in reversed(out.splitlines()):
+        if line.startswith("{"):
+            try:
+                result = json.loads(line)
+            except ValueError:
+                pass
+            break
+    if rc is None or result is None or len(result.get("passes", [])) \
+            != passes or not result.get("stream"):
+        # Its own message ("pdlite: ..."), not the usage text after it.
+        said = [l for l in err.splitlines() if l.startswith("pdlite:")]
+        raise RuntimeError("pdlite bench --shapes %s: %s" % (
+            "timed out" if rc is None else describe_exit(rc),
+            said[-1] if said else
+            (err.strip() or out.strip())[-400:] or "no JSON"))
+    if rc != 0:
+        result["exit_note"] = ("exited with %s after printing its JSON"
+                              % describe_exit(rc))
+    return result
+
+
+def stream_cases_for(name, args):
+    """[(label, spec)] of one model: --shapes, else the presets."""
+    if args.shapes:
+        return [("custom", args.shapes)]
+    return STREAM_PRESETS.get(name, [])
+
+
+def run_stream_case(case, args, tmp, log):
+    """pdlite's whole stream, then each peer's in a fresh worker, per round."""
+    spec, threads = case["spec"], case["threads"]
+    record = {"model": case["model"], "stream": case["label"],
+              "shapes_spec": case["shapes"], "samples": args.samples,
+              "seed": args.seed, "passes": args.passes, "threads": threads,
+              "rounds": args.rounds, "shapes": None, "notes": [],
+              "pdlite": {"status": "ok", "rounds": []},
+              "peers": {p: {"status": "ok", "rounds": []}
+                        for p in args.peers}}
+    case_dir = os.path.join(tmp, "case%d" % case["index"])
+    os.makedirs(case_dir, exist_ok=True)
+    try:
+        drawn = draw_shape_stream(case["shapes"], args.samples, args.seed)
+    except (ValueError, OSError) as e:
+        drawn = None
+        record["notes"].append("vs_peers.py cannot draw the stream: %s" % e)
+    ours = record["pdlite"]
+    for r in range(args.rounds):
+        stream = None
+        if ours["status"] == "ok":
+            try:
+                result = pdlite_stream(spec, case["shapes"], args.samples,
+                                       args.seed, args.passes, threads)
+                ours["rounds"].append(result)
+                stream = [parse_sample(s) for s in result["stream"]]
+                if result.get("exit_note"):
+                    note = "pdlite %s (round %d)" % (result["exit_note"],
+                                                     r + 1)
+                    record["notes"].append(note)
+                    log("  WARNING: " + note)
+                if drawn is not None and stream != drawn and r == 0:
+                    record["notes"].append(
+                        "pdlite's stream differs from vs_peers.py's draw; "
+                        "the peers ran pdlite's")
+            except RuntimeError as e:
+                ours.update({"status": "FAIL", "why": str(e)})
+                log("  pdlite FAIL: %s" % short_reason(e, 300))
+            time.sleep(PAUSE_STREAM_S)
+        if stream is None:
+            stream = drawn
+            if stream is not None and r == 0:
+                record["notes"].append("the peers ran vs_peers.py's draw "
+                                       "of the stream (pdlite gave none)")
+        if stream is None:
+            break
+        if record["shapes"] is None:
+            record["shapes"] = [sample_to_string(s) for s in stream]
+        for peer in args.peers:
+            entry = record["peers"][peer]
+            if entry["status"] != "ok":
+                continue  # failed in an earlier round
+            if peer == "ort" and not spec["onnx"]:
+                entry.update({"status": "n/a", "why": "no ONNX twin"})
+                continue
+            worker = Worker(peer, os.path.join(
+                case_dir, "%s.round%d.log" % (peer, r + 1)))
+            try:
+                reply = worker.request({
+                    "cmd": "stream", "peer": peer, "threads": threads,
+                    "passes": args.passes, "seed": args.seed,
+                    "stream": [[[n, d] for n, d in s] for s in stream],
+                    "spec": {k: spec[k] for k in
+                             ("dir", "prog", "params", "onnx")}}, T_STREAM)
+            except WorkerError as e:
+                reply = {"ok": False, "error": str(e)}
+            finally:
+                worker.kill()
+            if not reply.get("ok"):
+                entry.update({"status": "FAIL", "why": reply.get("error")})
+                log("  %s FAIL: %s" % (peer, short_reason(
+                    reply.get("error"), 300)))
+            else:
+                entry["rounds"].append(reply)
+                for k in ("version", "config"):
+                    entry[k] = reply[k]
+                if reply.get("notes"):
+                    entry.setdefault("notes", []).extend(reply["notes"])
+            time.sleep(PAUSE_STREAM_S)
+    summarize_stream(record)
+    return record
+
+
+def over_rounds(rounds, get):
+    """Per pass: the median over rounds of get(round, pass)."""
+    n = min(len(r["passes"]) for r in rounds)
+    values = []
+    for p in range(n):
+        got = [get(r, r["passes"][p]) for r in rounds]
+        got = [v for v in got if v is not None]
+        values.append(statistics.median(got) if got else None)
+    return values
+
+
+def fvs_over_rounds(rounds):
+    """first_vs_steady over rounds: median of medians, max of maxima."""
+    meds = [r["first_vs_steady"]["median"] for r in rounds
+            if r.get("first_vs_steady", {}).get("median")]
+    maxs = [r["first_vs_steady"]["max"] for r in rounds
+            if r.get("first_vs_steady", {}).get("max")]
+    return {"median": statistics.median(meds) if meds else None,
+            "max": max(maxs) if maxs else None}
+
+
+def summarize_stream(record):
+    """Adds 'figures' (per-pass values, median over rounds) and 'goals'."""
+    ours = record["pdlite"]
+    if ours["status"] == "ok" and ours["rounds"]:
+        rounds = ours["rounds"]
+        n_shapes = len(rounds[0]["stream"])
+        ours["figures"] = {
+            "total": over_rounds(rounds, lambda r, p: p["total_ms"]),
+            "rss": over_rounds(rounds, lambda r, p:
+                               p["rss_mb"] - r["baseline_rss_mb"]),
+            "new": over_rounds(rounds, lambda r, p:
+                               p["first_sight_median_ms"]
+                               if p["first_sights"] else None),
+            "seen": over_rounds(rounds, lambda r, p:
+                                p["later_sight_median_ms"]
+                                if p["first_sights"] < n_shapes else None),
+            "load": statistics.median(r["load_ms"] for r in rounds),
+            "peak": max(r["peak_rss_mb"] - r["baseline_rss_mb"]
+                        for r in rounds),
+            "first_vs_steady": fvs_over_rounds(rounds),
+        }
+    for entry in record["peers"].values():
+        rounds = entry.get("rounds")
+        if entry["status"] == "ok" and rounds:
+            entry["figures"] = {
+                "total": over_rounds(rounds, lambda r, p: p["total_ms"]),
+                "rss": over_rounds(rounds,
+                                   lambda r, p: p["rss_less_baseline_mb"]),
+                "load": statistics.median(r["load_ms"] for r in rounds),
+                "peak": max(r["peak_less_baseline_mb"] for r in rounds),
+                "first_vs_steady": fvs_over_rounds(rounds),
+            }
+    passing = {p: e["figures"] for p, e in record["peers"].items()
+               if "figures" in e}
+    if "figures" not in ours:
+        return
+    of = ours["figures"]
+    n = len(of["total"])
+    best, ratios = [], []
+    for p in range(n):
+        totals = {peer: f["total"][p] for peer, f in passing.items()
+                  if p < len(f["total"])}
+        if totals:
+            peer = min(totals, key=totals.get)
+            best.append(peer)
+            ratios.append(of["total"][p] / totals[peer])
+        else:
+            best.append(None)
+            ratios.append(None)
+    record["best_peer"], record["ratios"] = best, ratios
+    goals = {}
+    goals["first_pass"] = (ratios[0] <= GOAL_FIRST_PASS
+                           if ratios and ratios[0] is not None else None)
+    later = [x for x in ratios[1:] if x is not None]
+    goals["later_passes"] = (all(x <= GOAL_LATER_PASS for x in later)
+                             if later else None)
+    record["later_worst"] = max(later) if later else None
+    fvs_max = of["first_vs_steady"]["max"] if n >= 2 else None
+    goals["new_shape"] = fvs_max <= GOAL_NEW_SHAPE if fvs_max else None
+    rss = of["rss"]
+    if n >= 3 and rss[2] and rss[2] > 0:
+        record["rss_drift_pct"] = (rss[-1] - rss[2]) / rss[2] * 100.0
+        goals["rss_drift"] = record["rss_drift_pct"] < GOAL_DRIFT_PCT
+    else:
+        record["rss_drift_pct"] = None
+        goals["rss_drift"] = None
+    if "ort" in passing and passing["ort"]["rss"]:
+        goals["rss_vs_ort"] = rss[-1] <= passing["ort"]["rss"][-1]
+    else:
+        goals["rss_vs_ort"] = None
+    record["goals"] = goals
+
+
+STREAM_GOALS = ("first_pass", "later_passes", "new_shape", "rss_drift",
+                "rss_vs_ort")
+
+
+def stream_goal_lines(record, md):
+    """One line per goal: the figure, the goal, ok / MISSED (bold in md)."""
+    g = record.get("goals") or {}
+    ours = record["pdlite"].get("figures")
+    if not ours:
+        return []
+    def mark(key, text):
+        ok = g.get(key)
+        if ok is None:
+            return text + ": n/a"
+        if md:
+            return text + ": ok" if ok else "**%s: missed**" % text
+        return text + (": ok" if ok else ": MISSED")
+    ratios, best = record.get("ratios") or [], record.get("best_peer") or []
+    lines = []
+    if ratios and ratios[0] is not None:
+        lines.append(mark("first_pass", "first pass %.2fx the faster peer "
+                          "(%s) (goal <= %.1f)" % (ratios[0], best[0],
+                                                   GOAL_FIRST_PASS)))
+    else:
+        lines.append(mark("first_pass", "first pass: no peer passed"))
+    if record.get("later_worst") is not None:
+        lines.append(mark("later_passes", "later passes: worst %.2fx the "
+                          "faster peer (goal every pass <= %.1f)"
+                          % (record["later_worst"], GOAL_LATER_PASS)))
+    else:
+        lines.append(mark("later_passes", "later passes: none judged"))
+    fvs = ours["first_vs_steady"]
+    if fvs["max"]:
+        lines.append(mark("new_shape", "new shape vs steady (pdlite): "
+                          "median %.2fx, max %.2fx (goal max <= %.1f)"
+                          % (fvs["median"], fvs["max"], GOAL_NEW_SHAPE)))
+    else:
+        lines.append(mark("new_shape", "new shape vs steady: needs >= 2 "
+                          "passes"))
+    if record.get("rss_drift_pct") is not None:
+        lines.append(mark("rss_drift", "pdlite RSS drift pass 3 -> %d: "
+                          "%+.2f%% (goal < %.0f%%)"
+                          % (len(ours["rss"]), record["rss_drift_pct"],
+                             GOAL_DRIFT_PCT)))
+    else:
+        lines.append(mark("rss_drift", "pdlite RSS drift: needs >= 3 "
+                          "passes"))
+    ort = record["peers"].get("ort", {}).get("figures")
+    if ort:
+        lines.append(mark("rss_vs_ort", "RSS at the last pass: pdlite %.1f "
+                          "MB vs ort %.1f MB (goal <=)"
+                          % (ours["rss"][-1], ort["rss"][-1])))
+    else:
+        lines.append(mark("rss_vs_ort", "RSS vs ort: ort did not run"))
+    return lines
+
+
+def stream_title(record):
+    return ("%s, %s stream %s: %d shapes (seed %d), %d pass(es), %d "
+            "thread(s), %d round(s)" % (
+                record["model"], record["stream"], record["shapes_spec"],
+                len(record["shapes"] or []) or record["samples"],
+                record["seed"], record["passes"], record["threads"],
+                record["rounds"]))
+
+
+def stream_rows(record, peers):
+    """Per pass: the cells of the table (strings), and whether each ratio
+    meets its goal (None when not judged)."""
+    ours = record["pdlite"].get("figures")
+    n = max([len(ours["total"]) if ours else 0] +
+            [len(e["figures"]["total"]) for e in record["peers"].values()
+             if "figures" in e])
+    rows = []
+    for p in range(n):
+        def at(values):
+            return values[p] if values and p < len(values) else None
+        peer_f = [record["peers"].get(x, {}).get("figures") for x in peers]
+        ratio = at(record.get("ratios"))
+        goal = GOAL_FIRST_PASS if p == 0 else GOAL_LATER_PASS
+        ok = None if ratio is None else ratio <= goal
+        cells = {
+            "pass": str(p + 1),
+            "pdlite": fmt(at(ours["total"])) if ours else "-",
+            "peers": [fmt(at(f["total"])) if f else "-" for f in peer_f],
+            "ratio": ("%.2f %s" % (ratio, at(record["best_peer"]))
+                      if ratio is not None else "-"),
+            "goal": "<= %.1f" % goal,
+            "new": fmt(at(ours["new"])) if ours else "-",
+            "seen": fmt(at(ours["seen"])) if ours else "-",
+            "rss": fmt(at(ours["rss"])) if ours else "-",
+            "peer_rss": [fmt(at(f["rss"])) if f else "-" for f in peer_f],
+        }
+        rows.append((cells, ok))
+    return rows
+
+
+def stream_status_notes(record, peers):
+    notes = list(record.get("notes") or [])
+    for who, entry in [("pdlite", record["pdlite"])] + [
+            (p, record["peers"].get(p, {})) for p in peers]:
+        if entry.get("status") == "FAIL":
+            notes.append("%s FAIL: %s" % (who, short_reason(
+                entry.get("why", ""), 200)))
+        elif entry.get("status") == "n/a":
+            notes.append("%s n/a: %s" % (who, entry.get("why")))
+        if entry.get("config") not in (None, "ort", "oneDNN, IR optim"):
+            notes.append("%s ran as [%s]" % (who, entry["config"]))
+    loads = []
+    for who, entry in [("pdlite", record["pdlite"])] + [
+            (p, record["peers"].get(p, {})) for p in peers]:
+        f = entry.get("figures")
+        if f:
+            loads.append("%s %s / %s" % (who, fmt(f["load"]), fmt(f["peak"])))
+    if loads:
+        notes.append("load ms / peak RSS less baseline MB: " +
+                     ", ".join(loads))
+    fvs = []
+    for who, entry in [("pdlite", record["pdlite"])] + [
+            (p, record["peers"].get(p, {})) for p in peers]:
+        f = (entry.get("figures") or {}).get("first_vs_steady") or {}
+        if f.get("max"):
+            fvs.append("%s %.2f / %.2f" % (who, f["median"], f["max"]))
+    if fvs:
+        notes.append("new shape vs steady, median / max: " + ", ".join(fvs))
+    return notes
+
+
+def print_stream_text(record, peers):
+    print(stream_title(record))
+    head = ["pass", "pdlite ms"] + ["%s ms" % p for p in peers] + [
+        "ours/best", "goal", "", "new med", "seen med", "RSS MB pdlite"] + \
+        ["RSS %s" % p for p in peers]
+    widths = [4, 10] + [max(10, len(p) + 3) for p in peers] + \
+        [14, 6, 4, 8, 8, 13] + [max(8, len(p) + 4) for p in peers]
+    print(" ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for cells, ok in stream_rows(record, peers):
+        row = [cells["pass"], cells["pdlite"]] + cells["peers"] + [
+            cells["ratio"], cells["goal"],
+            "-" if ok is None else ("ok" if ok else "NO"),
+            cells["new"], cells["seen"], cells["rss"]] + cells["peer_rss"]
+        print(" ".join(c.rjust(w) for c, w in zip(row, widths)))
+    for line in stream_goal_lines(record, False):
+        print("  goal: " + line)
+    for note in stream_status_notes(record, peers):
+        print("  note: " + note)
+    print()
+
+
+def print_stream_markdown(record, peers):
+    print("#### " + stream_title(record).replace(
+        record["shapes_spec"], "`%s`" % record["shapes_spec"]))
+    print()
+    head = ["pass", "pdlite ms"] + ["%s ms" % p for p in peers] + [
+        "ours/best", "pdlite new / seen median ms", "RSS MB pdlite"] + \
+        ["RSS MB %s" % p for p in peers]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---:|" * len(head))
+    for cells, ok in stream_rows(record, peers):
+        ratio = cells["ratio"]
+        if ok is False:
+            ratio = "**%s**" % ratio
+        row = [cells["pass"], cells["pdlite"]] + cells["peers"] + [
+            ratio, "%s / %s" % (cells["new"], cells["seen"]),
+            cells["rss"]] + cells["peer_rss"]
+        print("| " + " | ".join(row) + " |")
+    print()
+    for line in stream_goal_lines(record, True):
+        print("- " + line)
+    for note in stream_status_notes(record, peers):
+        print("- " + note)
+    print()
+
+
+def print_stream_header(args, versions, md):
+    b = "- " if md else ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(
+        os, "sched_getaffinity") else os.cpu_count()
+    print(b + "CPU: %s, %d logical cores available" % (cpu_model(), cores))
+    print(b + "peers: " + ", ".join(
+        "%s %s" % ({"paddle": "Paddle Inference (paddlepaddle)",
+                    "openvino": "OpenVINO", "ort": "ONNX Runtime"}[p],
+                   versions[p]) for p in args.peers))
+    if getattr(args, "openvino_skipped", False):
+        print(b + "openvino skipped: it would reshape and recompile the "
+              "model for every new shape")
+    print(b + "shape streams: %d shapes drawn with seed %d, run %d times "
+          "(passes) by one session per runtime; %d round(s) of pdlite's "
+          "whole stream, then each peer's in a fresh process" % (
+              args.samples, args.seed, args.passes, args.rounds))
+    print(b + "ms = a pass's total (the sum of its runs; median over rounds);"
+          " ours/best = pdlite's total / the faster peer's that pass; new / "
+          "seen med = pdlite's median run of shapes seen for the first time "
+          "/ seen before")
+    print(b + "RSS MB = VmRSS after the pass less VmRSS just before the "
+          "session is created (peers: after importing the peer's module)")
+    print(b + "goals: first pass <= %.1fx the faster peer, every later pass "
+          "<= %.1fx; a new shape's first run <= %.1fx its steady latency "
+          "(max over shapes); pdlite RSS growth from pass 3 to the last "
+          "< %.0f%%; pdlite RSS <= ort's at the last pass" % (
+              GOAL_FIRST_PASS, GOAL_LATER_PASS, GOAL_NEW_SHAPE,
+              GOAL_DRIFT_PCT))
+    print()
+
+
+def print_stream_report(args, records, versions):
+    print_stream_header(args, versions, args.markdown)
+    for record in records:
+        if args.markdown:
+            print_stream_markdown(record, args.peers)
+        else:
+            print_stream_text(record, args.peers)
+    judged = [r for r in records if r.get("goals")]
+    counts = {k: (sum(1 for r in judged if r["goals"][k]),
+                  sum(1 for r in judged if r["goals"][k] is not None))
+              for k in STREAM_GOALS}
+    print("summary: %d stream case(s); goals met (of those judged): %s" % (
+        len(records), ", ".join("%s %d/%d" % (k, m, j)
+                                for k, (m, j) in counts.items())))
+
+
+def orchestrate_stream(args):
+    available = find_models()
+    if not available:
+        sys.exit("vs_peers: no models with ref/expected_*.npy under %s"
+                 % MODELS_DIR)
+    if args.models:
+        names = select_models(available, args.models)
+    else:
+        names = [m for m in sorted(available) if m in STREAM_PRESETS]
+    versions = peer_versions()
+
+    def log(text):
+        print(text, file=sys.stderr, flush=True)
+
+    args.openvino_skipped = "openvino" in args.peers
+    if args.openvino_skipped:
+        args.peers = [p for p in args.peers if p != "openvino"]
+        log("vs_peers: openvino skipped in --stream: it must reshape and "
+            "recompile for every new shape")
+    cases = []
+    for name in names:
+        streams = stream_cases_for(name, args)
+        if not streams:
+            sys.exit("vs_peers: no preset stream for %s; give --shapes" % name)
+        for label, shapes in streams:
+            for t in args.threads:
+                cases.append({"model": name, "spec": available[name],
+                              "label": label, "shapes": shapes,
+                              "threads": t, "index": len(cases)})
+
+    started = time.monotonic()
+    records = []
+    with tempfile.TemporaryDirectory(prefix="vs_peers_") as tmp:
+        for case in cases:
+            log("[%d/%d] %s, %s stream %s, %d thread(s)" % (
+                case["index"] + 1, len(cases), case["model"], case["label"],
+                case["shapes"], case["threads"]))
+            records.append(run_stream_case(case, args, tmp, log))
+    elapsed = time.monotonic() - started
+    log("done in %.0f s" % elapsed)
+    for r in records:
+        for peer, entry in r["peers"].items():
+            if entry.get("version"):
+                versions[peer] = entry["version"]
+
+    print_stream_report(args, records, versions)
+
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"mode": "stream", "cpu": cpu_model(),
+                       "peer_versions": versions,
+                       "options": {"threads": args.threads,
+                                   "rounds": args.rounds,
+                                   "samples": args.samples,
+                                   "seed": args.seed,
+                                   "passes": args.passes,
+                                   "shapes": args.shapes,
+                                   "peers": args.peers,
+                                   "openvino_skipped":
+                                       args.openvino_skipped},
+                       "goals": {"first_pass": GOAL_FIRST_PASS,
+                                 "later_passes": GOAL_LATER_PASS,
+                                 "new_shape": GOAL_NEW_SHAPE,
+                                 "rss_drift_pct": GOAL_DRIFT_PCT},
+                       "elapsed_s": elapsed, "cases": records}, f, indent=1)
+    return 0
+
+
 # ---- main -----------------------------------------------------------------------
 
 def parse_args(argv):
@@ -1212,13 +2050,27 @@ def parse_args(argv):
     p.add_argument("--models", default="",
                    help="comma list of model folders (default: all)")
     p.add_argument("--threads", default="1,2", help="comma list (1,2)")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=None,
+                   help="3 (1 with --stream)")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--quick", action="store_true",
                    help="1 round, 2 warm-up, 5 timed runs")
-    p.add_argument("--peers", default=",".join(ALL_PEERS),
-                   help="comma list of paddle,openvino,ort")
+    p.add_argument("--peers", default=None,
+                   help="comma list of paddle,openvino,ort (all; with "
+                        "--stream: ort,paddle)")
+    p.add_argument("--stream", action="store_true",
+                   help="shape-stream mode: one session per runtime runs a "
+                        "stream of input shapes --passes times")
+    p.add_argument("--shapes", metavar="SPEC",
+                   help="--stream: the shapes, e.g. %s (default: each "
+                        "model's presets)" % DET_STREAM)
+    p.add_argument("--samples", type=int, default=24,
+                   help="--stream: shapes drawn (24)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="--stream: seed of the draw (1)")
+    p.add_argument("--passes", type=int, default=10,
+                   help="--stream: times the stream runs (10)")
     p.add_argument("--json", metavar="FILE", help="write all raw results")
     p.add_argument("--from-json", metavar="FILE",
                    help="print the table of an earlier run's --json file "
@@ -1233,8 +2085,21 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.worker:
         return args
+    if args.rounds is None:
+        args.rounds = 1 if args.stream else 3
+    if args.peers is None:
+        args.peers = ",".join(STREAM_PEERS if args.stream else ALL_PEERS)
     if args.quick:
         args.rounds, args.warmup, args.iters = 1, 2, 5
+    if args.stream and (args.samples < 1 or args.passes < 1):
+        p.error("--samples and --passes must be >= 1")
+    if args.shapes and not args.stream:
+        p.error("--shapes needs --stream")
+    if args.shapes:
+        try:
+            draw_shape_stream(args.shapes, 1, args.seed)
+        except (ValueError, OSError) as e:
+            p.error("--shapes: %s" % e)
     try:
         args.threads = [int(t) for t in args.threads.split(",") if t.strip()]
     except ValueError:
@@ -1281,6 +2146,9 @@ def report_from_json(args):
         saved = json.load(f)
     for key, value in saved["options"].items():
         setattr(args, key, value)
+    if saved.get("mode") == "stream":
+        print_stream_report(args, saved["cases"], saved["peer_versions"])
+        return 0
     print_report(args, saved["cases"], saved["peer_versions"])
     return 0
 
@@ -1400,7 +2268,7 @@ def main(argv):
     # SIGTERM -> SystemExit so the finally blocks kill the workers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        return orchestrate(args)
+        return orchestrate_stream(args) if args.stream else orchestrate(args)
     except KeyboardInterrupt:
         print("vs_peers: interrupted", file=sys.stderr)
         return 130

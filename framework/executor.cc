@@ -12,6 +12,7 @@
 
 #include "framework/memory_plan.h"
 #include "framework/op_registry.h"
+#include "platform/host_block_pool.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -26,19 +27,33 @@ struct Executor::OpRecord {
 // A plan for one input-shape signature of the main block.
 struct Executor::Plan {
   std::string signature;
-  // One arena per place the planned buffers live on (host, a device).
-  std::vector<platform::AllocationPtr> arenas;
-  // Every planned tensor as the recording run left it, pointed into the
-  // arena; replay restores these before running.
+  // A buffer placed by liveness: bytes at an offset of its place's arena.
+  struct Buffer {
+    std::string place_key;
+    platform::Place place;
+    size_t offset;
+    size_t bytes;
+  };
+  std::vector<Buffer> buffers;
+  // Bytes the plan needs of each place's arena, by place key.
+  std::map<std::string, size_t> arena_need;
+  // Every planned tensor as the recording run left it; replay points it at
+  // its buffer's region of the arena before running.
   struct PlannedTensor {
     Variable* var;
     DDim dims;
     DataType dtype;
     LoD lod;
-    platform::AllocationPtr region;
-    size_t offset;  // within the region (views such as split outputs)
+    size_t buffer;                   // index into buffers
+    size_t offset;                   // within the region (views, splits)
+    platform::AllocationPtr region;  // cut for regions_epoch
   };
   std::vector<PlannedTensor> tensors;
+  uint64_t regions_epoch = 0;  // BlockState::arena_epoch of `region`s
+  // In the cache budget; set when the budget dropped it (the plan goes
+  // after the run, which may be using it).
+  platform::CacheBudget::EntryId budget_id = 0;
+  bool evicted = false;
   // Tensors the plan does not place (views of feeds or weights) whose
   // writers skip shape inference on replay: their dims and LoD as the
   // recording run left them.
@@ -84,6 +99,18 @@ struct Executor::BlockState {
   std::vector<RuntimeContext> contexts;
   // Plans by input signature, most recently used first.
   std::list<std::unique_ptr<Plan>> plans;
+  // Planned buffers of every plan live in one arena per place, grown to
+  // the largest plan: one plan runs at a time.
+  struct Arena {
+    platform::AllocationPtr memory;
+    size_t bytes = 0;
+    platform::CacheBudget::EntryId budget_id = 0;
+    bool evicted = false;  // by the budget; freed after the run
+  };
+  std::map<std::string, Arena> arenas;  // by place key
+  uint64_t arena_epoch = 1;             // changes when an arena is replaced
+  // Every variable any plan placed (to let go of a freed arena).
+  std::set<Variable*> planned_vars;
 };
 
 Executor::Executor(const ProgramDesc& program,
@@ -93,9 +120,23 @@ Executor::Executor(const ProgramDesc& program,
     : program_(program),
       preference_(std::move(preference)),
       contexts_(contexts),
-      options_(options) {}
+      options_(options),
+      budget_(contexts->options().cache_budget) {
+  if (!budget_) {
+    budget_ = std::make_shared<platform::CacheBudget>(
+        platform::CacheBudget::kDefaultBytes);
+  }
+  host_pool_ = platform::HostBlockPool::Create(budget_.get());
+}
 
-Executor::~Executor() = default;
+Executor::~Executor() {
+  static_cast<platform::HostBlockPool*>(host_pool_)->Close();
+  for (auto& kv : blocks_) {
+    if (!kv.second) continue;
+    for (auto& plan : kv.second->plans) budget_->Remove(plan->budget_id);
+    for (auto& a : kv.second->arenas) budget_->Remove(a.second.budget_id);
+  }
+}
 
 namespace {
 
@@ -273,7 +314,7 @@ void Executor::Run(int block_idx, Scope* scope) {
   if (state.resolved_scope != scope) {
     state.contexts = ResolveBlock(block_idx, scope);
     state.resolved_scope = scope;
-    state.plans.clear();
+    ForgetPlans(state);
   }
   if (!options_.plan_replay) {
     stats_ = RunStats();
@@ -371,6 +412,9 @@ Executor::Lifetimes Executor::ComputeLifetimes(
 }
 
 void Executor::RunMainBlock(BlockState& state, Scope* scope) {
+  // Buffers this run allocates on the host (a new signature's tensors,
+  // kernels' temporaries) reuse blocks earlier runs freed.
+  platform::ScopedHostAllocator pooled(host_pool_);
   const auto& ops = state.block.ops;
   std::string signature = FeedSignature(state.block, state.contexts);
   stats_ = RunStats();
@@ -378,6 +422,8 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     if ((*it)->signature != signature) continue;
     state.plans.splice(state.plans.begin(), state.plans, it);
     Plan& plan = *state.plans.front();
+    budget_->Touch(plan.budget_id);
+    PlaceInArenas(state, plan);
     for (auto& p : plan.tensors) {
       Tensor* t = p.var->GetMutable<Tensor>();
       // Usually still in place from the last run of these shapes.
@@ -403,6 +449,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.graph_refusal = plan.graph_refusal;
     stats_.arena_bytes = plan.arena_bytes;
     stats_.unplanned_bytes = plan.unplanned_bytes;
+    DropEvicted(state);
     stats_.plans_cached = state.plans.size();
     return;
   }
@@ -441,8 +488,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       if (!r.first->IsType<Tensor>()) continue;
       Tensor* t = r.first->GetMutable<Tensor>();
       if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
-      released.push_back(Released{r.first, r.second, t->holder()->size(),
-                                  t->offset(), t->holder()->place()});
+      released.push_back(Released{r.first, r.second,
+                                  t->offset() + t->memory_size(), t->offset(),
+                                  t->holder()->place()});
       t->ResetHolder(nullptr, 0, t->dtype(), t->place());
     }
   }
@@ -451,11 +499,110 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   plan->signature = signature;
   stats_.arena_bytes = plan->arena_bytes;
   stats_.unplanned_bytes = plan->unplanned_bytes;
-  state.plans.push_front(std::move(plan));
-  while (state.plans.size() > std::max<size_t>(options_.max_plans, 1)) {
-    state.plans.pop_back();
+  // What the plan itself takes (its arena is counted apart).
+  size_t plan_bytes = sizeof(Plan) + plan->signature.size() +
+                      plan->infer_shape.size() +
+                      plan->buffers.size() * sizeof(Plan::Buffer);
+  for (auto& t : plan->tensors) {
+    plan_bytes += sizeof(t) + t.dims.size() * sizeof(int64_t);
   }
+  for (auto& t : plan->shapes) {
+    plan_bytes += sizeof(t) + t.dims.size() * sizeof(int64_t);
+  }
+  for (auto& t : plan->tensors) state.planned_vars.insert(t.var);
+  Plan* raw = plan.get();
+  state.plans.push_front(std::move(plan));
+  raw->budget_id =
+      budget_->Add("plans", plan_bytes, [raw] { raw->evicted = true; });
+  DropEvicted(state);
   stats_.plans_cached = state.plans.size();
+}
+
+void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
+  for (auto& need : plan.arena_need) {
+    BlockState::Arena& arena = state.arenas[need.first];
+    if (arena.memory && arena.bytes >= need.second) {
+      budget_->Touch(arena.budget_id);
+      continue;
+    }
+    if (arena.memory) ReleaseArena(state, need.first);
+    const platform::Place& place =
+        std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                     [&need](const Plan::Buffer& b) {
+                       return b.place_key == need.first;
+                     })
+            ->place;
+    BlockState::Arena& fresh = state.arenas[need.first];
+    fresh.memory = platform::GetAllocator(place)->Allocate(need.second);
+    fresh.bytes = need.second;
+    BlockState* owner = &state;
+    const std::string key = need.first;
+    fresh.budget_id = budget_->Add("arena", need.second, [owner, key] {
+      owner->arenas[key].evicted = true;
+    });
+    ++state.arena_epoch;
+  }
+  if (plan.regions_epoch == state.arena_epoch) return;
+  std::vector<platform::AllocationPtr> regions;
+  regions.reserve(plan.buffers.size());
+  for (auto& b : plan.buffers) {
+    const platform::AllocationPtr& arena = state.arenas[b.place_key].memory;
+    // A region keeps the whole arena alive (shared_ptr aliasing).
+    auto owner = std::make_shared<
+        std::pair<platform::AllocationPtr, platform::Allocation>>(
+        arena, platform::Allocation(static_cast<char*>(arena->ptr()) + b.offset,
+                                    b.bytes, b.place));
+    regions.emplace_back(owner, &owner->second);
+  }
+  for (auto& t : plan.tensors) t.region = regions[t.buffer];
+  plan.regions_epoch = state.arena_epoch;
+  plan.graph.reset();  // it pointed into the old regions
+}
+
+void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {
+  auto found = state.arenas.find(place_key);
+  if (found == state.arenas.end()) return;
+  BlockState::Arena& arena = found->second;
+  if (arena.memory) {
+    const char* base = static_cast<const char*>(arena.memory->ptr());
+    for (Variable* v : state.planned_vars) {
+      if (!v->IsType<Tensor>()) continue;
+      Tensor* t = v->GetMutable<Tensor>();
+      if (!t->IsInitialized()) continue;
+      const char* p = static_cast<const char*>(t->holder()->ptr());
+      if (p >= base && p < base + arena.bytes) {
+        t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+      }
+    }
+  }
+  for (auto& plan : state.plans) {
+    plan->regions_epoch = 0;
+    for (auto& t : plan->tensors) t.region.reset();
+    plan->graph.reset();
+  }
+  if (!arena.evicted) budget_->Remove(arena.budget_id);
+  state.arenas.erase(found);
+  ++state.arena_epoch;
+}
+
+void Executor::DropEvicted(BlockState& state) {
+  std::vector<std::string> gone;
+  for (auto& kv : state.arenas) {
+    if (kv.second.evicted) gone.push_back(kv.first);
+  }
+  for (auto& key : gone) ReleaseArena(state, key);
+  state.plans.remove_if(
+      [](const std::unique_ptr<Plan>& plan) { return plan->evicted; });
+}
+
+void Executor::ForgetPlans(BlockState& state) {
+  for (auto& plan : state.plans) budget_->Remove(plan->budget_id);
+  state.plans.clear();
+  // The variables may be gone with their scope: do not touch them.
+  state.planned_vars.clear();
+  std::vector<std::string> keys;
+  for (auto& kv : state.arenas) keys.push_back(kv.first);
+  for (auto& key : keys) ReleaseArena(state, key);
 }
 
 // Whether a plan can be one device graph: feeds, then kernel ops all on
@@ -722,14 +869,19 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     if (life == lifetime.end()) continue;
     int first = life->second.first;
     int last = fetches.count(var.name) ? end : life->second.second;
+    // What the tensor uses of its buffer, not the buffer's size: after the
+    // first plan, the recording run writes into regions cut for other
+    // shapes, often larger.
+    const size_t used = t.offset() + t.memory_size();
     auto found = buffer_of.find(holder);
     if (found == buffer_of.end()) {
       found = buffer_of.emplace(holder, buffers.size()).first;
-      buffers.push_back(BufferLifetime{holder->size(), first, last});
+      buffers.push_back(BufferLifetime{used, first, last});
       buffer_place.push_back(holder->place());
       members.emplace_back();
     } else {
       auto& b = buffers[found->second];
+      b.bytes = std::max(b.bytes, used);
       b.first_op = std::min(b.first_op, first);
       b.last_op = std::max(b.last_op, last);
     }
@@ -769,24 +921,19 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     plan->arena_bytes += layout.arena_bytes;
     plan->unplanned_bytes += layout.total_bytes;
     const platform::Place place = buffer_place[group.second.front()];
-    platform::AllocationPtr arena =
-        platform::GetAllocator(place)->Allocate(layout.arena_bytes);
-    plan->arenas.push_back(arena);
-    char* base = static_cast<char*>(arena->ptr());
+    plan->arena_need[group.first] = layout.arena_bytes;
     for (size_t g = 0; g < group.second.size(); ++g) {
       const size_t b = group.second[g];
-      // A region keeps the whole arena alive (shared_ptr aliasing).
-      auto owner = std::make_shared<
-          std::pair<platform::AllocationPtr, platform::Allocation>>(
-          arena, platform::Allocation(base + layout.offsets[g],
-                                      buffers[b].bytes, place));
-      platform::AllocationPtr region(owner, &owner->second);
+      const size_t index = plan->buffers.size();
+      plan->buffers.push_back(Plan::Buffer{
+          group.first, place, layout.offsets[g], buffers[b].bytes});
       for (auto& m : members[b]) {
         const Tensor& t = m.first->Get<Tensor>();
         auto gone = released_offset.find(m.first);
         plan->tensors.push_back(Plan::PlannedTensor{
-            m.first, t.dims(), t.dtype(), t.lod(), region,
-            gone != released_offset.end() ? gone->second : t.offset()});
+            m.first, t.dims(), t.dtype(), t.lod(), index,
+            gone != released_offset.end() ? gone->second : t.offset(),
+            nullptr});
       }
     }
   }

@@ -14,6 +14,8 @@
 #include "framework/operator.h"
 #include "framework/program_desc.h"
 #include "framework/scope.h"
+#include "platform/allocator.h"
+#include "platform/cache_budget.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
@@ -46,13 +48,13 @@ struct PreparedBlock {
 /// How the main block reuses work between runs.
 struct ExecutorOptions {
   /// Plan memory and replay shapes per input-shape signature: the first run
-  /// with new input shapes records, later runs with the same shapes reuse
-  /// one arena (buffers placed by liveness) and skip shape inference where
-  /// shapes cannot change.
+  /// with new input shapes records, later runs with the same shapes place
+  /// their buffers by liveness in one arena per place (shared by every
+  /// plan, sized by the largest) and skip shape inference where shapes
+  /// cannot change. Plans and arenas count in the contexts' cache budget
+  /// (DeviceContextOptions::cache_budget), which drops the plans used
+  /// longest ago when it needs room.
   bool plan_replay = true;
-  /// Plans kept (least recently used dropped first), bounding memory when
-  /// input shapes vary.
-  size_t max_plans = 8;
   /// Time every op of the main block (RunStats::op_timings).
   bool profile = false;
   /// Replay a plan as one device graph (a CUDA graph) when its device can
@@ -166,11 +168,26 @@ class Executor {
                                   const Lifetimes& lives,
                                   const std::vector<Released>& released);
 
+  /// Places a plan's buffers in the block's shared arenas (growing an arena
+  /// too small for it) and points its tensors there.
+  void PlaceInArenas(BlockState& state, Plan& plan);
+  /// Frees an arena: tensors pointing into it let go, plans forget their
+  /// regions in it.
+  void ReleaseArena(BlockState& state, const std::string& place_key);
+  /// Drops the plans and arenas the budget evicted during the last run.
+  void DropEvicted(BlockState& state);
+  void ForgetPlans(BlockState& state);
+
   const ProgramDesc& program_;
   KernelPreference preference_;
   platform::DeviceContextPool* contexts_;
   ExecutorOptions options_;
   RunStats stats_;
+  // The contexts' budget, or one of the executor's own.
+  std::shared_ptr<platform::CacheBudget> budget_;
+  // Host memory of main-block runs (platform/host_block_pool.h); closed
+  // with the executor.
+  platform::Allocator* host_pool_ = nullptr;
   // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
   // in place; grows to the largest tensor converted and stays.
   platform::AllocationPtr layout_scratch_;

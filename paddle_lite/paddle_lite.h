@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,14 @@ class Config {
   /// shapes seen before reuse one planned arena and skip shape inference.
   void EnableMemoryOptim(bool enable = true) { memory_optim_ = enable; }
   bool memory_optim_enabled() const { return memory_optim_; }
+  /// Bytes all caches of the predictor that grow with input shapes may
+  /// hold together: execution plans and their arena, oneDNN primitives,
+  /// reordered weights and scratch buffers. Past it, what was used longest
+  /// ago goes (and is rebuilt if needed again), so memory stays flat when
+  /// every input has a new shape. 0 (default): 256 MB. Per predictor; a
+  /// Clone() gets its own. RunStats::cache_bytes shows what each holds.
+  void SetCacheBudget(size_t bytes) { cache_budget_ = bytes; }
+  size_t cache_budget() const { return cache_budget_; }
   /// CUDA place: the most device memory this process's allocator may
   /// hold, in use and cached together, in bytes; 0 (default) leaves the
   /// device's own limit. An allocation past it is a ResourceExhausted
@@ -135,6 +144,7 @@ class Config {
   std::string program_buffer_;
   std::string params_buffer_;
   int cpu_threads_ = 1;
+  size_t cache_budget_ = 0;
   std::string device_ = "cpu";
   bool device_set_ = false;
   std::vector<std::string> plugins_;
@@ -187,6 +197,11 @@ struct RunStats {
   int ops_inferred = 0;          // ops whose output shapes were re-inferred
   bool graph_replayed = false;   // the kernels ran as one CUDA graph
   std::string graph_refusal;     // why this run's plan is not a graph
+  /// Bytes each cache holds after the run, by name ("plans", "arena",
+  /// "mkldnn.primitives", "mkldnn.weights", "mkldnn.scratch"); together
+  /// at most cache_budget_bytes (Config::SetCacheBudget).
+  std::map<std::string, size_t> cache_bytes;
+  size_t cache_budget_bytes = 0;
 };
 
 class Predictor;

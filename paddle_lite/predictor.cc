@@ -6,6 +6,7 @@
 #include "framework/pass.h"
 #include "framework/plugin.h"
 #include "paddle_lite/paddle_lite.h"
+#include "platform/cache_budget.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -66,6 +67,7 @@ struct Predictor::Impl {
   Config config;
   std::shared_ptr<const fw::ProgramDesc> program;
   std::shared_ptr<fw::Scope> weights;  // shared by clones, read-only
+  std::shared_ptr<platform::CacheBudget> cache_budget;
   std::unique_ptr<platform::DeviceContextPool> contexts;
   std::unique_ptr<fw::Executor> executor;
   fw::Scope* scope = nullptr;  // this predictor's child of `weights`
@@ -97,6 +99,10 @@ struct Predictor::Impl {
     context_options.cudnn_exhaustive_search =
         config.cudnn_exhaustive_search_enabled();
     context_options.device_memory_limit = config.gpu_memory_limit();
+    cache_budget = std::make_shared<platform::CacheBudget>(
+        config.cache_budget() ? config.cache_budget()
+                              : platform::CacheBudget::kDefaultBytes);
+    context_options.cache_budget = cache_budget;
     contexts = std::make_unique<platform::DeviceContextPool>(context_options);
     fw::KernelPreference preference;
     preference.place = TargetPlace();
@@ -225,6 +231,8 @@ RunStats Predictor::last_run_stats() const {
   out.ops_inferred = s.ops_inferred;
   out.graph_replayed = s.graph_replayed;
   out.graph_refusal = s.graph_refusal;
+  out.cache_bytes = impl_->cache_budget->UsedByCache();
+  out.cache_budget_bytes = impl_->cache_budget->limit();
   for (auto& t : s.op_timings) {
     out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
   }

@@ -27,9 +27,9 @@ void* CPUAllocator::AllocateRaw(size_t bytes) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* ptr = std::aligned_alloc(kAlignment, rounded);
-  PADDLE_ENFORCE_NOT_NULL(
-      ptr, errors::ResourceExhausted("Cannot allocate ", bytes,
-                                     " bytes of CPU memory."));
+  PADDLE_ENFORCE_NOT_NULL(ptr,
+                          errors::ResourceExhausted("Cannot allocate ", bytes,
+                                                    " bytes of CPU memory."));
   return ptr;
 }
 
@@ -74,17 +74,29 @@ void UnregisterAllocatorFactory(const std::string& place_kind) {
   r.factories.erase(place_kind);
 }
 
+namespace {
+thread_local Allocator* host_override = nullptr;
+}  // namespace
+
+ScopedHostAllocator::ScopedHostAllocator(Allocator* allocator)
+    : previous_(host_override) {
+  host_override = allocator;
+}
+
+ScopedHostAllocator::~ScopedHostAllocator() { host_override = previous_; }
+
 Allocator* GetAllocator(const Place& place) {
+  if (host_override != nullptr && place.is_cpu()) return host_override;
   auto& r = GetRegistry();
   AllocatorFactory factory;
   {
     std::lock_guard<std::mutex> lock(r.mu);
     auto it = r.factories.find(place.KindName());
-    PADDLE_ENFORCE(it != r.factories.end(),
-                   errors::NotFound("No allocator is registered for place ",
-                                    place,
-                                    ": the device's plugin must register one "
-                                    "(platform::RegisterAllocatorFactory)."));
+    PADDLE_ENFORCE(
+        it != r.factories.end(),
+        errors::NotFound("No allocator is registered for place ", place,
+                         ": the device's plugin must register one "
+                         "(platform::RegisterAllocatorFactory)."));
     factory = it->second;
   }
   return factory(place);
@@ -126,8 +138,7 @@ void Memcpy(const Place& dst_place,
     auto it = r.copies.find({src_place.KindName(), dst_place.KindName()});
     PADDLE_ENFORCE(it != r.copies.end(),
                    errors::Unimplemented("No memory copy from ", src_place,
-                                         " to ", dst_place,
-                                         " is registered."));
+                                         " to ", dst_place, " is registered."));
     fn = it->second;
   }
   fn(dst, src, bytes);

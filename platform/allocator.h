@@ -70,8 +70,22 @@ void RegisterAllocatorFactory(const std::string& place_kind,
 void UnregisterAllocatorFactory(const std::string& place_kind);
 
 /// The allocator for `place`. Throws NotFound naming the place when no
-/// device registered one.
+/// device registered one. Host places (CPUPlace) get this thread's
+/// ScopedHostAllocator when one is active.
 Allocator* GetAllocator(const Place& place);
+
+/// While alive, this thread's host allocations come from `allocator` (a
+/// predictor's block pool while it records a plan). Scopes nest.
+class ScopedHostAllocator {
+ public:
+  explicit ScopedHostAllocator(Allocator* allocator);
+  ~ScopedHostAllocator();
+  ScopedHostAllocator(const ScopedHostAllocator&) = delete;
+  ScopedHostAllocator& operator=(const ScopedHostAllocator&) = delete;
+
+ private:
+  Allocator* previous_;
+};
 
 /// Copies bytes between places. A device registers its copies to and from
 /// the CPU; host-to-host needs nothing.

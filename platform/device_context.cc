@@ -104,6 +104,7 @@ DeviceContext* DeviceContextPool::Get(const Place& place) {
     factory = f->second;
   }
   auto ctx = factory(place, options_);
+  ctx->set_cache_budget(options_.cache_budget);
   auto* raw = ctx.get();
   contexts_.emplace(place, std::move(ctx));
   return raw;

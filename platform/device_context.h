@@ -20,6 +20,8 @@ struct ThreadPoolDevice;
 namespace paddle_lite {
 namespace platform {
 
+class CacheBudget;
+
 /// Interface every place's context implements.
 class DeviceContext {
  public:
@@ -61,6 +63,14 @@ class DeviceContext {
     return 0;
   }
 
+  /// The predictor's byte budget for caches that grow with input shapes
+  /// (platform/cache_budget.h): a kernel library counts its primitive and
+  /// weight caches here. Null for contexts made outside a predictor.
+  CacheBudget* cache_budget() const { return cache_budget_.get(); }
+  void set_cache_budget(std::shared_ptr<CacheBudget> budget) {
+    cache_budget_ = std::move(budget);
+  }
+
   /// State a kernel library keeps per context (a oneDNN engine, stream and
   /// primitive cache; a plugin's handles), made on first use as
   /// `T(args...)`, owned by the context and freed with it. One per type.
@@ -73,6 +83,7 @@ class DeviceContext {
   }
 
  private:
+  std::shared_ptr<CacheBudget> cache_budget_;
   mutable std::mutex resources_mu_;
   mutable std::unordered_map<std::type_index, std::shared_ptr<void>> resources_;
 };
@@ -90,6 +101,8 @@ struct DeviceContextOptions {
   /// Bytes of device memory the place's allocator may hold (in use plus
   /// cached) for this process; 0: the device's own limit.
   size_t device_memory_limit = 0;
+  /// Given to every context of the pool (DeviceContext::cache_budget).
+  std::shared_ptr<CacheBudget> cache_budget;
 };
 
 /// The CPU context: a thread pool of `num_threads - 1` workers plus the

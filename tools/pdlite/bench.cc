@@ -15,18 +15,9 @@
 
 namespace pdlite {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
-
-// A field of /proc/self/status in MB ("VmHWM", "VmRSS"). The peak is
-// VmHWM, not getrusage's ru_maxrss: Linux carries that across exec, so it
-// would count the peak of whatever launched pdlite (a Python harness, say).
+// The peak is VmHWM, not getrusage's ru_maxrss: Linux carries that across
+// exec, so it would count the peak of whatever launched pdlite (a Python
+// harness, say).
 double ProcStatusMb(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -38,6 +29,15 @@ double ProcStatusMb(const std::string& field) {
   return 0;
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
 double PeakRssMb() { return ProcStatusMb("VmHWM"); }
 
 struct Totals {
@@ -45,8 +45,10 @@ struct Totals {
   int calls = 0;
 };
 
-void PrintProfile(const std::map<std::string, Totals>& by, const char* what,
-                  double total_ms, int iters) {
+void PrintProfile(const std::map<std::string, Totals>& by,
+                  const char* what,
+                  double total_ms,
+                  int iters) {
   std::vector<std::pair<std::string, Totals>> rows(by.begin(), by.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return a.second.ms > b.second.ms;
@@ -65,6 +67,12 @@ void PrintProfile(const std::map<std::string, Totals>& by, const char* what,
 
 int BenchCommand(const RepeatedFlags& repeated) {
   if (FLAGS_model.empty()) return Usage("bench needs --model");
+  if (!FLAGS_shapes.empty()) {
+    if (!repeated.inputs.empty() || !FLAGS_inputs.empty()) {
+      return Usage("--shapes makes its own inputs: no --input or --inputs");
+    }
+    return BenchStreamCommand();
+  }
   if (FLAGS_iters < 1 || FLAGS_warmup < 0) {
     return Usage("--iters must be >= 1 and --warmup >= 0");
   }
@@ -111,10 +119,10 @@ int BenchCommand(const RepeatedFlags& repeated) {
     for (double v : samples) mean += v;
     mean /= static_cast<double>(samples.size());
     size_t p90 = static_cast<size_t>(std::ceil(0.9 * sorted.size())) - 1;
-    double median = sorted.size() % 2
-                        ? sorted[sorted.size() / 2]
-                        : 0.5 * (sorted[sorted.size() / 2 - 1] +
-                                 sorted[sorted.size() / 2]);
+    double median =
+        sorted.size() % 2
+            ? sorted[sorted.size() / 2]
+            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     if (FLAGS_profile) {
       PrintProfile(by_type, "op type", profiled_ms, FLAGS_iters);
       PrintProfile(by_kernel, "op kernel", profiled_ms, FLAGS_iters);

@@ -33,6 +33,8 @@ int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs);
 
 int RunCommand(const RepeatedFlags& repeated);
 int BenchCommand(const RepeatedFlags& repeated);
+/// `bench --shapes` (tools/pdlite/bench_stream.cc).
+int BenchStreamCommand();
 int InspectCommand();
 int KernelsCommand();
 
@@ -47,11 +49,15 @@ void PrintRunReport(const paddle_lite::Predictor& predictor);
 /// `kernels --missing`: the ops of --model with no kernel on the device.
 int MissingKernelsCommand();
 
+/// A field of /proc/self/status in MB ("VmHWM", "VmRSS").
+double ProcStatusMb(const std::string& field);
+
 /// Prints the usage text to stderr and returns 2.
 int Usage(const std::string& problem);
 
 /// Splits "NAME=VALUE"; returns false if there is no '=' or an empty side.
-bool SplitAssignment(const std::string& text, std::string* name,
+bool SplitAssignment(const std::string& text,
+                     std::string* name,
                      std::string* value);
 
 }  // namespace pdlite

@@ -26,3 +26,8 @@ DECLARE_bool(ir_optim);
 DECLARE_int64(gpu_mem_mb);
 DECLARE_bool(tf32);
 DECLARE_bool(cudnn_exhaustive_search);
+DECLARE_string(shapes);
+DECLARE_int32(samples);
+DECLARE_int64(seed);
+DECLARE_int32(stream_passes);
+DECLARE_int64(cache_mb);

@@ -39,6 +39,19 @@ DEFINE_int32(warmup,
              "`bench`: untimed runs first (the first is timed "
              "as first_run_ms)");
 DEFINE_int32(iters, 20, "`bench`: timed runs");
+DEFINE_string(shapes,
+              "",
+              "`bench`: a stream of input shapes, NAME=1x3x[320:928:32]x640 "
+              "(';' between inputs) or @FILE with one sample per line");
+DEFINE_int32(samples, 24, "`bench --shapes`: shapes drawn from the ranges");
+DEFINE_int64(seed, 1, "`bench --shapes`: seed of the draw");
+// `bench --passes N` (inspect's --passes is a switch): main() renames it.
+DEFINE_int32(stream_passes, 10, "`bench --shapes`: times the stream runs");
+DEFINE_int64(cache_mb,
+             -1,
+             "bytes of every cache of the predictor together, in MB "
+             "(plans, arena, oneDNN primitives, weights, scratch); -1: "
+             "the default");
 DEFINE_bool(json, false, "`bench`: print one JSON object");
 DEFINE_bool(profile, false, "`bench`: time every op, by type and kernel");
 DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
@@ -67,6 +80,8 @@ int Usage(const std::string& problem) {
   pdlite bench --model PATH --input NAME=FILE.npy ... [--inputs DIR]
                [--lod NAME=0,3,5] [--threads N] [--warmup 5] [--iters 20]
                [--json] [--profile]
+  pdlite bench --model PATH --shapes 'NAME=1x3x[320:928:32]x[320:928:32]'
+               [--samples 24] [--seed 1] [--passes 10] [--json]
   pdlite kernels [--op OP]
   pdlite kernels --missing --model PATH [--device D] [--libraries L]
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
@@ -87,7 +102,13 @@ inspect  prints the program's version, inputs, outputs, op counts and the
 bench    times load, the first run and --iters runs (min, median, p90,
          max, mean), peak RSS; --json prints one JSON object, with every
          timed run in samples_ms (what bench/vs_peers.py reads); --profile
-         adds per-op time by op type and by chosen kernel.
+         adds per-op time by op type and by chosen kernel. With --shapes
+         it runs a stream of input shapes (random inputs) --passes times
+         and prints per pass: total, median and worst latency, the
+         latency of shapes seen for the first time and of shapes seen
+         before, RSS and the bytes of each cache; then how much slower a
+         shape's first sight is than its steady latency.
+run, bench: [--cache_mb MB] bounds all the predictor's caches together.
 kernels  lists registered kernels: op, key, source file, registrant (core
          or the plugin's path); --missing lists the ops of a model that
          have no kernel on --device and fall back to the CPU.
@@ -154,6 +175,7 @@ int main(int argc, char** argv) {
     }
     std::string name = arg.substr(2, arg.find('=') - 2);
     std::replace(name.begin(), name.end(), '-', '_');  // --output-dir too
+    if (command == "bench" && name == "passes") name = "stream_passes";
     gflags::CommandLineFlagInfo info;
     // Only this tool's flags (and glog's -v): not the rest of glog's.
     if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||

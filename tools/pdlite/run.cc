@@ -306,6 +306,9 @@ paddle_lite::Config ConfigFromFlags() {
   }
   config.SetKernelLibraries(libs);
   config.SwitchIrOptim(FLAGS_ir_optim);
+  if (FLAGS_cache_mb > 0) {
+    config.SetCacheBudget(static_cast<size_t>(FLAGS_cache_mb) << 20);
+  }
   config.SetGpuMemoryLimit(static_cast<size_t>(FLAGS_gpu_mem_mb) << 20);
   config.EnableTF32(FLAGS_tf32);
   config.EnableCudnnExhaustiveSearch(FLAGS_cudnn_exhaustive_search);

@@ -2,6 +2,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include "framework/npy.h"
@@ -21,8 +23,10 @@ size_t ResidentBytes() {
   return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
-std::vector<float> RunOnce(Predictor* p, const std::string& name,
-                           const std::vector<int64_t>& shape, float value) {
+std::vector<float> RunOnce(Predictor* p,
+                           const std::string& name,
+                           const std::vector<int64_t>& shape,
+                           float value) {
   auto in = p->GetInputHandle(name);
   in->Reshape(shape);
   int64_t n = 1;
@@ -42,9 +46,9 @@ TEST(PlanReplay, SecondRunOfAShapeReplaysWithTheSameResults) {
   plain.EnableMemoryOptim(false);
   auto a = CreatePredictor(planned);
   auto b = CreatePredictor(plain);
-  std::vector<std::vector<int64_t>> shapes = {
-      {1, 3, 32, 32}, {2, 3, 32, 32}, {1, 3, 32, 32}, {1, 3, 40, 24},
-      {2, 3, 32, 32}, {1, 3, 40, 24}};
+  std::vector<std::vector<int64_t>> shapes = {{1, 3, 32, 32}, {2, 3, 32, 32},
+                                              {1, 3, 32, 32}, {1, 3, 40, 24},
+                                              {2, 3, 32, 32}, {1, 3, 40, 24}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     float v = 0.1f * static_cast<float>(i + 1);
     auto got = RunOnce(a.get(), "x", shapes[i], v);
@@ -69,7 +73,8 @@ constexpr bool kSanitized = true;  // their allocators hold freed memory
 constexpr bool kSanitized = false;
 #endif
 
-void CheckFlatMemory(const std::string& dir, const std::string& input,
+void CheckFlatMemory(const std::string& dir,
+                     const std::string& input,
                      const std::vector<int64_t>& s1,
                      const std::vector<int64_t>& s2) {
   if (kSanitized) GTEST_SKIP() << "RSS means nothing under a sanitizer";
@@ -98,6 +103,84 @@ TEST(Memory, FlatOverAlternatingShapesRealModel) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
   CheckFlatMemory(dir, "x", {1, 3, 48, 192}, {2, 3, 48, 160});
+}
+
+// A stream of input shapes under a budget far too small for all of them:
+// after every run the caches hold at most the budget (what may not be
+// evicted, scratch in use, aside), plans and primitives are evicted and
+// rebuilt, and every result equals that of a predictor whose budget holds
+// everything, and of one without plans.
+void CheckBudgetHoldsOverAShapeStream(
+    const std::string& dir,
+    const std::string& input,
+    const std::vector<std::vector<int64_t>>& shapes,
+    size_t budget) {
+  Config small(dir);
+  small.SetCacheBudget(budget);
+  Config large(dir);
+  large.SetCacheBudget(size_t{1} << 30);
+  Config unplanned(dir);
+  unplanned.EnableMemoryOptim(false);
+  auto a = CreatePredictor(small);
+  auto b = CreatePredictor(large);
+  auto c = CreatePredictor(unplanned);
+  size_t most_plans = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const float v = 0.05f * static_cast<float>(i + 1);
+      auto got = RunOnce(a.get(), input, shapes[i], v);
+      auto want = RunOnce(b.get(), input, shapes[i], v);
+      auto plain = RunOnce(c.get(), input, shapes[i], v);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_NEAR(got[k], want[k], 1e-5f + 1e-5f * std::abs(want[k]))
+            << "pass " << pass << " shape " << i << " element " << k;
+        ASSERT_NEAR(got[k], plain[k], 1e-5f + 1e-5f * std::abs(plain[k]))
+            << "pass " << pass << " shape " << i << " element " << k;
+      }
+      auto stats = a->last_run_stats();
+      EXPECT_EQ(stats.cache_budget_bytes, budget);
+      size_t total = 0;
+      for (auto& kv : stats.cache_bytes) total += kv.second;
+      const size_t pinned = stats.cache_bytes["mkldnn.scratch"];
+      EXPECT_LE(total, std::max(budget, pinned))
+          << "pass " << pass << " shape " << i;
+      most_plans = std::max(most_plans, stats.plans_cached);
+      // The large budget keeps every plan and primitive.
+      EXPECT_EQ(b->last_run_stats().plans_cached,
+                pass == 0 ? i + 1 : shapes.size());
+    }
+  }
+  EXPECT_LT(most_plans, shapes.size()) << "the small budget evicted nothing";
+  EXPECT_TRUE(b->last_run_stats().replayed);
+}
+
+std::vector<std::vector<int64_t>> ImageStream(int64_t channels,
+                                              int64_t first_h,
+                                              int count) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (int i = 0; i < count; ++i) {
+    shapes.push_back(
+        {1 + i % 2, channels, first_h + 8 * (i % 4), first_h + 8 * (i / 4)});
+  }
+  return shapes;
+}
+
+TEST(CacheBudget, HoldsOverAShapeStreamDemo) {
+  CheckBudgetHoldsOverAShapeStream(kDemo, "x", ImageStream(3, 24, 12),
+                                   size_t{512} << 10);
+}
+
+TEST(CacheBudget, HoldsOverAShapeStreamRealModel) {
+  std::string dir =
+      std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
+  std::vector<std::vector<int64_t>> shapes;
+  for (int64_t w : {64, 96, 128, 160, 192, 224, 256, 320}) {
+    shapes.push_back({1 + w % 3, 3, 48, w});
+  }
+  CheckBudgetHoldsOverAShapeStream(dir, "x", shapes, size_t{4} << 20);
 }
 
 }  // namespace

@@ -1,63 +1,81 @@
-// A string-keyed cache with an entry bound and least-recently-used
-// eviction, for the oneDNN primitives and reordered weights the kernels of
-// kernels/cpu/mkldnn keep per device context. Private to this folder; it
+// A string-keyed cache whose entries count against the predictor's cache
+// budget (platform/cache_budget.h), for the oneDNN primitives and
+// reordered weights the kernels of kernels/cpu/mkldnn keep per device
+// context. The budget decides what goes: the entries used longest ago,
+// whichever cache of the predictor holds them. Private to this folder; it
 // has no oneDNN dependency so tests can exercise it directly.
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
+#include "platform/cache_budget.h"
+
 namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
 
-/// Maps keys to shared objects and holds at most `capacity` of them: an
-/// insertion into a full cache drops the entry used longest ago, so memory
-/// stays bounded however many input shapes a predictor sees. Values are
-/// shared_ptrs, so an evicted object lives on while a caller still holds
-/// it. Not thread-safe (one per device context, which runs one op at a
-/// time).
+/// Maps keys to shared objects, each counted in `budget` under the cache
+/// name `name` with the bytes given at insertion. Values are shared_ptrs,
+/// so an evicted object lives on while a caller still holds it. Not
+/// thread-safe (one per device context, which runs one op at a time);
+/// `budget` must outlive the cache.
 class LruCache {
  public:
-  explicit LruCache(size_t capacity) : capacity_(capacity) {}
+  LruCache(std::string name, platform::CacheBudget* budget)
+      : name_(std::move(name)), budget_(budget) {}
+  LruCache(const LruCache&) = delete;
+  LruCache& operator=(const LruCache&) = delete;
+  ~LruCache() {
+    for (auto& kv : index_) budget_->Remove(kv.second.id);
+  }
 
   /// The value under `key` (nullptr if absent); marks it most recently used.
   std::shared_ptr<void> Find(const std::string& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return nullptr;
-    order_.splice(order_.begin(), order_, it->second);
-    return it->second->second;
+    budget_->Touch(it->second.id);
+    return it->second.value;
   }
 
   /// Stores `value` under `key` (replacing an older one) as the most
-  /// recently used entry, evicting the least recently used beyond capacity.
-  void Insert(const std::string& key, std::shared_ptr<void> value) {
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      it->second->second = std::move(value);
-      order_.splice(order_.begin(), order_, it->second);
-      return;
-    }
-    order_.emplace_front(key, std::move(value));
-    index_.emplace(key, order_.begin());
-    while (order_.size() > capacity_) {
-      index_.erase(order_.back().first);
-      order_.pop_back();
-    }
+  /// recently used entry of `bytes`; the budget may evict older entries,
+  /// of this cache or another, to make room.
+  void Insert(const std::string& key,
+              std::shared_ptr<void> value,
+              size_t bytes) {
+    Erase(key);
+    // The budget may call Evict on other keys of this cache from Add.
+    auto id = budget_->Add(name_, bytes, [this, key] { index_.erase(key); });
+    index_[key] = Entry{std::move(value), id, bytes};
   }
 
-  size_t size() const { return order_.size(); }
-  size_t capacity() const { return capacity_; }
+  size_t size() const { return index_.size(); }
+  size_t bytes() const {
+    size_t total = 0;
+    for (auto& kv : index_) total += kv.second.bytes;
+    return total;
+  }
 
  private:
-  using Entry = std::pair<std::string, std::shared_ptr<void>>;
-  size_t capacity_;
-  std::list<Entry> order_;  // most recently used first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  struct Entry {
+    std::shared_ptr<void> value;
+    platform::CacheBudget::EntryId id;
+    size_t bytes;
+  };
+  void Erase(const std::string& key) {
+    auto it = index_.find(key);
+    if (it == index_.end()) return;
+    budget_->Remove(it->second.id);
+    index_.erase(it);
+  }
+
+  std::string name_;
+  platform::CacheBudget* budget_;
+  std::unordered_map<std::string, Entry> index_;
 };
 
 }  // namespace mkldnn

@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <dnnl.hpp>
 #include <initializer_list>
@@ -85,18 +86,16 @@ class MkldnnLayout : public framework::OpaqueLayout {
 /// time, like the context itself.
 class MkldnnContext {
  public:
-  /// Primitives per context: a detection model has ~150 distinct ones per
-  /// input shape, so two alternating shapes still fit.
-  static constexpr size_t kPrimitiveCapacity = 512;
-  /// Reordered weight tensors per context (one per conv layer and layout
-  /// oneDNN wants for it); about the model's parameter bytes in all.
-  static constexpr size_t kWeightCapacity = 1024;
+  /// What a cached primitive is counted as in the budget: its JIT code
+  /// (a few pages) and descriptors, measured as RSS per primitive on the
+  /// OCR detectors (their scratchpads are the context's, counted apart).
+  static constexpr size_t kPrimitiveBytes = size_t{48} << 10;
 
-  MkldnnContext()
-      : engine_(dnnl::engine::kind::cpu, 0),
-        stream_(engine_),
-        primitives_(kPrimitiveCapacity),
-        weights_(kWeightCapacity) {}
+  /// Entries count against `budget` (the device context's; null: one of
+  /// its own with the default limit, for contexts made outside a
+  /// predictor).
+  explicit MkldnnContext(platform::CacheBudget* budget);
+  ~MkldnnContext();
 
   const dnnl::engine& engine() const { return engine_; }
   dnnl::stream& stream() { return stream_; }
@@ -109,14 +108,17 @@ class MkldnnContext {
   /// name unique to T.
   template <typename T, typename Make>
   std::shared_ptr<T> Primitive(const std::string& key, Make&& make) {
-    return GetOrMake<T>(&primitives_, key, make);
+    return GetOrMake<T>(&primitives_, key, make,
+                        [](const T&) { return kPrimitiveBytes; });
   }
 
   /// Weights reordered for primitives, under `key` (the weights' address
   /// and both layouts), made by `make()` on a miss.
   template <typename Make>
   std::shared_ptr<dnnl::memory> Weights(const std::string& key, Make&& make) {
-    return GetOrMake<dnnl::memory>(&weights_, key, make);
+    return GetOrMake<dnnl::memory>(
+        &weights_, key, make,
+        [](const dnnl::memory& m) { return m.get_desc().get_size(); });
   }
 
   /// The reorder from layout `from` to `to`, made once per pair.
@@ -141,13 +143,17 @@ class MkldnnContext {
   dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
     return dnnl::memory(md, engine_, ScratchBuffer(slot, md.get_size()));
   }
-  /// The buffer of scratch slot `slot`, grown to at least `bytes`.
+  /// The buffer of scratch slot `slot`, grown to at least `bytes`. Slots
+  /// count in the budget but are never evicted: a kernel may be using
+  /// one while another entry is added.
   void* ScratchBuffer(int slot, size_t bytes) {
     Buffer& b = scratch_[slot];
     if (b.bytes < bytes) {
+      b.data.reset();
       b.data.reset(static_cast<char*>(
           ::operator new(bytes, std::align_val_t(kScratchAlignment))));
       b.bytes = bytes;
+      budget_->Resize(scratch_ids_[slot], bytes);
     }
     return b.data.get();
   }
@@ -164,10 +170,11 @@ class MkldnnContext {
     size_t bytes = 0;
   };
 
-  template <typename T, typename Make>
+  template <typename T, typename Make, typename Bytes>
   static std::shared_ptr<T> GetOrMake(LruCache* cache,
                                       const std::string& key,
-                                      Make& make) {
+                                      Make& make,
+                                      Bytes bytes_of) {
     // The cache holds a shared_ptr<T> per key, null for a rejected one.
     if (auto hit = cache->Find(key)) {
       return *std::static_pointer_cast<std::shared_ptr<T>>(hit);
@@ -178,15 +185,20 @@ class MkldnnContext {
     } catch (const dnnl::error&) {
       made = nullptr;
     }
-    cache->Insert(key, std::make_shared<std::shared_ptr<T>>(made));
+    // A rejection is remembered too, at the cost of its key.
+    const size_t bytes = made ? bytes_of(*made) : key.size();
+    cache->Insert(key, std::make_shared<std::shared_ptr<T>>(made), bytes);
     return made;
   }
 
+  std::shared_ptr<platform::CacheBudget> own_budget_;  // when given none
+  platform::CacheBudget* budget_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
   Buffer scratch_[3];
+  platform::CacheBudget::EntryId scratch_ids_[3] = {};
   platform::AllocationPtr plain_scratch_;
 };
 
@@ -203,7 +215,7 @@ inline MkldnnContext& PrepareMkldnn(const framework::ExecutionContext& ctx) {
 #else
   omp_set_num_threads(dev.num_threads());
 #endif
-  return dev.GetResource<MkldnnContext>();
+  return dev.GetResource<MkldnnContext>(dev.cache_budget());
 }
 
 /// Builds a cache key: a kind name, the thread count (primitives are
@@ -282,6 +294,35 @@ class KeyBuilder {
 };
 
 using Dims = dnnl::memory::dims;
+
+inline MkldnnContext::MkldnnContext(platform::CacheBudget* budget)
+    : own_budget_(budget ? nullptr
+                         : std::make_shared<platform::CacheBudget>(
+                               platform::CacheBudget::kDefaultBytes)),
+      budget_(budget ? budget : own_budget_.get()),
+      engine_(dnnl::engine::kind::cpu, 0),
+      stream_(engine_),
+      primitives_("mkldnn.primitives", budget_),
+      weights_("mkldnn.weights", budget_) {
+  // oneDNN keeps its own process-wide cache of primitives (1024 by
+  // default), which would hold every shape's JIT code past our budget's
+  // evictions. Ours is the cache; theirs is turned off unless the user
+  // sized it (DNNL_PRIMITIVE_CACHE_CAPACITY).
+  static const bool kOnce = [] {
+    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr) {
+      dnnl::set_primitive_cache_capacity(0);
+    }
+    return true;
+  }();
+  (void)kOnce;
+  for (auto& id : scratch_ids_) {
+    id = budget_->Add("mkldnn.scratch", 0, nullptr);
+  }
+}
+
+inline MkldnnContext::~MkldnnContext() {
+  for (auto id : scratch_ids_) budget_->Remove(id);
+}
 
 inline dnnl::reorder MkldnnContext::Reorder(const dnnl::memory::desc& from,
                                             const dnnl::memory::desc& to) {
@@ -612,7 +653,7 @@ inline void MakeInputPlain(const framework::ExecutionContext& ctx,
     if (t->opaque_layout() == nullptr) continue;
     auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     framework::ConvertToPlainLayout(
-        t, dev.GetResource<MkldnnContext>().plain_scratch());
+        t, dev.GetResource<MkldnnContext>(dev.cache_budget()).plain_scratch());
   }
 }
 

@@ -1,0 +1,95 @@
+#include "platform/cache_budget.h"
+
+#include <utility>
+#include <vector>
+
+namespace paddle_lite {
+namespace platform {
+
+CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
+                                      size_t bytes,
+                                      std::function<void()> evict) {
+  std::vector<std::function<void()>> victims;
+  EntryId id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = next_id_++;
+    lru_.push_front(Item{id, cache, bytes, std::move(evict)});
+    index_.emplace(id, lru_.begin());
+    by_cache_[cache] += bytes;
+    used_ += bytes;
+    victims = TakeVictims(id);
+  }
+  Run(&victims);
+  return id;
+}
+
+void CacheBudget::Touch(EntryId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(id);
+  if (it != index_.end()) lru_.splice(lru_.begin(), lru_, it->second);
+}
+
+void CacheBudget::Resize(EntryId id, size_t bytes, bool touch) {
+  std::vector<std::function<void()>> victims;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(id);
+    if (it == index_.end()) return;
+    Item& item = *it->second;
+    used_ = used_ - item.bytes + bytes;
+    by_cache_[item.cache] = by_cache_[item.cache] - item.bytes + bytes;
+    item.bytes = bytes;
+    if (touch) lru_.splice(lru_.begin(), lru_, it->second);
+    victims = TakeVictims(id);
+  }
+  Run(&victims);
+}
+
+void CacheBudget::Remove(EntryId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  used_ -= it->second->bytes;
+  by_cache_[it->second->cache] -= it->second->bytes;
+  lru_.erase(it->second);
+  index_.erase(it);
+}
+
+size_t CacheBudget::used() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_;
+}
+
+std::map<std::string, size_t> CacheBudget::UsedByCache() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return by_cache_;
+}
+
+uint64_t CacheBudget::evictions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return evictions_;
+}
+
+std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
+  std::vector<std::function<void()>> victims;
+  auto it = lru_.end();
+  while (used_ > limit_ && it != lru_.begin()) {
+    --it;
+    if (it->id == keep || !it->evict) continue;
+    used_ -= it->bytes;
+    by_cache_[it->cache] -= it->bytes;
+    victims.push_back(std::move(it->evict));
+    index_.erase(it->id);
+    it = lru_.erase(it);
+    ++evictions_;
+  }
+  return victims;
+}
+
+void CacheBudget::Run(std::vector<std::function<void()>>* victims) {
+  for (auto& evict : *victims) evict();
+}
+
+}  // namespace platform
+}  // namespace paddle_lite

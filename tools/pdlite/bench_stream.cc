@@ -1,0 +1,230 @@
+// `pdlite bench --shapes`: one predictor runs a stream of input shapes,
+// pass after pass, as a service whose requests each have their own size.
+// Per pass: total, median and worst latency, a shape's first sight vs its
+// later sights, RSS and the bytes each cache holds.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tools/pdlite/commands.h"
+#include "tools/pdlite/flags.h"
+#include "tools/pdlite/shape_stream.h"
+
+namespace pdlite {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double Sum(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
+// Input values: uniform in [-1, 1), the same for a sample in every pass
+// (seeded by its index), written into one buffer that grows to the
+// largest input.
+void FillNoise(size_t sample, size_t input, std::vector<float>* data) {
+  SplitMix64 rng(0x5eed0000ULL + sample * 131 + input);
+  for (float& v : *data) {
+    v = static_cast<float>(rng.Next() >> 40) / 8388608.0f - 1.0f;
+  }
+}
+
+struct Pass {
+  std::vector<double> ms;        // per sample, in stream order
+  std::vector<double> first_ms;  // runs that saw their shape first
+  std::vector<double> later_ms;  // the others
+  double rss_mb = 0;             // VmRSS after the pass
+  std::map<std::string, size_t> cache_bytes;
+  size_t plans_cached = 0;
+};
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int BenchStreamCommand() {
+  if (FLAGS_stream_passes < 1) return Usage("--passes must be >= 1");
+  std::vector<ShapeSample> stream;
+  std::string problem = MakeShapeStream(
+      FLAGS_shapes, FLAGS_samples, static_cast<uint64_t>(FLAGS_seed), &stream);
+  if (!problem.empty()) return Usage("--shapes: " + problem);
+  try {
+    paddle_lite::Config config = ConfigFromFlags();
+    const double baseline_rss_mb = ProcStatusMb("VmRSS");
+    auto load_start = Clock::now();
+    auto predictor = paddle_lite::CreatePredictor(config);
+    const double load_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - load_start)
+            .count();
+    const auto names = predictor->GetInputNames();
+    for (auto& sample : stream) {
+      if (sample.size() != names.size()) {
+        return Usage("--shapes gives " + std::to_string(sample.size()) +
+                     " input(s) per sample; the model has " +
+                     std::to_string(names.size()));
+      }
+      for (auto& in : sample) {
+        if (std::find(names.begin(), names.end(), in.name) == names.end()) {
+          return Usage("--shapes names '" + in.name +
+                       "', which is not an input of the model");
+        }
+      }
+    }
+    std::vector<std::unique_ptr<paddle_lite::Tensor>> handles;
+    for (auto& in : stream.front()) {
+      handles.push_back(predictor->GetInputHandle(in.name));
+    }
+    std::vector<float> data;
+    std::set<std::string> seen;
+    // Per sample: its latency at first sight and at every later sight.
+    std::vector<double> first_sight(stream.size(), -1);
+    std::vector<std::vector<double>> later_sights(stream.size());
+    std::vector<Pass> passes(FLAGS_stream_passes);
+    for (int p = 0; p < FLAGS_stream_passes; ++p) {
+      Pass& pass = passes[p];
+      for (size_t s = 0; s < stream.size(); ++s) {
+        for (size_t i = 0; i < stream[s].size(); ++i) {
+          const auto& dims = stream[s][i].dims;
+          size_t count = 1;
+          for (auto d : dims) count *= static_cast<size_t>(d);
+          data.resize(count);
+          FillNoise(s, i, &data);
+          handles[i]->Reshape(dims);
+          handles[i]->CopyFromCpu(data.data());
+        }
+        const bool first = seen.insert(SampleToString(stream[s])).second;
+        auto start = Clock::now();
+        predictor->Run();
+        const double ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - start)
+                .count();
+        pass.ms.push_back(ms);
+        (first ? pass.first_ms : pass.later_ms).push_back(ms);
+        if (first) {
+          first_sight[s] = ms;
+        } else {
+          later_sights[s].push_back(ms);
+        }
+      }
+      auto stats = predictor->last_run_stats();
+      pass.rss_mb = ProcStatusMb("VmRSS");
+      pass.cache_bytes = stats.cache_bytes;
+      pass.plans_cached = stats.plans_cached;
+    }
+    // A new shape against its own steady latency (median of its later
+    // sights), over the shapes seen again.
+    std::vector<double> first_vs_steady;
+    for (size_t s = 0; s < stream.size(); ++s) {
+      if (first_sight[s] < 0 || later_sights[s].empty()) continue;
+      first_vs_steady.push_back(first_sight[s] / Median(later_sights[s]));
+    }
+    const double worst_ratio =
+        first_vs_steady.empty()
+            ? 0
+            : *std::max_element(first_vs_steady.begin(), first_vs_steady.end());
+    const auto budget = predictor->last_run_stats().cache_budget_bytes;
+
+    if (FLAGS_json) {
+      std::ostringstream json;
+      json.precision(6);
+      json << std::fixed << "{\"load_ms\": " << load_ms
+           << ", \"baseline_rss_mb\": " << baseline_rss_mb
+           << ", \"peak_rss_mb\": " << ProcStatusMb("VmHWM")
+           << ", \"threads\": " << FLAGS_threads
+           << ", \"cache_budget_bytes\": " << budget << ", \"stream\": [";
+      for (size_t s = 0; s < stream.size(); ++s) {
+        json << (s ? ", " : "") << JsonString(SampleToString(stream[s]));
+      }
+      json << "], \"first_vs_steady\": {\"median\": " << Median(first_vs_steady)
+           << ", \"max\": " << worst_ratio << "}, \"passes\": [";
+      for (size_t p = 0; p < passes.size(); ++p) {
+        const Pass& pass = passes[p];
+        json << (p ? ", " : "") << "{\"total_ms\": " << Sum(pass.ms)
+             << ", \"median_ms\": " << Median(pass.ms) << ", \"max_ms\": "
+             << *std::max_element(pass.ms.begin(), pass.ms.end())
+             << ", \"first_sight_median_ms\": " << Median(pass.first_ms)
+             << ", \"later_sight_median_ms\": " << Median(pass.later_ms)
+             << ", \"first_sights\": " << pass.first_ms.size()
+             << ", \"rss_mb\": " << pass.rss_mb
+             << ", \"plans_cached\": " << pass.plans_cached
+             << ", \"cache_bytes\": {";
+        bool first = true;
+        for (auto& kv : pass.cache_bytes) {
+          json << (first ? "" : ", ") << JsonString(kv.first) << ": "
+               << kv.second;
+          first = false;
+        }
+        json << "}, \"samples_ms\": [";
+        for (size_t s = 0; s < pass.ms.size(); ++s) {
+          json << (s ? ", " : "") << pass.ms[s];
+        }
+        json << "]}";
+      }
+      json << "]}";
+      std::cout << json.str() << "\n";
+      return 0;
+    }
+    std::printf(
+        "%s: a stream of %zu shapes, %d pass(es), %d thread(s); load %.1f "
+        "ms\ncache budget %.1f MB\n\n",
+        FLAGS_model.c_str(), stream.size(), FLAGS_stream_passes, FLAGS_threads,
+        load_ms, budget / 1048576.0);
+    std::printf("%4s %10s %9s %9s %12s %12s %9s %6s  %s\n", "pass", "total ms",
+                "median", "worst", "new (n) med", "seen med", "RSS MB", "plans",
+                "cache MB");
+    for (size_t p = 0; p < passes.size(); ++p) {
+      const Pass& pass = passes[p];
+      std::ostringstream caches;
+      caches.precision(1);
+      caches << std::fixed;
+      double cache_total = 0;
+      for (auto& kv : pass.cache_bytes) {
+        caches << " " << kv.first << "=" << kv.second / 1048576.0;
+        cache_total += kv.second / 1048576.0;
+      }
+      char first_col[32];
+      std::snprintf(first_col, sizeof(first_col), "(%zu) %.2f",
+                    pass.first_ms.size(), Median(pass.first_ms));
+      std::printf("%4zu %10.1f %9.2f %9.2f %12s %12.2f %9.1f %6zu  %.1f:%s\n",
+                  p + 1, Sum(pass.ms), Median(pass.ms),
+                  *std::max_element(pass.ms.begin(), pass.ms.end()),
+                  pass.first_ms.empty() ? "-" : first_col,
+                  Median(pass.later_ms), pass.rss_mb, pass.plans_cached,
+                  cache_total, caches.str().c_str());
+    }
+    std::printf(
+        "\na new shape against its steady latency: median %.2fx, worst "
+        "%.2fx\nRSS: baseline %.1f MB, peak %.1f MB\n",
+        Median(first_vs_steady), worst_ratio, baseline_rss_mb,
+        ProcStatusMb("VmHWM"));
+    return 0;
+  } catch (const paddle_lite::Exception& e) {
+    std::cerr << "pdlite: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace pdlite

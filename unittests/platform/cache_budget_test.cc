@@ -1,0 +1,121 @@
+// One byte budget over several caches, and the host block pool counted in
+// it.
+#include "platform/cache_budget.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "platform/host_block_pool.h"
+
+namespace paddle_lite {
+namespace platform {
+namespace {
+
+TEST(CacheBudget, EvictsOldestAcrossCachesUntilItFits) {
+  CacheBudget budget(250);
+  std::vector<std::string> evicted;
+  auto a = budget.Add("x", 100, [&] { evicted.push_back("a"); });
+  budget.Add("y", 100, [&] { evicted.push_back("b"); });
+  budget.Touch(a);  // b is the oldest now
+  budget.Add("x", 100, [&] { evicted.push_back("c"); });
+  EXPECT_EQ(evicted, std::vector<std::string>{"b"});
+  EXPECT_EQ(budget.used(), 200u);
+  EXPECT_EQ(budget.UsedByCache()["x"], 200u);
+  EXPECT_EQ(budget.UsedByCache()["y"], 0u);
+}
+
+TEST(CacheBudget, NeverEvictsTheNewEntryOrUnevictableOnes) {
+  CacheBudget budget(100);
+  int evictions = 0;
+  budget.Add("pinned", 80, nullptr);
+  auto big = budget.Add("x", 500, [&] { ++evictions; });
+  EXPECT_EQ(evictions, 0);
+  EXPECT_EQ(budget.used(), 580u);  // over, with nothing it may drop
+  budget.Add("x", 10, [&] { ++evictions; });
+  EXPECT_EQ(evictions, 1);  // the 500 went
+  EXPECT_EQ(budget.used(), 90u);
+  budget.Remove(big);  // already evicted: ignored
+  EXPECT_EQ(budget.used(), 90u);
+}
+
+TEST(CacheBudget, ResizeCountsGrowthAndCanEvict) {
+  CacheBudget budget(100);
+  bool evicted = false;
+  budget.Add("old", 50, [&] { evicted = true; });
+  auto scratch = budget.Add("scratch", 10, nullptr);
+  budget.Resize(scratch, 60);
+  EXPECT_TRUE(evicted);
+  EXPECT_EQ(budget.used(), 60u);
+}
+
+TEST(CacheBudget, EvictCallbackMayReenter) {
+  CacheBudget budget(100);
+  CacheBudget::EntryId second = 0;
+  budget.Add("x", 60, [&] { budget.Remove(second); });
+  second = budget.Add("x", 30, nullptr);
+  budget.Add("x", 50, [] {});
+  EXPECT_EQ(budget.used(), 50u);  // the 60 went, and its callback the 30
+}
+
+TEST(HostBlockPool, ReusesFreedBlocksAndCountsThem) {
+  CacheBudget budget(size_t{64} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  void* first = nullptr;
+  {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr a = GetAllocator(CPUPlace{})->Allocate(1 << 20);
+    first = a->ptr();
+    static_cast<char*>(a->ptr())[(1 << 20) - 1] = 1;  // writable
+  }
+  EXPECT_GE(pool->free_bytes(), size_t{1} << 20);
+  EXPECT_EQ(budget.UsedByCache()["host.pool"], pool->free_bytes());
+  {
+    ScopedHostAllocator scoped(pool);
+    // A slightly smaller request takes the same block.
+    AllocationPtr b = GetAllocator(CPUPlace{})->Allocate((1 << 20) - 4096);
+    EXPECT_EQ(b->ptr(), first);
+    EXPECT_EQ(pool->free_bytes(), 0u);
+    // Small requests are not pooled.
+    AllocationPtr small = GetAllocator(CPUPlace{})->Allocate(100);
+    EXPECT_NE(small->ptr(), nullptr);
+  }
+  // Outside the scope, the CPU allocator as usual.
+  EXPECT_NE(GetAllocator(CPUPlace{}), pool);
+  pool->Close();
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(HostBlockPool, BlocksOutliveAClosedPool) {
+  CacheBudget budget(size_t{64} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  AllocationPtr kept, small;
+  {
+    ScopedHostAllocator scoped(pool);
+    kept = GetAllocator(CPUPlace{})->Allocate(256 << 10);
+    small = GetAllocator(CPUPlace{})->Allocate(64);
+  }
+  pool->Close();  // the pool lives until both come back
+  static_cast<char*>(kept->ptr())[0] = 7;
+  EXPECT_EQ(static_cast<char*>(kept->ptr())[0], 7);
+  kept.reset();
+  small.reset();  // frees the last block and the pool (ASan checks both)
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(HostBlockPool, BudgetEvictionReturnsFreeBlocks) {
+  CacheBudget budget(size_t{4} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  {
+    ScopedHostAllocator scoped(pool);
+    GetAllocator(CPUPlace{})->Allocate(512 << 10);
+  }
+  EXPECT_GT(pool->free_bytes(), 0u);
+  budget.Add("other", size_t{4} << 20, [] {});  // needs all of it
+  EXPECT_EQ(pool->free_bytes(), 0u);
+  pool->Close();
+}
+
+}  // namespace
+}  // namespace platform
+}  // namespace paddle_lite
