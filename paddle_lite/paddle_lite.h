@@ -94,7 +94,7 @@ class Config {
   /// hold together: execution plans and their arena, oneDNN primitives,
   /// reordered weights and scratch buffers. Past it, what was used longest
   /// ago goes (and is rebuilt if needed again), so memory stays flat when
-  /// every input has a new shape. 0 (default): 256 MB. Per predictor; a
+  /// every input has a new shape. 0 (default): 224 MB. Per predictor; a
   /// Clone() gets its own. RunStats::cache_bytes shows what each holds.
   void SetCacheBudget(size_t bytes) { cache_budget_ = bytes; }
   size_t cache_budget() const { return cache_budget_; }

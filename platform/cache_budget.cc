@@ -8,14 +8,17 @@ namespace platform {
 
 CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
                                       size_t bytes,
-                                      std::function<void()> evict) {
+                                      std::function<void()> evict,
+                                      bool as_oldest) {
   std::vector<std::function<void()>> victims;
   EntryId id;
   {
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
-    lru_.push_front(Item{id, cache, bytes, std::move(evict)});
-    index_.emplace(id, lru_.begin());
+    Item item{id, cache, bytes, std::move(evict)};
+    auto it = as_oldest ? lru_.insert(lru_.end(), std::move(item))
+                        : lru_.insert(lru_.begin(), std::move(item));
+    index_.emplace(id, it);
     by_cache_[cache] += bytes;
     used_ += bytes;
     victims = TakeVictims(id);

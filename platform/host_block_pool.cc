@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "platform/enforce.h"
@@ -11,18 +12,19 @@ namespace platform {
 
 namespace {
 
-// Blocks come straight from mmap, so a released block goes back to the
-// system at once (glibc would keep most of them in its heap).
-void* MapBlock(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  PADDLE_ENFORCE(p != MAP_FAILED,
-                 errors::ResourceExhausted("Cannot allocate ", bytes,
-                                           " bytes of CPU memory."));
-  return p;
-}
+constexpr size_t kPage = 4096;
 
-void UnmapBlock(void* p, size_t bytes) { munmap(p, bytes); }
+size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// Gives the pages of [p, p + bytes) back to the system; the range stays
+// mapped and reads as zeros when touched again.
+void HandBack(char* p, size_t bytes) {
+  char* begin =
+      reinterpret_cast<char*>(RoundUp(reinterpret_cast<uintptr_t>(p), kPage));
+  char* end = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p + bytes) /
+                                      kPage * kPage);
+  if (end > begin) madvise(begin, end - begin, MADV_DONTNEED);
+}
 
 }  // namespace
 
@@ -34,13 +36,23 @@ HostBlockPool::HostBlockPool(CacheBudget* budget)
     : budget_(budget),
       max_free_(budget ? budget->limit() / 4 : size_t{64} << 20) {}
 
-HostBlockPool::~HostBlockPool() = default;
+HostBlockPool::~HostBlockPool() {
+  for (auto& c : chunks_) munmap(c->base, c->bytes);
+}
 
 void HostBlockPool::Close() {
   bool gone;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ReleaseFree();
+    // Chunks nothing uses go now; the others with the pool.
+    chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
+                                 [](const std::unique_ptr<Chunk>& c) {
+                                   if (c->used != 0) return false;
+                                   munmap(c->base, c->bytes);
+                                   return true;
+                                 }),
+                  chunks_.end());
+    HandBackPages();
     if (budget_ != nullptr && counted_) budget_->Remove(budget_id_);
     budget_ = nullptr;
     closed_ = true;
@@ -51,20 +63,19 @@ void HostBlockPool::Close() {
 
 size_t HostBlockPool::free_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return free_bytes_;
+  return free_resident_;
 }
 
-size_t HostBlockPool::SizeClass(size_t bytes) {
-  size_t top = 1;
-  while (top < bytes) top <<= 1;
-  const size_t step = top / 8;  // eighths of top: quarters of [top/2, top]
-  return (bytes + step - 1) / step * step;
+size_t HostBlockPool::chunk_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = 0;
+  for (auto& c : chunks_) total += c->bytes;
+  return total;
 }
 
 void* HostBlockPool::AllocateRaw(size_t bytes) {
   if (bytes < kMinBlock) {
-    size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0) rounded = 64;
+    size_t rounded = RoundUp(std::max<size_t>(bytes, 1), 64);
     void* ptr = std::aligned_alloc(64, rounded);
     PADDLE_ENFORCE_NOT_NULL(ptr,
                             errors::ResourceExhausted("Cannot allocate ", bytes,
@@ -74,77 +85,146 @@ void* HostBlockPool::AllocateRaw(size_t bytes) {
     ++in_use_;
     return ptr;
   }
-  const size_t size = SizeClass(bytes);
   std::lock_guard<std::mutex> lock(mu_);
-  // The smallest free block that fits, unless it would waste more than
-  // the request: its pages are already there.
-  auto it = free_.lower_bound(size);
-  if (it != free_.end() && it->first <= 2 * size) {
-    void* p = it->second;
-    free_bytes_ -= it->first;
-    free_.erase(it);
-    ++in_use_;
-    Account();
-    return p;
-  }
-  void* p = MapBlock(size);
-  sizes_[p] = size;
+  void* p = TakeBlock(RoundUp(bytes, kPage));
   ++in_use_;
+  Account();
   return p;
 }
 
 void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
   bool gone = false;
-  if (bytes < kMinBlock) {
-    std::free(ptr);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      --in_use_;
-      gone = closed_ && in_use_ == 0;
-    }
-    if (gone) delete this;
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    --in_use_;
-    auto found = sizes_.find(ptr);
-    const size_t size = found->second;
-    if (closed_ || free_bytes_ + size > max_free_) {
-      UnmapBlock(ptr, size);
-      sizes_.erase(found);
-      gone = closed_ && in_use_ == 0;
+    if (bytes < kMinBlock) {
+      std::free(ptr);
     } else {
-      free_.emplace(size, ptr);
-      free_bytes_ += size;
-      Account();
+      GiveBack(ptr, RoundUp(bytes, kPage));
+      if (!closed_) Account();
     }
+    --in_use_;
+    gone = closed_ && in_use_ == 0;
   }
   if (gone) delete this;
 }
 
-void HostBlockPool::ReleaseFree() {
-  for (auto& kv : free_) {
-    UnmapBlock(kv.second, kv.first);
-    sizes_.erase(kv.second);
+void* HostBlockPool::TakeBlock(size_t size) {
+  // Best fit over every chunk's free ranges, preferring ranges whose
+  // pages are resident (no page faults).
+  Chunk* best_chunk = nullptr;
+  std::map<size_t, Range>::iterator best;
+  auto warm = [size](const Range& r) { return r.resident >= size; };
+  for (auto& c : chunks_) {
+    for (auto it = c->free.begin(); it != c->free.end(); ++it) {
+      if (it->second.bytes < size) continue;
+      if (best_chunk == nullptr || (warm(it->second) && !warm(best->second)) ||
+          (warm(it->second) == warm(best->second) &&
+           it->second.bytes < best->second.bytes)) {
+        best_chunk = c.get();
+        best = it;
+      }
+    }
   }
-  free_.clear();
-  free_bytes_ = 0;
+  if (best_chunk == nullptr) {
+    size_t total = 0;
+    for (auto& c : chunks_) total += c->bytes;
+    // Grow geometrically so a few chunks serve any size.
+    const size_t bytes = RoundUp(std::max({size, kMinChunk, total / 2}), kPage);
+    void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    PADDLE_ENFORCE(base != MAP_FAILED,
+                   errors::ResourceExhausted("Cannot allocate ", size,
+                                             " bytes of CPU memory."));
+    auto chunk = std::make_unique<Chunk>();
+    chunk->base = static_cast<char*>(base);
+    chunk->bytes = bytes;
+    chunk->free.emplace(0, Range{bytes, 0});
+    best_chunk = chunk.get();
+    best = chunk->free.begin();
+    chunks_.push_back(std::move(chunk));
+  }
+  const size_t offset = best->first;
+  const Range range = best->second;
+  best_chunk->free.erase(best);
+  const size_t taken = std::min(size, range.resident);
+  if (range.bytes > size) {
+    best_chunk->free.emplace(offset + size,
+                             Range{range.bytes - size, range.resident - taken});
+  }
+  free_resident_ -= taken;
+  best_chunk->used += size;
+  char* p = best_chunk->base + offset;
+  blocks_[p] = {best_chunk, size};
+  return p;
 }
 
+void HostBlockPool::GiveBack(void* ptr, size_t size) {
+  auto found = blocks_.find(ptr);
+  Chunk* chunk = found->second.first;
+  blocks_.erase(found);
+  chunk->used -= size;
+  if (closed_ && chunk->used == 0) {
+    munmap(chunk->base, chunk->bytes);
+    chunks_.erase(std::find_if(
+        chunks_.begin(), chunks_.end(),
+        [chunk](const std::unique_ptr<Chunk>& c) { return c.get() == chunk; }));
+    return;
+  }
+  size_t offset = static_cast<char*>(ptr) - chunk->base;
+  Range range{size, size};
+  if (closed_ || free_resident_ + size > max_free_) {
+    HandBack(static_cast<char*>(ptr), size);
+    range.resident = 0;
+  }
+  free_resident_ += range.resident;
+  // Merge with the free neighbours.
+  auto next = chunk->free.lower_bound(offset);
+  if (next != chunk->free.end() && next->first == offset + size) {
+    range.bytes += next->second.bytes;
+    range.resident += next->second.resident;
+    next = chunk->free.erase(next);
+  }
+  if (next != chunk->free.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second.bytes == offset) {
+      range.bytes += prev->second.bytes;
+      range.resident += prev->second.resident;
+      offset = prev->first;
+      chunk->free.erase(prev);
+    }
+  }
+  chunk->free.emplace(offset, range);
+}
+
+void HostBlockPool::HandBackPages() {
+  for (auto& c : chunks_) {
+    for (auto& kv : c->free) {
+      if (kv.second.resident == 0) continue;
+      HandBack(c->base + kv.first, kv.second.bytes);
+      kv.second.resident = 0;
+    }
+  }
+  free_resident_ = 0;
+}
+
+// Called with mu_ held: no budget callback frees a block of this pool (they
+// flag plans and arenas, or free oneDNN objects), so none re-enters here.
 void HostBlockPool::Account() {
   if (budget_ == nullptr) return;
   if (!counted_) {
     // First use, or the budget evicted us: count again.
     counted_ = true;
-    budget_id_ = budget_->Add("host.pool", free_bytes_, [this] {
-      std::lock_guard<std::mutex> lock(mu_);
-      counted_ = false;
-      ReleaseFree();
-    });
+    budget_id_ = budget_->Add(
+        "host.pool", free_resident_,
+        [this] {
+          std::lock_guard<std::mutex> lock(mu_);
+          counted_ = false;
+          HandBackPages();
+        },
+        /*as_oldest=*/true);
   } else {
-    // Not a use: free blocks are the first thing to give up.
-    budget_->Resize(budget_id_, free_bytes_, /*touch=*/false);
+    // Not a use: free pages are the first thing to give up.
+    budget_->Resize(budget_id_, free_resident_, /*touch=*/false);
   }
 }
 

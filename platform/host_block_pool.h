@@ -1,11 +1,12 @@
-// Large host blocks kept for reuse by one predictor. A run with new input
-// shapes (the recording run of a plan) allocates every intermediate anew;
-// from the system allocator that means fresh pages (page faults and
+// Host memory of one predictor's runs, kept for reuse. A run with new
+// input shapes (the recording run of a plan) allocates every intermediate
+// anew; from the system allocator that means fresh pages (page faults and
 // zeroing, about a third of such a run) and, through glibc's heap, memory
-// that is never given back as sizes vary. The pool hands out blocks
-// freed by earlier runs instead, and its free blocks count in the
-// predictor's cache budget, which drops them (back to the system) when it
-// needs room.
+// that is never given back as sizes vary. The pool carves blocks out of a
+// few large chunks instead (best fit, neighbours merged when freed), so
+// a run with new shapes writes into pages earlier runs already touched.
+// Its free bytes count in the predictor's cache budget; evicting them
+// hands the pages back to the system (the address space stays).
 #pragma once
 
 #include <cstddef>
@@ -23,18 +24,22 @@ namespace platform {
 
 class HostBlockPool : public Allocator {
  public:
-  /// Blocks below this go to the CPU allocator as usual.
+  /// Blocks below this go to aligned_alloc as usual.
   static constexpr size_t kMinBlock = size_t{64} << 10;
+  /// Chunks are at least this large (and as large as the request).
+  static constexpr size_t kMinChunk = size_t{16} << 20;
 
   /// Made with Create and ended with Close (blocks still in use keep the
   /// pool alive until they are freed).
   static HostBlockPool* Create(CacheBudget* budget);
-  /// Frees the free blocks and leaves the budget; the pool deletes itself
+  /// Frees what is free and leaves the budget; the pool deletes itself
   /// once its last block in use comes back. Call once.
   void Close();
 
-  /// Bytes of free blocks held.
+  /// Free bytes whose pages are resident (what the budget counts).
   size_t free_bytes() const;
+  /// Bytes of all chunks.
+  size_t chunk_bytes() const;
 
  protected:
   void* AllocateRaw(size_t bytes) override;
@@ -42,26 +47,38 @@ class HostBlockPool : public Allocator {
   Place place() const override { return CPUPlace{}; }
 
  private:
+  struct Range {
+    size_t bytes;
+    // How many of its bytes may have resident pages (not handed back):
+    // an estimate once ranges merge, taken from the front when split.
+    size_t resident;
+  };
+  struct Chunk {
+    char* base;
+    size_t bytes;
+    size_t used = 0;
+    std::map<size_t, Range> free;  // by offset
+  };
+
   explicit HostBlockPool(CacheBudget* budget);
   ~HostBlockPool() override;
-  // The size blocks of `bytes` are rounded to: a quarter of a power of
-  // two (at most 25% more), so that nearby sizes share blocks.
-  static size_t SizeClass(size_t bytes);
-  void ReleaseFree();  // with mu_ held
-  void Account();      // with mu_ held: tells the budget free_bytes_
+  void* TakeBlock(size_t size);           // with mu_ held
+  void GiveBack(void* ptr, size_t size);  // with mu_ held
+  void HandBackPages();                   // with mu_ held
+  void Account();                         // with mu_ held
 
   mutable std::mutex mu_;
   CacheBudget* budget_;  // null once closed
   CacheBudget::EntryId budget_id_ = 0;
-  bool counted_ = false;                     // budget_id_ is in the budget
-  std::multimap<size_t, void*> free_;        // by block size
-  std::unordered_map<void*, size_t> sizes_;  // every block, free or not
-  // Free bytes kept at most (a quarter of the budget): enough for the
-  // buffers of a run with new shapes, which come and go within the run.
-  const size_t max_free_;
-  size_t free_bytes_ = 0;
-  size_t in_use_ = 0;  // blocks handed out and not back yet
+  bool counted_ = false;  // budget_id_ is in the budget
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::unordered_map<void*, std::pair<Chunk*, size_t>> blocks_;  // in use
+  size_t free_resident_ = 0;
+  size_t in_use_ = 0;  // blocks handed out (small ones too)
   bool closed_ = false;
+  // Resident free bytes kept at most (a quarter of the budget); past it,
+  // freed pages go back to the system at once.
+  const size_t max_free_;
 };
 
 }  // namespace platform
