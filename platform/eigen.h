@@ -3,5 +3,5 @@
 #pragma once
 
 #define EIGEN_USE_THREADS
-#include <Eigen/Dense>
 #include <unsupported/Eigen/CXX11/Tensor>
+#include <Eigen/Dense>

@@ -2,8 +2,7 @@
 // inference to validate user input; inside kernels only for invariants.
 //
 //   PADDLE_ENFORCE_EQ(x.dims().size(), 4,
-//                     errors::InvalidArgument("conv2d: Input must be 4-D, got
-//                     ",
+//                     errors::InvalidArgument("conv2d: Input must be 4-D, got ",
 //                                             x.dims()));
 #pragma once
 
@@ -11,14 +10,14 @@
 
 #define PADDLE_THROW(error) ::paddle_lite::platform::ThrowError(error)
 
-#define PADDLE_ENFORCE(cond, error)                          \
-  do {                                                       \
+#define PADDLE_ENFORCE(cond, error)                   \
+  do {                                                \
     if (!(cond)) ::paddle_lite::platform::ThrowError(error); \
   } while (0)
 
-#define PDLITE_ENFORCE_OP(a, b, op, error)                       \
-  do {                                                           \
-    if (!((a)op(b))) ::paddle_lite::platform::ThrowError(error); \
+#define PDLITE_ENFORCE_OP(a, b, op, error)                          \
+  do {                                                              \
+    if (!((a)op(b))) ::paddle_lite::platform::ThrowError(error);    \
   } while (0)
 
 #define PADDLE_ENFORCE_EQ(a, b, error) PDLITE_ENFORCE_OP(a, b, ==, error)

@@ -73,11 +73,11 @@ Place ParsePlace(const std::string& text) {
     device = std::stoi(id);
   }
   for (auto& c : kind) c = static_cast<char>(std::tolower(c));
-  PADDLE_ENFORCE(
-      IsValidTypeName(kind),
-      errors::InvalidArgument("Cannot parse place '", text,
-                              "': expected 'cpu', 'cuda:N', 'cuda_pinned' or "
-                              "'<device type>:N'."));
+  PADDLE_ENFORCE(IsValidTypeName(kind),
+                 errors::InvalidArgument(
+                     "Cannot parse place '", text,
+                     "': expected 'cpu', 'cuda:N', 'cuda_pinned' or "
+                     "'<device type>:N'."));
   if (kind == "cpu") {
     PADDLE_ENFORCE(device == 0, errors::InvalidArgument(
                                     "Cannot parse place '", text,

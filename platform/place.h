@@ -28,14 +28,13 @@ struct CustomPlace {
 /// its kind).
 class Place {
  public:
-  using Variant =
-      std::variant<CPUPlace, CUDAPlace, CUDAPinnedPlace, CustomPlace>;
+  using Variant = std::variant<CPUPlace, CUDAPlace, CUDAPinnedPlace, CustomPlace>;
 
   Place() : value_(CPUPlace{}) {}
-  Place(CPUPlace p) : value_(p) {}                // NOLINT: implicit by design
-  Place(CUDAPlace p) : value_(p) {}               // NOLINT
-  Place(CUDAPinnedPlace p) : value_(p) {}         // NOLINT
-  Place(CustomPlace p) : value_(std::move(p)) {}  // NOLINT
+  Place(CPUPlace p) : value_(p) {}                  // NOLINT: implicit by design
+  Place(CUDAPlace p) : value_(p) {}                 // NOLINT
+  Place(CUDAPinnedPlace p) : value_(p) {}           // NOLINT
+  Place(CustomPlace p) : value_(std::move(p)) {}    // NOLINT
 
   const Variant& variant() const { return value_; }
   bool is_cpu() const { return std::holds_alternative<CPUPlace>(value_); }
