@@ -18,6 +18,7 @@
 #include <dnnl.hpp>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -44,16 +45,19 @@ class MkldnnLayout : public framework::OpaqueLayout {
   MkldnnLayout(const dnnl::memory::desc& md,
                const dnnl::memory::desc& plain,
                const dnnl::engine& engine)
-      : md_(md),
-        plain_(plain),
-        engine_(engine),
-        to_plain_(dnnl::reorder::primitive_desc(engine, md, engine, plain)) {}
+      : md_(md), plain_(plain), engine_(engine) {}
 
   const std::string& library() const override {
     return framework::LibraryType::MKLDNN().name();
   }
   size_t bytes() const override { return md_.get_size(); }
   void ToPlain(const void* src, void* plain) const override {
+    // Made on first use: most layouts are never converted, and making a
+    // reorder compiles code, a cost every new input shape would pay.
+    std::call_once(to_plain_made_, [this] {
+      to_plain_ = dnnl::reorder(
+          dnnl::reorder::primitive_desc(engine_, md_, engine_, plain_));
+    });
     // Any thread may ask (the executor's), so a stream of its own.
     dnnl::stream stream(engine_);
     dnnl::memory from(md_, engine_, const_cast<void*>(src));
@@ -78,7 +82,8 @@ class MkldnnLayout : public framework::OpaqueLayout {
   dnnl::memory::desc md_;
   dnnl::memory::desc plain_;
   dnnl::engine engine_;
-  dnnl::reorder to_plain_;
+  mutable std::once_flag to_plain_made_;
+  mutable dnnl::reorder to_plain_;
 };
 
 /// oneDNN state of one CPU device context (so of one predictor), made on
