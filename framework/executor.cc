@@ -49,7 +49,8 @@ struct Executor::Plan {
     platform::AllocationPtr region;  // cut for regions_epoch
   };
   std::vector<PlannedTensor> tensors;
-  uint64_t regions_epoch = 0;  // BlockState::arena_epoch of `region`s
+  uint64_t regions_epoch = 0;      // BlockState::arena_epoch of `region`s
+  std::set<const Variable*> vars;  // those of `tensors`
   // In the cache budget; set when the budget dropped it (the plan goes
   // after the run, which may be using it).
   platform::CacheBudget::EntryId budget_id = 0;
@@ -111,6 +112,10 @@ struct Executor::BlockState {
   uint64_t arena_epoch = 1;             // changes when an arena is replaced
   // Every variable any plan placed (to let go of a freed arena).
   std::set<Variable*> planned_vars;
+  // The plan whose regions the tensors pointing into the arenas follow:
+  // other plans' regions overlap these, so a tensor left in one (a
+  // variable this plan does not place) must let go before the next run.
+  const Plan* arena_owner = nullptr;
 };
 
 Executor::Executor(const ProgramDesc& program,
@@ -415,6 +420,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // Buffers this run allocates on the host (a new signature's tensors,
   // kernels' temporaries) reuse blocks earlier runs freed.
   platform::ScopedHostAllocator pooled(host_pool_);
+  // What the budget evicted after the last run goes now: the caller may
+  // have read outputs from those buffers until this call.
+  DropEvicted(state);
   const auto& ops = state.block.ops;
   std::string signature = FeedSignature(state.block, state.contexts);
   stats_ = RunStats();
@@ -423,6 +431,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     state.plans.splice(state.plans.begin(), state.plans, it);
     Plan& plan = *state.plans.front();
     budget_->Touch(plan.budget_id);
+    budget_->SetPinned(plan.budget_id, true);
     PlaceInArenas(state, plan);
     for (auto& p : plan.tensors) {
       Tensor* t = p.var->GetMutable<Tensor>();
@@ -438,6 +447,10 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       if (t->dims() != p.dims) t->Resize(p.dims);
       if (t->lod() != p.lod) t->set_lod(p.lod);
     }
+    if (state.arena_owner != &plan) {
+      ResetStrays(state, &plan);
+      state.arena_owner = &plan;
+    }
     if (!RunAsGraph(state, plan, scope)) {
       for (size_t i = 0; i < ops.size(); ++i) {
         stats_.ops_inferred += plan.infer_shape[i];
@@ -449,10 +462,15 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.graph_refusal = plan.graph_refusal;
     stats_.arena_bytes = plan.arena_bytes;
     stats_.unplanned_bytes = plan.unplanned_bytes;
-    DropEvicted(state);
+    budget_->SetPinned(plan.budget_id, false);
+    for (auto& a : state.arenas) budget_->SetPinned(a.second.budget_id, false);
+    budget_->Trim();  // the pool may have grown past it
     stats_.plans_cached = state.plans.size();
     return;
   }
+  // Tensors left in regions of plans other than the one the others
+  // follow must not be written in place by this recording run.
+  ResetStrays(state, state.arena_owner);
   // A new signature: run with full shape inference, recording what replay
   // needs, then plan the memory for the next run of these shapes.
   // Each intermediate whose last use is only a read goes after that op, so the
@@ -488,9 +506,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       if (!r.first->IsType<Tensor>()) continue;
       Tensor* t = r.first->GetMutable<Tensor>();
       if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
-      released.push_back(Released{r.first, r.second,
-                                  t->offset() + t->memory_size(), t->offset(),
-                                  t->holder()->place()});
+      // Never an arena region: plans hold those too (use count above 1).
+      released.push_back(Released{r.first, r.second, t->holder()->size(),
+                                  t->offset(), t->holder()->place()});
       t->ResetHolder(nullptr, 0, t->dtype(), t->place());
     }
   }
@@ -509,12 +527,15 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   for (auto& t : plan->shapes) {
     plan_bytes += sizeof(t) + t.dims.size() * sizeof(int64_t);
   }
-  for (auto& t : plan->tensors) state.planned_vars.insert(t.var);
+  for (auto& t : plan->tensors) {
+    state.planned_vars.insert(t.var);
+    plan->vars.insert(t.var);
+  }
   Plan* raw = plan.get();
   state.plans.push_front(std::move(plan));
   raw->budget_id =
       budget_->Add("plans", plan_bytes, [raw] { raw->evicted = true; });
-  DropEvicted(state);
+  budget_->Trim();
   stats_.plans_cached = state.plans.size();
 }
 
@@ -523,6 +544,7 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
     BlockState::Arena& arena = state.arenas[need.first];
     if (arena.memory && arena.bytes >= need.second) {
       budget_->Touch(arena.budget_id);
+      budget_->SetPinned(arena.budget_id, true);
       continue;
     }
     if (arena.memory) ReleaseArena(state, need.first);
@@ -535,11 +557,16 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
     BlockState::Arena& fresh = state.arenas[need.first];
     fresh.memory = platform::GetAllocator(place)->Allocate(need.second);
     fresh.bytes = need.second;
-    BlockState* owner = &state;
-    const std::string key = need.first;
-    fresh.budget_id = budget_->Add("arena", need.second, [owner, key] {
-      owner->arenas[key].evicted = true;
-    });
+    // Host arenas count in the budget; a device's memory has its own
+    // limit (Config::SetGpuMemoryLimit).
+    if (place.is_cpu()) {
+      BlockState* owner = &state;
+      const std::string key = need.first;
+      fresh.budget_id = budget_->Add("arena", need.second, [owner, key] {
+        owner->arenas[key].evicted = true;
+      });
+      budget_->SetPinned(fresh.budget_id, true);
+    }
     ++state.arena_epoch;
   }
   if (plan.regions_epoch == state.arena_epoch) return;
@@ -570,7 +597,8 @@ void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {
       Tensor* t = v->GetMutable<Tensor>();
       if (!t->IsInitialized()) continue;
       const char* p = static_cast<const char*>(t->holder()->ptr());
-      if (p >= base && p < base + arena.bytes) {
+      if (p >= base && p < base + arena.bytes &&
+          t->holder()->place() == arena.memory->place()) {
         t->ResetHolder(nullptr, 0, t->dtype(), t->place());
       }
     }
@@ -582,7 +610,32 @@ void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {
   }
   if (!arena.evicted) budget_->Remove(arena.budget_id);
   state.arenas.erase(found);
+  state.arena_owner = nullptr;
   ++state.arena_epoch;
+}
+
+bool Executor::InArena(const BlockState& state, const Tensor& t) {
+  if (!t.IsInitialized()) return false;
+  const char* p = static_cast<const char*>(t.holder()->ptr());
+  for (auto& kv : state.arenas) {
+    const auto& a = kv.second;
+    if (!a.memory) continue;
+    const char* base = static_cast<const char*>(a.memory->ptr());
+    if (p >= base && p < base + a.bytes &&
+        t.holder()->place() == a.memory->place()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Executor::ResetStrays(BlockState& state, const Plan* keep) {
+  for (Variable* v : state.planned_vars) {
+    if (keep != nullptr && keep->vars.count(v)) continue;
+    if (!v->IsType<Tensor>()) continue;
+    Tensor* t = v->GetMutable<Tensor>();
+    if (InArena(state, *t)) t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+  }
 }
 
 void Executor::DropEvicted(BlockState& state) {
@@ -591,6 +644,11 @@ void Executor::DropEvicted(BlockState& state) {
     if (kv.second.evicted) gone.push_back(kv.first);
   }
   for (auto& key : gone) ReleaseArena(state, key);
+  for (auto& plan : state.plans) {
+    if (plan->evicted && state.arena_owner == plan.get()) {
+      state.arena_owner = nullptr;
+    }
+  }
   state.plans.remove_if(
       [](const std::unique_ptr<Plan>& plan) { return plan->evicted; });
 }
@@ -869,10 +927,11 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     if (life == lifetime.end()) continue;
     int first = life->second.first;
     int last = fetches.count(var.name) ? end : life->second.second;
-    // What the tensor uses of its buffer, not the buffer's size: after the
-    // first plan, the recording run writes into regions cut for other
-    // shapes, often larger.
-    const size_t used = t.offset() + t.memory_size();
+    // A region of the arena was cut for other shapes (often larger): count
+    // what the tensor uses of it. Other buffers count whole (a kernel may
+    // have shrunk its output after writing it).
+    const size_t used =
+        InArena(state, t) ? t.offset() + t.memory_size() : holder->size();
     auto found = buffer_of.find(holder);
     if (found == buffer_of.end()) {
       found = buffer_of.emplace(holder, buffers.size()).first;

@@ -177,6 +177,9 @@ class Executor {
   /// Drops the plans and arenas the budget evicted during the last run.
   void DropEvicted(BlockState& state);
   void ForgetPlans(BlockState& state);
+  static bool InArena(const BlockState& state, const Tensor& t);
+  /// Lets go of arena regions held by variables `keep` does not place.
+  void ResetStrays(BlockState& state, const Plan* keep);
 
   const ProgramDesc& program_;
   KernelPreference preference_;

@@ -9,7 +9,8 @@ namespace platform {
 CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
                                       size_t bytes,
                                       std::function<void()> evict,
-                                      bool as_oldest) {
+                                      bool as_oldest,
+                                      bool may_evict) {
   std::vector<std::function<void()>> victims;
   EntryId id;
   {
@@ -21,7 +22,7 @@ CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
     index_.emplace(id, it);
     by_cache_[cache] += bytes;
     used_ += bytes;
-    victims = TakeVictims(id);
+    if (may_evict) victims = TakeVictims(id);
   }
   Run(&victims);
   return id;
@@ -33,7 +34,7 @@ void CacheBudget::Touch(EntryId id) {
   if (it != index_.end()) lru_.splice(lru_.begin(), lru_, it->second);
 }
 
-void CacheBudget::Resize(EntryId id, size_t bytes, bool touch) {
+void CacheBudget::Resize(EntryId id, size_t bytes, bool touch, bool may_evict) {
   std::vector<std::function<void()>> victims;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -44,9 +45,24 @@ void CacheBudget::Resize(EntryId id, size_t bytes, bool touch) {
     by_cache_[item.cache] = by_cache_[item.cache] - item.bytes + bytes;
     item.bytes = bytes;
     if (touch) lru_.splice(lru_.begin(), lru_, it->second);
-    victims = TakeVictims(id);
+    if (may_evict) victims = TakeVictims(id);
   }
   Run(&victims);
+}
+
+void CacheBudget::Trim() {
+  std::vector<std::function<void()>> victims;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    victims = TakeVictims(0);
+  }
+  Run(&victims);
+}
+
+void CacheBudget::SetPinned(EntryId id, bool pinned) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(id);
+  if (it != index_.end()) it->second->pinned = pinned;
 }
 
 void CacheBudget::Remove(EntryId id) {
@@ -79,7 +95,7 @@ std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
   auto it = lru_.end();
   while (used_ > limit_ && it != lru_.begin()) {
     --it;
-    if (it->id == keep || !it->evict) continue;
+    if (it->id == keep || !it->evict || it->pinned) continue;
     used_ -= it->bytes;
     by_cache_[it->cache] -= it->bytes;
     victims.push_back(std::move(it->evict));

@@ -41,16 +41,27 @@ class CacheBudget {
   /// them) until the total fits or only unevictable ones remain; the new
   /// entry itself is never dropped by its own Add. A null `evict` makes
   /// the entry unevictable (memory in use that only its owner can free,
-  /// still counted). `evict` may call back into this budget.
+  /// still counted). `evict` may call back into this budget. `as_oldest`
+  /// puts the entry first in line for eviction instead of last; with
+  /// `may_evict` false nothing is evicted now (the total may pass the
+  /// limit until the next Add or Trim), which is safe from any thread.
   EntryId Add(const std::string& cache,
               size_t bytes,
               std::function<void()> evict,
-              bool as_oldest = false);
+              bool as_oldest = false,
+              bool may_evict = true);
   /// Marks an entry used now.
   void Touch(EntryId id);
   /// Changes an entry's size (a scratch buffer that grew) and evicts
   /// others if needed; `touch` also marks it used now.
-  void Resize(EntryId id, size_t bytes, bool touch = true);
+  void Resize(EntryId id,
+              size_t bytes,
+              bool touch = true,
+              bool may_evict = true);
+  /// Evicts until the total fits (after entries grew without evicting).
+  void Trim();
+  /// A pinned entry is never evicted (what the current run uses).
+  void SetPinned(EntryId id, bool pinned);
   /// The owner dropped the entry itself: stop counting it (no evict call).
   /// Unknown ids (already evicted) are ignored.
   void Remove(EntryId id);
@@ -68,6 +79,7 @@ class CacheBudget {
     std::string cache;
     size_t bytes;
     std::function<void()> evict;
+    bool pinned = false;
   };
   using ItemList = std::list<Item>;
   // Takes entries other than `keep` out, oldest first, until the total fits;

@@ -207,8 +207,9 @@ void HostBlockPool::HandBackPages() {
   free_resident_ = 0;
 }
 
-// Called with mu_ held: no budget callback frees a block of this pool (they
-// flag plans and arenas, or free oneDNN objects), so none re-enters here.
+// Called with mu_ held, from any thread (blocks may be freed anywhere):
+// the pool never makes the budget evict. The next entry another cache
+// adds, or the executor's Trim after a run, evicts the pool's pages first.
 void HostBlockPool::Account() {
   if (budget_ == nullptr) return;
   if (!counted_) {
@@ -221,10 +222,11 @@ void HostBlockPool::Account() {
           counted_ = false;
           HandBackPages();
         },
-        /*as_oldest=*/true);
+        /*as_oldest=*/true, /*may_evict=*/false);
   } else {
     // Not a use: free pages are the first thing to give up.
-    budget_->Resize(budget_id_, free_resident_, /*touch=*/false);
+    budget_->Resize(budget_id_, free_resident_, /*touch=*/false,
+                    /*may_evict=*/false);
   }
 }
 

@@ -86,17 +86,19 @@ int BenchStreamCommand() {
                      " input(s) per sample; the model has " +
                      std::to_string(names.size()));
       }
+      std::set<std::string> named;
       for (auto& in : sample) {
         if (std::find(names.begin(), names.end(), in.name) == names.end()) {
           return Usage("--shapes names '" + in.name +
                        "', which is not an input of the model");
         }
+        if (!named.insert(in.name).second) {
+          return Usage("--shapes names '" + in.name + "' twice in a sample");
+        }
       }
     }
-    std::vector<std::unique_ptr<paddle_lite::Tensor>> handles;
-    for (auto& in : stream.front()) {
-      handles.push_back(predictor->GetInputHandle(in.name));
-    }
+    std::map<std::string, std::unique_ptr<paddle_lite::Tensor>> handles;
+    for (auto& name : names) handles[name] = predictor->GetInputHandle(name);
     std::vector<float> data;
     std::set<std::string> seen;
     // Per sample: its latency at first sight and at every later sight.
@@ -112,8 +114,9 @@ int BenchStreamCommand() {
           for (auto d : dims) count *= static_cast<size_t>(d);
           data.resize(count);
           FillNoise(s, i, &data);
-          handles[i]->Reshape(dims);
-          handles[i]->CopyFromCpu(data.data());
+          auto& handle = handles[stream[s][i].name];
+          handle->Reshape(dims);
+          handle->CopyFromCpu(data.data());
         }
         const bool first = seen.insert(SampleToString(stream[s])).second;
         auto start = Clock::now();

@@ -792,9 +792,18 @@ inline std::shared_ptr<dnnl::memory> PrepareWeights(
   auto user = std::make_shared<dnnl::memory>(
       UserMemory(user_md, mk->engine(), t->raw_data()));
   if (wanted == user_md) return user;
-  auto reorder = [&] {
+  auto reorder = [&]() -> std::shared_ptr<dnnl::memory> {
+    // The reorder itself is cached: filters computed at run time come
+    // through here on every call.
+    KeyBuilder reorder_key("reorder");
+    reorder_key.Add(user_md).Add(wanted);
+    auto prim = mk->Primitive<dnnl::reorder>(reorder_key.str(), [&] {
+      return std::make_shared<dnnl::reorder>(dnnl::reorder::primitive_desc(
+          mk->engine(), user_md, mk->engine(), wanted));
+    });
+    if (prim == nullptr) return nullptr;
     auto reordered = std::make_shared<dnnl::memory>(wanted, mk->engine());
-    dnnl::reorder(*user, *reordered).execute(mk->stream(), *user, *reordered);
+    prim->execute(mk->stream(), *user, *reordered);
     mk->stream().wait();
     return reordered;
   };
