@@ -1926,6 +1926,25 @@ def print_stream_markdown(record, peers):
     print()
 
 
+def run_cases(cases, run_one, args, versions, log, describe):
+    """Runs every case with run_one(case, args, tmp, log) in one scratch
+    folder; returns (records, seconds). Peer versions the runtimes report
+    themselves (OpenVINO's build string) replace those in `versions`."""
+    started = time.monotonic()
+    records = []
+    with tempfile.TemporaryDirectory(prefix="vs_peers_") as tmp:
+        for case in cases:
+            log("[%d/%d] %s" % (case["index"] + 1, len(cases), describe(case)))
+            records.append(run_one(case, args, tmp, log))
+    elapsed = time.monotonic() - started
+    log("done in %.0f s" % elapsed)
+    for r in records:
+        for peer, entry in r["peers"].items():
+            if entry.get("version"):
+                versions[peer] = entry["version"]
+    return records, elapsed
+
+
 def print_stream_header(args, versions, md):
     b = "- " if md else ""
     cores = len(os.sched_getaffinity(0)) if hasattr(
@@ -2003,20 +2022,10 @@ def orchestrate_stream(args):
                               "label": label, "shapes": shapes,
                               "threads": t, "index": len(cases)})
 
-    started = time.monotonic()
-    records = []
-    with tempfile.TemporaryDirectory(prefix="vs_peers_") as tmp:
-        for case in cases:
-            log("[%d/%d] %s, %s stream %s, %d thread(s)" % (
-                case["index"] + 1, len(cases), case["model"], case["label"],
-                case["shapes"], case["threads"]))
-            records.append(run_stream_case(case, args, tmp, log))
-    elapsed = time.monotonic() - started
-    log("done in %.0f s" % elapsed)
-    for r in records:
-        for peer, entry in r["peers"].items():
-            if entry.get("version"):
-                versions[peer] = entry["version"]
+    records, elapsed = run_cases(
+        cases, run_stream_case, args, versions, log,
+        lambda c: "%s, %s stream %s, %d thread(s)" % (
+            c["model"], c["label"], c["shapes"], c["threads"]))
 
     print_stream_report(args, records, versions)
 
@@ -2219,21 +2228,10 @@ def orchestrate(args):
                               "inputs": folder, "label": label,
                               "threads": t, "index": len(cases)})
 
-    started = time.monotonic()
-    records = []
-    with tempfile.TemporaryDirectory(prefix="vs_peers_") as tmp:
-        for case in cases:
-            log("[%d/%d] %s, %s, %d thread(s)" % (
-                case["index"] + 1, len(cases), case["model"], case["label"],
-                case["threads"]))
-            records.append(run_case(case, args, tmp, log))
-    elapsed = time.monotonic() - started
-    log("done in %.0f s" % elapsed)
-    # Prefer what the runtimes themselves report (OpenVINO's build string).
-    for r in records:
-        for peer, entry in r["peers"].items():
-            if entry.get("version"):
-                versions[peer] = entry["version"]
+    records, elapsed = run_cases(
+        cases, run_case, args, versions, log,
+        lambda c: "%s, %s, %d thread(s)" % (
+            c["model"], c["label"], c["threads"]))
 
     print_report(args, records, versions)
 

@@ -107,6 +107,14 @@ struct Executor::BlockState {
     size_t bytes = 0;
     platform::CacheBudget::EntryId budget_id = 0;
     bool evicted = false;  // by the budget; freed after the run
+    // Whether `t`'s buffer lies in this arena.
+    bool Holds(const Tensor& t) const {
+      if (!memory || !t.IsInitialized()) return false;
+      const char* p = static_cast<const char*>(t.holder()->ptr());
+      const char* base = static_cast<const char*>(memory->ptr());
+      return p >= base && p < base + bytes &&
+             t.holder()->place() == memory->place();
+    }
   };
   std::map<std::string, Arena> arenas;  // by place key
   uint64_t arena_epoch = 1;             // changes when an arena is replaced
@@ -590,17 +598,11 @@ void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {
   auto found = state.arenas.find(place_key);
   if (found == state.arenas.end()) return;
   BlockState::Arena& arena = found->second;
-  if (arena.memory) {
-    const char* base = static_cast<const char*>(arena.memory->ptr());
-    for (Variable* v : state.planned_vars) {
-      if (!v->IsType<Tensor>()) continue;
-      Tensor* t = v->GetMutable<Tensor>();
-      if (!t->IsInitialized()) continue;
-      const char* p = static_cast<const char*>(t->holder()->ptr());
-      if (p >= base && p < base + arena.bytes &&
-          t->holder()->place() == arena.memory->place()) {
-        t->ResetHolder(nullptr, 0, t->dtype(), t->place());
-      }
+  for (Variable* v : state.planned_vars) {
+    if (!v->IsType<Tensor>()) continue;
+    Tensor* t = v->GetMutable<Tensor>();
+    if (arena.Holds(*t)) {
+      t->ResetHolder(nullptr, 0, t->dtype(), t->place());
     }
   }
   for (auto& plan : state.plans) {
@@ -615,16 +617,8 @@ void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {
 }
 
 bool Executor::InArena(const BlockState& state, const Tensor& t) {
-  if (!t.IsInitialized()) return false;
-  const char* p = static_cast<const char*>(t.holder()->ptr());
   for (auto& kv : state.arenas) {
-    const auto& a = kv.second;
-    if (!a.memory) continue;
-    const char* base = static_cast<const char*>(a.memory->ptr());
-    if (p >= base && p < base + a.bytes &&
-        t.holder()->place() == a.memory->place()) {
-      return true;
-    }
+    if (kv.second.Holds(t)) return true;
   }
   return false;
 }

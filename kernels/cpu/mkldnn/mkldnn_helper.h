@@ -134,8 +134,6 @@ class MkldnnContext {
   /// while their buffer is rewritten (see ConvertToPlainLayout).
   platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
 
-  const LruCache& primitives() const { return primitives_; }
-  const LruCache& weights() const { return weights_; }
 
   /// Memory of descriptor `md` in scratch buffer `slot` (0 or 1), for the
   /// temporaries of one call (activations reordered to a primitive's
