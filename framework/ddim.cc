@@ -10,11 +10,15 @@ namespace framework {
 int64_t Product(const DDim& dims, int begin, int end) {
   int64_t n = 1;
   for (int i = begin; i < end; ++i) {
-    PADDLE_ENFORCE_GE(dims[i], 0,
-                      errors::InvalidArgument("Dimension ", i, " of ",
-                                              DimsToString(dims),
-                                              " is negative (unknown)."));
-    n *= dims[i];
+    PADDLE_ENFORCE_GE(
+        dims[i], 0,
+        errors::InvalidArgument("Dimension ", i, " of ", DimsToString(dims),
+                                " is negative (unknown)."));
+    // Hostile declared dims must not wrap around into a small size.
+    PADDLE_ENFORCE(
+        !__builtin_mul_overflow(n, dims[i], &n),
+        errors::InvalidArgument("The element count of ", DimsToString(dims),
+                                " overflows 64 bits."));
   }
   return n;
 }

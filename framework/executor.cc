@@ -139,7 +139,9 @@ Executor::Executor(const ProgramDesc& program,
     budget_ = std::make_shared<platform::CacheBudget>(
         platform::CacheBudget::kDefaultBytes);
   }
-  host_pool_ = platform::HostBlockPool::Create(budget_.get());
+  auto* pool = platform::HostBlockPool::Create(budget_.get());
+  pool->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
+  host_pool_ = pool;
 }
 
 Executor::~Executor() {
@@ -330,6 +332,8 @@ void Executor::Run(int block_idx, Scope* scope) {
     ForgetPlans(state);
   }
   if (!options_.plan_replay) {
+    // The pool checks the memory limits (ExecutorOptions).
+    platform::ScopedHostAllocator pooled(host_pool_);
     stats_ = RunStats();
     stats_.ops_inferred = static_cast<int>(state.block.ops.size());
     RunResolved(block_idx, scope, state.contexts);

@@ -63,6 +63,12 @@ struct ExecutorOptions {
   /// launch the graph; a plan that cannot be captured says why
   /// (RunStats::graph_refusal) and runs op by op. Ignored when profiling.
   bool device_graphs = true;
+  /// Host memory limits of main-block runs, checked before allocating
+  /// (0: none): the bytes of any one tensor, and of all tensors a run
+  /// holds at once. Past either, the op asking gets a ResourceExhausted
+  /// error naming the tensor's shape; nothing is allocated.
+  size_t max_tensor_bytes = 0;
+  size_t max_run_bytes = 0;
 };
 
 struct OpTiming {

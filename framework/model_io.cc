@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/program_io.h"
+#include "framework/program_validator.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -312,6 +313,7 @@ Model LoadModel(const std::string& path, const std::string& params_file) {
   model.files = ResolveModelFiles(path, params_file);
   auto program = std::make_shared<ProgramDesc>(ParseProgramDesc(
       ReadFileToString(model.files.program_file), model.files.program_file));
+  ValidateProgram(*program, model.files.program_file);
   model.weights = std::make_shared<Scope>();
   if (!model.files.params_file.empty()) {
     LoadCombinedParams(*program, ReadFileToString(model.files.params_file),
@@ -328,6 +330,7 @@ Model LoadModelFromBuffers(const std::string& program_bytes,
   Model model;
   auto program = std::make_shared<ProgramDesc>(
       ParseProgramDesc(program_bytes, "<program buffer>"));
+  ValidateProgram(*program, "<program buffer>");
   model.weights = std::make_shared<Scope>();
   LoadCombinedParams(*program, params_bytes, "<params buffer>",
                      model.weights.get());

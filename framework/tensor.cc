@@ -21,7 +21,12 @@ const char* DataLayoutName(DataLayout layout) {
 
 size_t Tensor::memory_size() const {
   if (dtype_ == DataType::kUndefined) return 0;
-  const size_t plain = static_cast<size_t>(numel()) * SizeOf(dtype_);
+  size_t plain = 0;
+  PADDLE_ENFORCE(
+      !__builtin_mul_overflow(static_cast<size_t>(numel()), SizeOf(dtype_),
+                              &plain),
+      errors::InvalidArgument("The bytes of tensor ", TensorSummary(*this),
+                              " overflow 64 bits."));
   return opaque_layout_ ? std::max(plain, opaque_layout_->bytes()) : plain;
 }
 
@@ -33,7 +38,12 @@ void* Tensor::mutable_data(const platform::Place& place, DataType type) {
   const size_t bytes = memory_size();
   if (holder_ == nullptr || !(place_ == place) ||
       holder_->size() < offset_ + bytes) {
-    holder_ = platform::GetAllocator(place)->Allocate(bytes);
+    try {
+      holder_ = platform::GetAllocator(place)->Allocate(bytes);
+    } catch (const Exception& e) {
+      // A limit or a failed allocation: say which tensor asked.
+      platform::RethrowWithContext(e, "tensor " + TensorSummary(*this) + ": ");
+    }
     offset_ = 0;
     place_ = place;
   }

@@ -136,9 +136,15 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
     if (use_scale) {
       for (int i = first; i < 3; ++i) {
         g.scale[i] = scales[i - first];
-        // Paddle truncates the float product.
-        g.out[i] =
-            static_cast<int64_t>(static_cast<float>(g.in[i]) * g.scale[i]);
+        // Paddle truncates the float product; a product past any real size
+        // (or NaN) would make the conversion undefined.
+        const float size = static_cast<float>(g.in[i]) * g.scale[i];
+        PADDLE_ENFORCE(size < 2147483648.f,
+                       errors::InvalidArgument(
+                           type, ": scale ", g.scale[i], " of input dim ",
+                           g.in[i], " gives an output size of ", size,
+                           ", over 2^31"));
+        g.out[i] = static_cast<int64_t>(size);
       }
     } else {
       const char* names[3] = {"out_d", "out_h", "out_w"};

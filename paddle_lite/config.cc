@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "paddle_lite/paddle_lite.h"
@@ -25,6 +27,25 @@ void Config::SetModelBuffer(const char* program,
   program_buffer_.assign(program, program_size);
   params_buffer_.assign(params, params_size);
   from_memory_ = true;
+}
+
+namespace {
+
+size_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return size_t{16} << 30;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+}
+
+}  // namespace
+
+size_t Config::max_tensor_bytes() const {
+  return max_tensor_bytes_ ? max_tensor_bytes_ : PhysicalMemoryBytes() / 4;
+}
+
+size_t Config::max_run_bytes() const {
+  return max_run_bytes_ ? max_run_bytes_ : PhysicalMemoryBytes() / 2;
 }
 
 void Config::SetCpuThreads(int threads) {

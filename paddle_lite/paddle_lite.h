@@ -98,6 +98,18 @@ class Config {
   /// Clone() gets its own. RunStats::cache_bytes shows what each holds.
   void SetCacheBudget(size_t bytes) { cache_budget_ = bytes; }
   size_t cache_budget() const { return cache_budget_; }
+  /// Host memory a run may use, checked before allocating: `tensor_bytes`
+  /// for any one tensor, `run_bytes` for all tensors a run holds at once.
+  /// A shape past either (a hostile model, a huge input) is a
+  /// ResourceExhausted error naming the op and the shape, not an attempt.
+  /// 0 (default): a quarter and a half of the machine's physical memory.
+  void SetMemoryLimits(size_t tensor_bytes, size_t run_bytes) {
+    max_tensor_bytes_ = tensor_bytes;
+    max_run_bytes_ = run_bytes;
+  }
+  /// The limits in force (defaults resolved).
+  size_t max_tensor_bytes() const;
+  size_t max_run_bytes() const;
   /// CUDA place: the most device memory this process's allocator may
   /// hold, in use and cached together, in bytes; 0 (default) leaves the
   /// device's own limit. An allocation past it is a ResourceExhausted
@@ -145,6 +157,8 @@ class Config {
   std::string params_buffer_;
   int cpu_threads_ = 1;
   size_t cache_budget_ = 0;
+  size_t max_tensor_bytes_ = 0;
+  size_t max_run_bytes_ = 0;
   std::string device_ = "cpu";
   bool device_set_ = false;
   std::vector<std::string> plugins_;

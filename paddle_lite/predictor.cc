@@ -123,6 +123,8 @@ struct Predictor::Impl {
     options.plan_replay = config.memory_optim_enabled();
     options.profile = config.profiling_enabled();
     options.device_graphs = config.cuda_graph_enabled();
+    options.max_tensor_bytes = config.max_tensor_bytes();
+    options.max_run_bytes = config.max_run_bytes();
     executor = std::make_unique<fw::Executor>(*program, preference,
                                               contexts.get(), options);
     executor->Prepare(0);
@@ -332,6 +334,16 @@ T* Tensor::mutable_data() {
   fw::Tensor fresh;
   fresh.Resize(impl_->pending_shape);
   fresh.set_lod(impl_->tensor().lod());
+  const size_t limit = impl_->predictor->config.max_tensor_bytes();
+  int64_t bytes = 0;
+  PADDLE_ENFORCE(
+      !__builtin_mul_overflow(fresh.numel(), static_cast<int64_t>(sizeof(T)),
+                              &bytes) &&
+          static_cast<size_t>(bytes) <= limit,
+      platform::errors::ResourceExhausted(
+          "Input '", name_, "' of shape ", impl_->pending_shape, " needs ",
+          bytes, " bytes, over the limit for one tensor (", limit,
+          " bytes; Config::SetMemoryLimits)."));
   T* data = fresh.mutable_data<T>(impl_->predictor->staging_place);
   impl_->tensor() = std::move(fresh);
   return data;

@@ -73,8 +73,37 @@ size_t HostBlockPool::chunk_bytes() const {
   return total;
 }
 
+void HostBlockPool::SetLimits(size_t block_bytes, size_t total_bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  block_limit_ = block_bytes;
+  total_limit_ = total_bytes;
+}
+
+size_t HostBlockPool::used_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_bytes_;
+}
+
+void HostBlockPool::CheckLimits(size_t bytes) const {
+  PADDLE_ENFORCE(block_limit_ == 0 || bytes <= block_limit_,
+                 errors::ResourceExhausted(
+                     "needs ", bytes, " bytes, over the limit for one tensor (",
+                     block_limit_, " bytes; Config::SetMemoryLimits)."));
+  PADDLE_ENFORCE(
+      total_limit_ == 0 ||
+          bytes <= total_limit_ - std::min(total_limit_, used_bytes_),
+      errors::ResourceExhausted(
+          "needs ", bytes, " bytes while the run holds ", used_bytes_,
+          ", over the limit for a run's memory (", total_limit_,
+          " bytes; Config::SetMemoryLimits)."));
+}
+
 void* HostBlockPool::AllocateRaw(size_t bytes) {
   if (bytes < kMinBlock) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      CheckLimits(bytes);
+    }
     size_t rounded = RoundUp(std::max<size_t>(bytes, 1), 64);
     void* ptr = std::aligned_alloc(64, rounded);
     PADDLE_ENFORCE_NOT_NULL(ptr,
@@ -83,11 +112,14 @@ void* HostBlockPool::AllocateRaw(size_t bytes) {
     // Counted too: its deleter calls back into this pool.
     std::lock_guard<std::mutex> lock(mu_);
     ++in_use_;
+    used_bytes_ += bytes;
     return ptr;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  CheckLimits(bytes);
   void* p = TakeBlock(RoundUp(bytes, kPage));
   ++in_use_;
+  used_bytes_ += bytes;
   Account();
   return p;
 }
@@ -103,6 +135,7 @@ void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
       if (!closed_) Account();
     }
     --in_use_;
+    used_bytes_ -= std::min(used_bytes_, bytes);
     gone = closed_ && in_use_ == 0;
   }
   if (gone) delete this;

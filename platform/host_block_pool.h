@@ -40,6 +40,13 @@ class HostBlockPool : public Allocator {
   size_t free_bytes() const;
   /// Bytes of all chunks.
   size_t chunk_bytes() const;
+  /// Limits checked before each allocation (0: none): `block_bytes` for
+  /// any one block (a tensor), `total_bytes` for all blocks in use at
+  /// once. A request past either throws ResourceExhausted and allocates
+  /// nothing.
+  void SetLimits(size_t block_bytes, size_t total_bytes);
+  /// Bytes of the blocks in use.
+  size_t used_bytes() const;
 
  protected:
   void* AllocateRaw(size_t bytes) override;
@@ -66,6 +73,7 @@ class HostBlockPool : public Allocator {
   void GiveBack(void* ptr, size_t size);  // with mu_ held
   void HandBackPages();                   // with mu_ held
   void Account();                         // with mu_ held
+  void CheckLimits(size_t bytes) const;   // with mu_ held; throws
 
   mutable std::mutex mu_;
   CacheBudget* budget_;  // null once closed
@@ -74,7 +82,10 @@ class HostBlockPool : public Allocator {
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::unordered_map<void*, std::pair<Chunk*, size_t>> blocks_;  // in use
   size_t free_resident_ = 0;
-  size_t in_use_ = 0;  // blocks handed out (small ones too)
+  size_t in_use_ = 0;      // blocks handed out (small ones too)
+  size_t used_bytes_ = 0;  // their requested bytes
+  size_t block_limit_ = 0;
+  size_t total_limit_ = 0;
   bool closed_ = false;
   // Resident free bytes kept at most (a quarter of the budget); past it,
   // freed pages go back to the system at once.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the runtime's own test suites under AddressSanitizer (with leak
-# checking) and ThreadSanitizer, in build-asan/ and build-tsan/. The API
-# suite runs predictor clones in parallel threads; the operator suite runs
-# every kernel. Usage: scripts/sanitize.sh [address] [thread]
+# checking), ThreadSanitizer and UndefinedBehaviorSanitizer, in
+# build-asan/, build-tsan/ and build-ubsan/. The API suite runs predictor
+# clones in parallel threads; the operator suite runs every kernel.
+# Usage: scripts/sanitize.sh [address] [thread] [undefined]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,7 +15,8 @@ for kind in "${kinds[@]}"; do
   case "$kind" in
     address) dir=build-asan; suites=(platform_test framework_test paddle_lite_api_test operators_test) ;;
     thread) dir=build-tsan; suites=(framework_test paddle_lite_api_test) ;;
-    *) echo "usage: $0 [address] [thread]" >&2; exit 2 ;;
+    undefined) dir=build-ubsan; suites=(platform_test framework_test paddle_lite_api_test operators_test) ;;
+    *) echo "usage: $0 [address] [thread] [undefined]" >&2; exit 2 ;;
   esac
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPDLITE_SANITIZE="$kind" >/dev/null
@@ -22,7 +24,9 @@ for kind in "${kinds[@]}"; do
   for suite in "${suites[@]}"; do
     # oneDNN's OpenMP runtime synchronizes in ways TSan cannot see: one
     # OpenMP thread keeps its reports about our code meaningful.
+    # UBSan stops at its first report, so a finding fails the suite.
     if ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 \
+       UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
        TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp" \
        "$dir/unittests/$suite" --gtest_brief=1 > "$dir/$suite.log" 2>&1; then
       echo "$kind $suite: $(grep -E '^\[  PASSED  \]' "$dir/$suite.log")"

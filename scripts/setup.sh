@@ -2,13 +2,20 @@
 # Installs, from Debian 12's archive, every package that building, testing,
 # the examples and the benchmarks need, if any is missing. Needs root or
 # sudo (apt-get). Extra arguments are more packages to install the same way
-# (.ci/run asks for debootstrap this way).
-#   scripts/setup.sh [PACKAGE ...]
+# (.ci/run asks for debootstrap this way); --fuzz adds what the libFuzzer
+# build needs (scripts/fuzz.sh): clang 14, its fuzzer and sanitizer
+# runtimes, and LLVM's OpenMP for clang's -fopenmp.
+#   scripts/setup.sh [--fuzz] [PACKAGE ...]
 #
 # Installed with --no-install-recommends, so a package that another one only
 # recommends must be listed here when we need it: Debian's libdnnl-dev
 # recommends ocl-icd-opencl-dev, yet its CMake config requires OpenCL.
 set -euo pipefail
+extra=()
+if [ "${1:-}" = "--fuzz" ]; then
+  shift
+  extra=(clang-14 libclang-rt-14-dev libomp-14-dev)
+fi
 packages=(
   # the build
   cmake g++ make ccache pkg-config
@@ -21,6 +28,7 @@ packages=(
   # virtual environment under build/ for the peers it measures against
   # (pip reaches PyPI over HTTPS: ca-certificates)
   libbenchmark-dev python3 python3-venv ca-certificates
+  ${extra[@]+"${extra[@]}"}
   "$@"
 )
 missing=()

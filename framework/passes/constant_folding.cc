@@ -27,6 +27,9 @@ namespace framework {
 namespace passes {
 namespace {
 
+// Bytes of the largest tensor constant folding computes.
+constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
+
 bool NeverFolded(const OpDesc& op) {
   static const std::set<std::string> kTypes = {"feed",
                                                "fetch",
@@ -130,6 +133,10 @@ class ConstantFoldingPass : public Pass {
       platform::DeviceContextPool contexts(platform::DeviceContextOptions{1});
       ExecutorOptions options;
       options.plan_replay = false;
+      // A constant this large is not worth folding (and a hostile shape
+      // must not be computed at load): past it the op stays to run.
+      options.max_tensor_bytes = kMaxFoldedBytes;
+      options.max_run_bytes = 4 * kMaxFoldedBytes;
       Executor executor(one, KernelPreference{}, &contexts, options);
       executor.Run(0, &scope);
       for (auto& name : outputs) {

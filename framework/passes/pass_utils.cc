@@ -170,7 +170,8 @@ const Tensor* ChannelOrScalarConstantOf(const ProgramDesc& program,
   if (value->numel() != channels) return nullptr;
   // Where Y's dims land among the output's 4 dims (ops.md 6.1).
   const int rank = value->rank();
-  int axis = GetAttr<int32_t>(op, "axis");
+  // In 64 bits: a hostile axis must not wrap past the bounds check.
+  int64_t axis = GetAttr<int32_t>(op, "axis");
   if (rank == 4 && axis != -1 && axis != 0) return nullptr;
   axis = axis < 0 ? axis + (4 - rank) + 1 : axis;
   if (axis < 0 || axis + rank > 4) return nullptr;

@@ -1,0 +1,263 @@
+#include "framework/program_validator.h"
+
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "framework/op_registry.h"
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace {
+
+// Integer values of an INT, LONG, INTS or LONGS attribute; nullopt for
+// other types.
+std::optional<std::vector<int64_t>> IntValues(const Attribute& attr) {
+  if (auto* v = std::get_if<int32_t>(&attr)) return std::vector<int64_t>{*v};
+  if (auto* v = std::get_if<int64_t>(&attr)) return std::vector<int64_t>{*v};
+  if (auto* v = std::get_if<std::vector<int32_t>>(&attr)) {
+    return std::vector<int64_t>(v->begin(), v->end());
+  }
+  if (auto* v = std::get_if<std::vector<int64_t>>(&attr)) return *v;
+  return std::nullopt;
+}
+
+std::string ListText(const std::vector<int64_t>& values) {
+  std::ostringstream os;
+  if (values.size() == 1) {
+    os << values[0];
+    return os.str();
+  }
+  os << "[";
+  for (size_t i = 0; i < values.size(); ++i) os << (i ? ", " : "") << values[i];
+  os << "]";
+  return os.str();
+}
+
+// Ops whose strides, dilations, groups, ksize and paddings mean windows.
+bool IsWindowOp(const std::string& type) {
+  static const std::set<std::string> kTypes = {
+      "conv2d",           "depthwise_conv2d",           "fused_conv2d",
+      "conv2d_transpose", "depthwise_conv2d_transpose", "pool2d"};
+  return kTypes.count(type) > 0;
+}
+
+// Attributes that name dims of the op's input.
+bool IsAxisAttr(const std::string& name) {
+  static const std::set<std::string> kNames = {"axis",
+                                               "axes",
+                                               "start_axis",
+                                               "stop_axis",
+                                               "begin_norm_axis",
+                                               "x_num_col_dims",
+                                               "y_num_col_dims",
+                                               "in_num_col_dims",
+                                               "decrease_axis"};
+  return kNames.count(name) > 0;
+}
+
+class OpChecker {
+ public:
+  OpChecker(const ProgramDesc& program, int block_idx, const OpDesc& desc)
+      : program_(program), block_idx_(block_idx), desc_(desc) {}
+
+  void Check() {
+    for (auto& [name, attr] : desc_.attrs) CheckSubBlocks(name, attr);
+    const OpInfo* info = OpInfoMap::Instance().Find(desc_.type);
+    if (info == nullptr) return;  // the executor names it when it prepares
+    // The op's own definition: slots, attribute types and its checks.
+    op_ = CreateOp(desc_);
+    for (auto& [name, attr] : op_->Attrs()) {
+      auto values = IntValues(attr);
+      if (!values) continue;
+      if (IsWindowOp(desc_.type)) CheckWindowAttr(name, *values);
+      if (IsAxisAttr(name)) CheckAxes(name, *values);
+    }
+    if (IsWindowOp(desc_.type)) CheckWindow();
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& attr,
+                         const std::vector<int64_t>& values,
+                         const std::string& expected) const {
+    PADDLE_THROW(errors::InvalidArgument("attribute '", attr, "' is ",
+                                         ListText(values), ": ", expected));
+  }
+
+  void CheckSubBlocks(const std::string& name, const Attribute& attr) const {
+    std::vector<int32_t> refs;
+    if (auto* b = std::get_if<BlockRef>(&attr)) refs.push_back(b->idx);
+    if (auto* bs = std::get_if<std::vector<BlockRef>>(&attr)) {
+      for (auto& b : *bs) refs.push_back(b.idx);
+    }
+    for (int32_t idx : refs) {
+      if (idx <= 0 || idx >= static_cast<int>(program_.blocks.size())) {
+        PADDLE_THROW(
+            errors::InvalidArgument("attribute '", name, "' names block ", idx,
+                                    ", but the program's sub-blocks are 1 to ",
+                                    program_.blocks.size() - 1, "."));
+      }
+    }
+  }
+
+  void CheckWindowAttr(const std::string& name,
+                       const std::vector<int64_t>& values) const {
+    const bool at_least_one = name == "strides" || name == "dilations" ||
+                              name == "groups" || name == "ksize";
+    // Global pooling ignores its window (1.x files store ksize -1).
+    if (name == "ksize" && op_->Attr<bool>("global_pooling")) return;
+    for (int64_t v : values) {
+      if (at_least_one && v < 1) Fail(name, values, "each must be >= 1.");
+      if (name == "paddings" && v < 0) {
+        Fail(name, values, "paddings must be >= 0.");
+      }
+    }
+  }
+
+  // Declared dims of the first variable of an input slot; nullptr if
+  // unknown.
+  const DDim* DeclaredInput(const std::string& slot) const {
+    const auto* args = FindSlot(desc_.inputs, slot);
+    if (args == nullptr || args->empty()) return nullptr;
+    const VarDesc* var = program_.FindVarRecursive(block_idx_, (*args)[0]);
+    if (var == nullptr || var->dims.empty()) return nullptr;
+    return &var->dims;
+  }
+
+  void CheckAxes(const std::string& name,
+                 const std::vector<int64_t>& values) const {
+    const DDim* dims = DeclaredInput("X");
+    if (dims == nullptr) dims = DeclaredInput("Input");
+    const int64_t rank = dims ? static_cast<int64_t>(dims->size()) : kMaxRank;
+    // Loose on purpose: stack and unsqueeze name dims of their output,
+    // which has more. Each op's shape inference checks the exact range.
+    const int64_t bound = rank + static_cast<int64_t>(values.size());
+    for (int64_t v : values) {
+      if (v < -bound || v > bound) {
+        std::ostringstream expected;
+        expected << "an axis must lie within the rank of the input (" << rank
+                 << (dims ? ", declared " + DimsToString(*dims)
+                          : std::string(", undeclared: at most ") +
+                                std::to_string(kMaxRank))
+                 << ").";
+        Fail(name, values, expected.str());
+      }
+    }
+  }
+
+  // Paddings against the window they pad, groups against the filter.
+  void CheckWindow() const {
+    const bool pool = desc_.type == "pool2d";
+    const std::string algorithm =
+        op_->HasAttr("padding_algorithm")
+            ? op_->Attr<std::string>("padding_algorithm")
+            : "EXPLICIT";
+    std::vector<int64_t> window;  // kernel extent per spatial dim
+    if (pool) {
+      if (op_->Attr<bool>("global_pooling") ||
+          (op_->HasAttr("adaptive") && op_->Attr<bool>("adaptive"))) {
+        return;
+      }
+      for (int v : op_->Attr<std::vector<int>>("ksize")) window.push_back(v);
+    } else {
+      const DDim* filter = DeclaredInput("Filter");
+      if (filter == nullptr || filter->size() != 4) return;
+      const bool transposed = desc_.type.find("transpose") != std::string::npos;
+      const int64_t groups = op_->Attr<int>("groups");
+      const int64_t divided = (*filter)[0];
+      if (divided > 0 && divided % groups != 0) {
+        Fail("groups", {groups},
+             std::string("must divide the filter's ") +
+                 (transposed ? "input" : "output") + " channels (Filter " +
+                 DimsToString(*filter) + ").");
+      }
+      auto dilations = op_->Attr<std::vector<int>>("dilations");
+      for (size_t d = 0; d < 2; ++d) {
+        const int64_t k = (*filter)[2 + d];
+        if (k < 0) return;
+        const int64_t dilation = d < dilations.size() ? dilations[d] : 1;
+        window.push_back(dilation * (k - 1) + 1);
+      }
+    }
+    if (algorithm != "EXPLICIT" || window.size() != 2) return;
+    auto paddings = op_->Attr<std::vector<int>>("paddings");
+    std::vector<int64_t> values(paddings.begin(), paddings.end());
+    for (size_t i = 0; i < values.size(); ++i) {
+      // [pad_h, pad_w] or [top, bottom, left, right].
+      const int64_t extent = window[values.size() == 4 ? i / 2 : i % 2];
+      if (values[i] > extent) {
+        Fail("paddings", values,
+             "a padding may not exceed the " +
+                 std::string(pool ? "pooling window " : "dilated filter ") +
+                 ListText({window[0], window[1]}) +
+                 " (every output along it would see padding only).");
+      }
+    }
+  }
+
+  const ProgramDesc& program_;
+  int block_idx_;
+  const OpDesc& desc_;
+  std::unique_ptr<OperatorBase> op_;
+};
+
+void CheckVar(const VarDesc& var) {
+  PADDLE_ENFORCE(static_cast<int>(var.dims.size()) <= kMaxRank,
+                 errors::InvalidArgument("declares ", var.dims.size(), " dims ",
+                                         DimsToString(var.dims), "; at most ",
+                                         kMaxRank, " are supported."));
+  int64_t count = 1;
+  for (int64_t d : var.dims) {
+    PADDLE_ENFORCE(d >= -1, errors::InvalidArgument(
+                                "declares dims ", DimsToString(var.dims),
+                                ": a dim is >= 0, or -1 when unknown."));
+    if (d >= 0) {
+      PADDLE_ENFORCE(
+          !__builtin_mul_overflow(count, d, &count),
+          errors::InvalidArgument("declares dims ", DimsToString(var.dims),
+                                  ", whose element count overflows 64 bits."));
+    }
+  }
+  PADDLE_ENFORCE(var.lod_level >= 0,
+                 errors::InvalidArgument("declares lod_level ", var.lod_level,
+                                         "; it must be >= 0."));
+}
+
+}  // namespace
+
+void ValidateProgram(const ProgramDesc& program, const std::string& source) {
+  const int blocks = static_cast<int>(program.blocks.size());
+  for (int b = 0; b < blocks; ++b) {
+    const BlockDesc& block = program.blocks[b];
+    const std::string where = source + ": block " + std::to_string(b);
+    PADDLE_ENFORCE(
+        b == 0 ? block.parent_idx == -1
+               : block.parent_idx >= 0 && block.parent_idx < b,
+        errors::InvalidArgument(where, " names parent block ", block.parent_idx,
+                                "; a block's parent comes before it (block 0 "
+                                "has none, -1)."));
+    for (const VarDesc& var : block.vars) {
+      try {
+        CheckVar(var);
+      } catch (const Exception& e) {
+        platform::RethrowWithContext(e,
+                                     where + ": variable '" + var.name + "' ");
+      }
+    }
+    for (size_t i = 0; i < block.ops.size(); ++i) {
+      try {
+        OpChecker(program, b, block.ops[i]).Check();
+      } catch (const Exception& e) {
+        platform::RethrowWithContext(e, source + ": op '" + block.ops[i].type +
+                                            "' (#" + std::to_string(i) +
+                                            " in block " + std::to_string(b) +
+                                            "): ");
+      }
+    }
+  }
+}
+
+}  // namespace framework
+}  // namespace paddle_lite

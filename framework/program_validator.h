@@ -1,0 +1,36 @@
+// Load-time checks of a parsed program, before any pass or kernel reads
+// it: a file that parses may still carry hostile values (an axis of
+// 2^31-1, a dim of INT_MIN, a padding of a million), and the graph passes
+// index with them before any op's shape inference would object.
+#pragma once
+
+#include <string>
+
+#include "framework/program_desc.h"
+
+namespace paddle_lite {
+namespace framework {
+
+/// Highest tensor rank a program may declare or an axis may name
+/// (PaddlePaddle's own limit).
+constexpr int kMaxRank = 9;
+
+/// Throws InvalidArgument naming `source`, the block, the op (type and
+/// index) or variable, the attribute and its value when:
+/// - a block's parent or a sub-block attribute points at no block;
+/// - a variable declares more than kMaxRank dims, a dim below -1, or dims
+///   whose element count overflows;
+/// - a registered op does not fit its definition (slots, attribute types,
+///   the attribute checks its Maker declares);
+/// - strides, dilations, groups or ksize are below 1, paddings are
+///   negative, a convolution's explicit padding exceeds its dilated filter
+///   or a pooling padding its window, groups do not divide the filter's
+///   output channels;
+/// - an axis-like attribute (axis, axes, start_axis, ...) lies outside the
+///   declared rank of the op's input (kMaxRank when undeclared).
+/// Ops whose type is not registered are left to the executor, which
+/// names them when it prepares the block (a plugin may add them).
+void ValidateProgram(const ProgramDesc& program, const std::string& source);
+
+}  // namespace framework
+}  // namespace paddle_lite

@@ -1,0 +1,197 @@
+// Load-time validation (issue 14): hostile attribute values and declared
+// dims end in an InvalidArgument naming the op, its index, the attribute
+// and the value, before any pass reads them; real values pass.
+#include "framework/program_validator.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <string>
+
+#include "framework/model_io.h"
+#include "framework/pass.h"
+#include "framework/program_builder.h"
+#include "framework/program_io.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace framework {
+namespace {
+
+using paddle_lite::testing::RandomTensor;
+
+// x -> conv2d (+ bias through elementwise_add, axis 1) -> batch_norm ->
+// pool2d -> out: the chain FoldBatchNormPass reads.
+ProgramBuilder ConvAddBatchNormPool() {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 3, 8, 8});
+  b.AddParameter("w", RandomTensor<float>({4, 3, 3, 3}, -1, 1, 1));
+  b.AddParameter("bias", RandomTensor<float>({4}, -1, 1, 2));
+  b.AddVar("c", DataType::kFloat32, {-1, 4, 8, 8});
+  b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {"w"}}}, {{"Output", {"c"}}},
+          {{"strides", std::vector<int>{1, 1}},
+           {"paddings", std::vector<int>{1, 1}},
+           {"dilations", std::vector<int>{1, 1}},
+           {"groups", 1}});
+  b.AddVar("a", DataType::kFloat32, {-1, 4, 8, 8});
+  b.AddOp("elementwise_add", {{"X", {"c"}}, {"Y", {"bias"}}}, {{"Out", {"a"}}},
+          {{"axis", 1}});
+  b.AddParameter("bn.scale", RandomTensor<float>({4}, 0.5, 2, 3));
+  b.AddParameter("bn.bias", RandomTensor<float>({4}, -1, 1, 4));
+  b.AddParameter("bn.mean", RandomTensor<float>({4}, -1, 1, 5));
+  b.AddParameter("bn.var", RandomTensor<float>({4}, 0.5, 2, 6));
+  b.AddVar("y", DataType::kFloat32, {-1, 4, 8, 8});
+  b.AddOp("batch_norm",
+          {{"X", {"a"}},
+           {"Scale", {"bn.scale"}},
+           {"Bias", {"bn.bias"}},
+           {"Mean", {"bn.mean"}},
+           {"Variance", {"bn.var"}}},
+          {{"Y", {"y"}}, {"MeanOut", {"bn.mean"}}, {"VarianceOut", {"bn.var"}}},
+          {{"is_test", true}, {"epsilon", 1e-5f}});
+  b.AddVar("out", DataType::kFloat32, {-1, 4, 4, 4});
+  b.AddOp("pool2d", {{"X", {"y"}}}, {{"Out", {"out"}}},
+          {{"pooling_type", std::string("max")},
+           {"ksize", std::vector<int>{2, 2}},
+           {"strides", std::vector<int>{2, 2}},
+           {"paddings", std::vector<int>{0, 0}}});
+  b.AddOutput("out");
+  return b;
+}
+
+OpDesc& OpOfType(ProgramDesc* program, const std::string& type) {
+  for (auto& op : program->blocks[0].ops) {
+    if (op.type == type) return op;
+  }
+  ADD_FAILURE() << "no " << type;
+  return program->blocks[0].ops[0];
+}
+
+// The InvalidArgument message of validating `program`, "" if it passes.
+std::string ValidationError(const ProgramDesc& program) {
+  try {
+    ValidateProgram(program, "test.pdmodel");
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+void ExpectRejected(const ProgramDesc& program,
+                    const std::vector<std::string>& named) {
+  const std::string error = ValidationError(program);
+  ASSERT_FALSE(error.empty()) << "accepted";
+  EXPECT_NE(error.find("test.pdmodel"), std::string::npos) << error;
+  for (auto& part : named) {
+    EXPECT_NE(error.find(part), std::string::npos)
+        << "'" << part << "' missing from: " << error;
+  }
+}
+
+TEST(ProgramValidator, AcceptsABuiltProgram) {
+  EXPECT_EQ(ValidationError(ConvAddBatchNormPool().Build()), "");
+}
+
+TEST(ProgramValidator, AxisPastTheRankNamesOpIndexAndValue) {
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "elementwise_add").attrs["axis"] = INT_MAX;
+  ExpectRejected(program, {"op 'elementwise_add' (#", "attribute 'axis'",
+                           "2147483647", "declared [-1, 4, 8, 8]"});
+}
+
+TEST(ProgramValidator, WindowAttributesMustBePositive) {
+  for (const char* attr : {"strides", "dilations"}) {
+    ProgramDesc program = ConvAddBatchNormPool().Build();
+    OpOfType(&program, "conv2d").attrs[attr] = std::vector<int>{1, 0};
+    ExpectRejected(program, {"op 'conv2d'", attr, ">= 1"});
+  }
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "conv2d").attrs["groups"] = INT_MIN;
+  ExpectRejected(program, {"'groups'", "-2147483648"});
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "pool2d").attrs["ksize"] = std::vector<int>{0, 2};
+  ExpectRejected(program, {"op 'pool2d'", "'ksize'"});
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "pool2d").attrs["paddings"] = std::vector<int>{-1, 0};
+  ExpectRejected(program, {"'paddings'", ">= 0"});
+}
+
+TEST(ProgramValidator, AbsurdPaddingsAndGroupsAgainstTheFilter) {
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "conv2d").attrs["paddings"] = std::vector<int>{1000000, 1};
+  ExpectRejected(program, {"op 'conv2d'", "[1000000, 1]", "dilated filter"});
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "pool2d").attrs["paddings"] = std::vector<int>{0, 3};
+  ExpectRejected(program, {"op 'pool2d'", "pooling window"});
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "conv2d").attrs["groups"] = 3;  // 4 filters
+  ExpectRejected(program, {"'groups'", "must divide", "[4, 3, 3, 3]"});
+  // SAME computes its own paddings: the given ones are not read.
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "conv2d").attrs["paddings"] = std::vector<int>{1000000, 1};
+  OpOfType(&program, "conv2d").attrs["padding_algorithm"] = std::string("SAME");
+  EXPECT_EQ(ValidationError(program), "");
+}
+
+TEST(ProgramValidator, DeclaredDims) {
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  program.blocks[0].FindVar("c")->dims = {-1, INT_MIN, 8, 8};
+  ExpectRejected(program, {"variable 'c'", "-2147483648"});
+  program = ConvAddBatchNormPool().Build();
+  program.blocks[0].FindVar("c")->dims = {INT64_MAX, INT64_MAX};
+  ExpectRejected(program, {"variable 'c'", "overflows"});
+  program = ConvAddBatchNormPool().Build();
+  program.blocks[0].FindVar("c")->dims = DDim(kMaxRank + 1, 1);
+  ExpectRejected(program, {"variable 'c'", "at most 9"});
+}
+
+TEST(ProgramValidator, BlocksAndSubBlockReferences) {
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  program.blocks.push_back(BlockDesc());
+  program.blocks[1].idx = 1;
+  program.blocks[1].parent_idx = 1;  // its own parent: a lookup loop
+  ExpectRejected(program, {"block 1", "parent block 1"});
+  program.blocks[1].parent_idx = 0;
+  EXPECT_EQ(ValidationError(program), "");
+  OpOfType(&program, "pool2d").attrs["sub_block"] = BlockRef{7};
+  ExpectRejected(program, {"'sub_block'", "block 7"});
+}
+
+TEST(ProgramValidator, LoadingRejectsBeforeThePasses) {
+  ProgramBuilder b = ConvAddBatchNormPool();
+  ProgramDesc program = b.Build();
+  OpOfType(&program, "elementwise_add").attrs["axis"] = INT_MAX;
+  std::string params;
+  for (auto& name : program.ParameterNames()) {
+    SerializeTensor(b.parameters().FindVar(name)->Get<Tensor>(), &params);
+  }
+  try {
+    LoadModelFromBuffers(SerializeProgramDesc(program), params);
+    FAIL() << "loaded";
+  } catch (const Exception& e) {
+    EXPECT_NE(std::string(e.what()).find("<program buffer>: op "
+                                         "'elementwise_add'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The pass itself must not index with the value either (a program built
+// in code skips the loader's checks).
+TEST(ProgramValidator, FoldBatchNormSurvivesAHostileAxis) {
+  ProgramBuilder b = ConvAddBatchNormPool();
+  ProgramDesc program = b.Build();
+  OpOfType(&program, "elementwise_add").attrs["axis"] = INT_MAX;
+  Scope weights;
+  for (auto& name : b.parameters().LocalVarNames()) {
+    TensorCopy(b.parameters().FindVar(name)->Get<Tensor>(),
+               platform::CPUPlace{}, weights.Var(name)->GetMutable<Tensor>());
+  }
+  ApplyPasses(&program, &weights, {}, platform::CPUPlace{});
+  EXPECT_EQ(OpOfType(&program, "elementwise_add").type, "elementwise_add");
+}
+
+}  // namespace
+}  // namespace framework
+}  // namespace paddle_lite

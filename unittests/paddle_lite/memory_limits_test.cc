@@ -1,0 +1,95 @@
+// Memory limits (issue 14): a shape whose tensor or run would pass the
+// configured bytes is a ResourceExhausted error naming the op and the
+// shape, raised before allocating; the predictor keeps working after it.
+#include <string>
+#include <vector>
+
+#include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/op_tester.h"
+
+namespace paddle_lite {
+namespace {
+
+const std::string kDemo =
+    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+
+void Feed(Predictor* p, const std::vector<int64_t>& shape) {
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->Reshape(shape);
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  float* data = in->mutable_data<float>();
+  for (int64_t i = 0; i < n; ++i) data[i] = 0.01f * static_cast<float>(i % 13);
+}
+
+std::string RunError(Predictor* p) {
+  try {
+    p->Run();
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MemoryLimits, DefaultsAreFractionsOfPhysicalMemory) {
+  Config config(kDemo);
+  EXPECT_GT(config.max_tensor_bytes(), size_t{64} << 20);
+  EXPECT_EQ(config.max_run_bytes(), 2 * config.max_tensor_bytes());
+  config.SetMemoryLimits(1000, 5000);
+  EXPECT_EQ(config.max_tensor_bytes(), 1000u);
+  EXPECT_EQ(config.max_run_bytes(), 5000u);
+}
+
+TEST(MemoryLimits, OneTensorPastTheLimitNamesOpAndShape) {
+  for (bool plans : {true, false}) {
+    Config config(kDemo);
+    config.EnableMemoryOptim(plans);
+    // The input (1x3x64x64 floats, 48 KB) fits; the first conv's output
+    // (more channels at the same size) does not.
+    config.SetMemoryLimits(64 << 10, 0);
+    auto p = CreatePredictor(config);
+    Feed(p.get(), {1, 3, 64, 64});
+    const std::string error = RunError(p.get());
+    ASSERT_FALSE(error.empty()) << "ran";
+    EXPECT_NE(error.find("op '"), std::string::npos) << error;
+    EXPECT_NE(error.find("tensor float32[1, "), std::string::npos) << error;
+    EXPECT_NE(error.find("limit for one tensor"), std::string::npos) << error;
+    // Smaller inputs still run on the same predictor.
+    Feed(p.get(), {1, 3, 8, 8});
+    EXPECT_NO_THROW(p->Run());
+  }
+}
+
+TEST(MemoryLimits, ARunPastItsLimitFailsAndTheNextRunWorks) {
+  Config config(kDemo);
+  config.SetMemoryLimits(0, 256 << 10);
+  auto p = CreatePredictor(config);
+  Feed(p.get(), {4, 3, 64, 64});
+  const std::string error = RunError(p.get());
+  ASSERT_FALSE(error.empty()) << "ran";
+  EXPECT_NE(error.find("limit for a run's memory"), std::string::npos) << error;
+  Feed(p.get(), {1, 3, 8, 8});
+  EXPECT_NO_THROW(p->Run());
+}
+
+TEST(MemoryLimits, HugeInputIsRefusedBeforeAllocating) {
+  Config config(kDemo);
+  auto p = CreatePredictor(config);
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->Reshape({1 << 20, 3, 1 << 20, 1 << 10});
+  try {
+    in->mutable_data<float>();
+    FAIL() << "allocated";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    EXPECT_NE(std::string(e.what()).find("limit for one tensor"),
+              std::string::npos)
+        << e.what();
+  }
+  in->Reshape({INT64_MAX, 4});  // element count overflows
+  EXPECT_THROW(in->mutable_data<float>(), Exception);
+}
+
+}  // namespace
+}  // namespace paddle_lite
