@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "framework/data_type.h"
 #include "framework/data_type_visit.h"
 #include "framework/model_io.h"
 #include "framework/npy.h"
