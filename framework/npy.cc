@@ -29,10 +29,10 @@ DataType TypeFromDescr(std::string descr, const std::string& source) {
     if (descr == t.descr) return t.type;
   }
   if (!descr.empty() && descr[0] == '>') {
-    PADDLE_THROW(errors::InvalidArgument(
-        source, ": big-endian data ('", descr,
-        "') is not supported; save it with a.astype('<",
-        descr.substr(1), "')."));
+    PADDLE_THROW(
+        errors::InvalidArgument(source, ": big-endian data ('", descr,
+                                "') is not supported; save it with a.astype('<",
+                                descr.substr(1), "')."));
   }
   PADDLE_THROW(errors::InvalidArgument(source, ": unsupported dtype '", descr,
                                        "' (supported: float32/64/16, "
@@ -69,10 +69,11 @@ Tensor ParseNpy(const std::string& bytes, const std::string& source) {
       std::regex_search(header, m,
                         std::regex("'fortran_order':\\s*(True|False)")),
       errors::InvalidArgument(source, ": .npy header has no fortran_order."));
-  PADDLE_ENFORCE(m[1] == "False",
-                 errors::InvalidArgument(
-                     source, ": fortran_order is True; only C-order arrays "
-                             "are supported (save np.ascontiguousarray(a))."));
+  PADDLE_ENFORCE(
+      m[1] == "False",
+      errors::InvalidArgument(source,
+                              ": fortran_order is True; only C-order arrays "
+                              "are supported (save np.ascontiguousarray(a))."));
   PADDLE_ENFORCE(
       std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")),
       errors::InvalidArgument(source, ": .npy header has no shape."));
@@ -81,16 +82,20 @@ Tensor ParseNpy(const std::string& bytes, const std::string& source) {
   std::regex number("\\d+");
   for (auto it = std::sregex_iterator(shape.begin(), shape.end(), number);
        it != std::sregex_iterator(); ++it) {
-    dims.push_back(std::stoll(it->str()));
+    const std::string digits = it->str();
+    // A dim past int64 (a lying header) is an error, not std::out_of_range.
+    PADDLE_ENFORCE(digits.size() <= 18,
+                   errors::InvalidArgument(source, ": .npy shape '", shape,
+                                           "' has a dim too large to hold."));
+    dims.push_back(std::stoll(digits));
   }
   Tensor t;
   t.Resize(dims);
   size_t need = static_cast<size_t>(t.numel()) * SizeOf(type);
   PADDLE_ENFORCE(reader.remaining() == need,
-                 errors::InvalidArgument(source, ": shape ", dims, " of ",
-                                         type, " needs ", need,
-                                         " data bytes but the file has ",
-                                         reader.remaining(), "."));
+                 errors::InvalidArgument(
+                     source, ": shape ", dims, " of ", type, " needs ", need,
+                     " data bytes but the file has ", reader.remaining(), "."));
   void* data = t.mutable_data(platform::CPUPlace{}, type);
   reader.Read(data, need, "the .npy data");
   return t;
@@ -105,17 +110,16 @@ std::string SerializeNpy(const Tensor& tensor) {
   for (auto& t : kTypes) {
     if (t.type == tensor.dtype()) descr = t.descr;
   }
-  PADDLE_ENFORCE(descr != nullptr,
-                 errors::Unimplemented("Cannot write ", tensor.dtype(),
-                                       " data as .npy."));
+  PADDLE_ENFORCE(
+      descr != nullptr,
+      errors::Unimplemented("Cannot write ", tensor.dtype(), " data as .npy."));
   std::string shape;
   for (auto d : tensor.dims()) shape += std::to_string(d) + ", ";
   if (tensor.dims().size() > 1) shape.resize(shape.size() - 1);
   if (tensor.dims().size() > 1) shape.resize(shape.size() - 1);
   if (tensor.dims().size() == 1) shape.resize(shape.size() - 1);
   std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': (" + shape +
-                       "), }";
+                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
   size_t total = 10 + header.size() + 1;
   size_t padded = (total + 63) / 64 * 64;
   header.append(padded - total, ' ');
