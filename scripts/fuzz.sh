@@ -16,10 +16,12 @@ shift || true
 fuzzers=("$@")
 [ ${#fuzzers[@]} -gt 0 ] || fuzzers=(program params npy program_struct)
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.ccache}"
+# The same configuration as `scripts/sanitize.sh address,undefined`, which
+# builds its test suites in this tree.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DPDLITE_FUZZ=ON -DPDLITE_SANITIZE=address,undefined \
-  -DPDLITE_BUILD_TESTS=OFF -DPDLITE_BUILD_BENCHMARKS=OFF >/dev/null
+  -DPDLITE_FUZZ=ON -DPDLITE_BUILD_BENCHMARKS=OFF \
+  -DPDLITE_SANITIZE=address,undefined >/dev/null
 targets=()
 for f in "${fuzzers[@]}"; do targets+=("fuzz_$f"); done
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}" >/dev/null
@@ -35,7 +37,7 @@ if [ -d ../shared/models ]; then
   while IFS= read -r f; do link "$f" program; done < <(
     find ../shared/models -name '*.pdmodel' -o -name '__model__')
   while IFS= read -r f; do link "$f" npy; done < <(
-    find ../shared/models -path '*/ref/*.npy' -size -1M)
+    find ../shared/models -path '*/ref/*.npy' -size -1024k)
 fi
 passed=0
 failed=0

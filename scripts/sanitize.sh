@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
 # Runs the runtime's own test suites under AddressSanitizer (with leak
 # checking), ThreadSanitizer and UndefinedBehaviorSanitizer, in
-# build-asan/, build-tsan/ and build-ubsan/. The API suite runs predictor
-# clones in parallel threads; the operator suite runs every kernel.
-# Usage: scripts/sanitize.sh [address] [thread] [undefined]
+# build-asan/, build-tsan/ and build-ubsan/ (gcc). The API suite runs
+# predictor clones in parallel threads; the operator suite runs every
+# kernel.
+# `address,undefined` runs the ASan suites with UBSan too, built by clang 14
+# in build-fuzz/, the tree scripts/fuzz.sh builds its fuzzers in: CI builds
+# one tree for both (coverage instrumentation is inert without libFuzzer).
+# Usage: scripts/sanitize.sh [address] [thread] [undefined] [address,undefined]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 kinds=("$@")
+if [[ " ${kinds[*]} " == *" address,undefined "* ]]; then
+  scripts/setup.sh --fuzz
+else
+  scripts/setup.sh
+fi
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 passed=0
 failed=0
+all_suites=(platform_test framework_test paddle_lite_api_test operators_test)
 for kind in "${kinds[@]}"; do
+  compiler=()
   case "$kind" in
-    address) dir=build-asan; suites=(platform_test framework_test paddle_lite_api_test operators_test) ;;
+    address) dir=build-asan; suites=("${all_suites[@]}") ;;
     thread) dir=build-tsan; suites=(framework_test paddle_lite_api_test) ;;
-    undefined) dir=build-ubsan; suites=(platform_test framework_test paddle_lite_api_test operators_test) ;;
-    *) echo "usage: $0 [address] [thread] [undefined]" >&2; exit 2 ;;
+    undefined) dir=build-ubsan; suites=("${all_suites[@]}") ;;
+    address,undefined)
+      dir=build-fuzz; suites=("${all_suites[@]}")
+      # The same configuration as scripts/fuzz.sh, so neither rebuilds.
+      compiler=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+                -DPDLITE_FUZZ=ON -DPDLITE_BUILD_BENCHMARKS=OFF) ;;
+    *) echo "usage: $0 [address] [thread] [undefined] [address,undefined]" >&2
+       exit 2 ;;
   esac
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[@]}" \
     -DPDLITE_SANITIZE="$kind" >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${suites[@]}" >/dev/null
   for suite in "${suites[@]}"; do

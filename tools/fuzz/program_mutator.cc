@@ -22,7 +22,12 @@ struct Site {
   bool list = false;
 };
 
+// Wraps like two's complement (in uint64_t, defined) so that old±1 of an
+// extreme value is the other extreme, as a corrupted file would hold.
+int64_t Wrapped(uint64_t v) { return static_cast<int64_t>(v); }
+
 int64_t HostileInteger(int64_t old, std::mt19937_64* rng) {
+  const uint64_t u = static_cast<uint64_t>(old);
   const int64_t choices[] = {
       std::numeric_limits<int32_t>::max(),
       std::numeric_limits<int32_t>::min(),
@@ -37,11 +42,11 @@ int64_t HostileInteger(int64_t old, std::mt19937_64* rng) {
       1000000,
       -1000000,
       65537,
-      old + 1,
-      old - 1,
-      old * 2,
-      -old,
-      old * 1000,
+      Wrapped(u + 1),
+      Wrapped(u - 1),
+      Wrapped(u * 2),
+      Wrapped(0 - u),
+      Wrapped(u * 1000),
   };
   return choices[(*rng)() % (sizeof(choices) / sizeof(choices[0]))];
 }
@@ -60,6 +65,18 @@ double HostileFloat(double old, std::mt19937_64* rng) {
       -old,
   };
   return choices[(*rng)() % (sizeof(choices) / sizeof(choices[0]))];
+}
+
+// Beyond float's range is infinity, written out rather than left to the
+// conversion.
+float ToFloat(double v) {
+  if (v > std::numeric_limits<float>::max()) {
+    return std::numeric_limits<float>::infinity();
+  }
+  if (v < -std::numeric_limits<float>::max()) {
+    return -std::numeric_limits<float>::infinity();
+  }
+  return static_cast<float>(v);
 }
 
 std::vector<Site> Sites(const ProgramDesc& program) {
@@ -161,8 +178,7 @@ std::string MutateProgram(ProgramDesc* program,
         float* slot = site.list
                           ? &std::get<std::vector<float>>(value)[site.element]
                           : &std::get<float>(value);
-        change =
-            where + Replace(slot, static_cast<float>(HostileFloat(*slot, rng)));
+        change = where + Replace(slot, ToFloat(HostileFloat(*slot, rng)));
       }
     }
     log << "block " << site.block << " " << change << "\n";

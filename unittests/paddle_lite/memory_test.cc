@@ -67,7 +67,14 @@ TEST(PlanReplay, SecondRunOfAShapeReplaysWithTheSameResults) {
 
 // 1,000 runs alternating between two input shapes: resident memory after
 // the first 100 runs and after all 1,000 differs by less than 1%.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// gcc says so with __SANITIZE_*__, clang with __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PDLITE_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(PDLITE_TEST_SANITIZED)
 constexpr bool kSanitized = true;  // their allocators hold freed memory
 #else
 constexpr bool kSanitized = false;

@@ -91,8 +91,9 @@ class YoloBoxKernel : public framework::OpKernel<T> {
               box[3] = cy + bh / 2;
               if (clip_bbox) {
                 // Written as Paddle compares, so a NaN coordinate clips too.
-                const T x_max = static_cast<T>(img_w - 1);
-                const T y_max = static_cast<T>(img_h - 1);
+                // In T: img_w - 1 overflows int for a hostile INT_MIN.
+                const T x_max = static_cast<T>(img_w) - T(1);
+                const T y_max = static_cast<T>(img_h) - T(1);
                 box[0] = box[0] > T(0) ? box[0] : T(0);
                 box[1] = box[1] > T(0) ? box[1] : T(0);
                 box[2] = box[2] < x_max ? box[2] : x_max;
