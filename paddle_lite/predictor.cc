@@ -55,9 +55,17 @@ DataType ToPublic(fw::DataType t) {
 }  // namespace
 
 const char* DataTypeName(DataType type) {
-  static std::string names[10];
-  int i = static_cast<int>(type);
-  if (names[i].empty()) names[i] = fw::DataTypeName(ToInternal(type));
+  // Filled once, under the static's initialization lock: threads may ask
+  // at the same time.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (int i = 0; i <= static_cast<int>(DataType::BOOL); ++i) {
+      all.push_back(fw::DataTypeName(ToInternal(static_cast<DataType>(i))));
+    }
+    return all;
+  }();
+  const int i = static_cast<int>(type);
+  if (i < 0 || i >= static_cast<int>(names.size())) return "";
   return names[i].c_str();
 }
 
