@@ -218,6 +218,16 @@ struct RunStats {
   size_t cache_budget_bytes = 0;
 };
 
+/// An input or output as the program declares it.
+struct TensorInfo {
+  std::string name;
+  DataType type = DataType::FLOAT32;
+  /// Declared dims, -1 where open. A hint: programs often declare stale
+  /// sizes (a detector saved at 960x960 runs at any multiple of 32).
+  std::vector<int64_t> shape;
+  int lod_level = 0;  // > 0: the input takes a LoD
+};
+
 class Predictor;
 
 /// Where the memory behind a tensor handle's pointer is.
@@ -291,6 +301,11 @@ class Predictor {
   /// Throws NotFound naming the known names for an unknown name.
   std::unique_ptr<Tensor> GetInputHandle(const std::string& name);
   std::unique_ptr<Tensor> GetOutputHandle(const std::string& name);
+  /// Declared type, shape and LoD level of every input and output, in the
+  /// order of GetInputNames()/GetOutputNames() (what a server's model
+  /// metadata reports).
+  std::vector<TensorInfo> GetInputInfo() const;
+  std::vector<TensorInfo> GetOutputInfo() const;
 
   /// Runs the model on the current inputs.
   void Run();

@@ -203,6 +203,32 @@ size_t IndexOf(const std::vector<std::string>& names,
 }
 }  // namespace
 
+namespace {
+std::vector<TensorInfo> DeclaredInfo(const fw::ProgramDesc& program,
+                                     const std::vector<std::string>& names) {
+  std::vector<TensorInfo> out;
+  for (auto& name : names) {
+    TensorInfo info;
+    info.name = name;
+    if (auto* var = program.FindVarRecursive(0, name)) {
+      info.type = ToPublic(var->dtype);
+      info.shape = var->dims;
+      info.lod_level = var->lod_level;
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<TensorInfo> Predictor::GetInputInfo() const {
+  return DeclaredInfo(*impl_->program, impl_->feed_names);
+}
+
+std::vector<TensorInfo> Predictor::GetOutputInfo() const {
+  return DeclaredInfo(*impl_->program, impl_->fetch_names);
+}
+
 std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
   size_t col = IndexOf(impl_->feed_names, name, "input");
   auto impl = std::make_unique<Tensor::Impl>(

@@ -49,6 +49,10 @@ void PrintRunReport(const paddle_lite::Predictor& predictor);
 /// `kernels --missing`: the ops of --model with no kernel on the device.
 int MissingKernelsCommand();
 
+/// `serve ARGS...`: replaces this process with the pdlite_server binary
+/// beside this one (tools/pdlite/serve.cc); returns only on failure.
+int ServeCommand(int argc, char** argv);
+
 /// A field of /proc/self/status in MB ("VmHWM", "VmRSS").
 double ProcStatusMb(const std::string& field);
 

@@ -83,6 +83,7 @@ int Usage(const std::string& problem) {
   pdlite bench --model PATH --shapes 'NAME=1x3x[320:928:32]x[320:928:32]'
                [--samples 24] [--seed 1] [--passes 10] [--json]
   pdlite kernels [--op OP]
+  pdlite serve --model-repository DIR [--http-port 8000] [...]
   pdlite kernels --missing --model PATH [--device D] [--libraries L]
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
          the folders of PDLITE_PLUGIN_PATH); the device defaults to
@@ -109,6 +110,9 @@ bench    times load, the first run and --iters runs (min, median, p90,
          before, RSS and the bytes of each cache; then how much slower a
          shape's first sight is than its steady latency.
 run, bench: [--cache_mb MB] bounds all the predictor's caches together.
+serve    serves every model of DIR over the Open Inference Protocol
+         (KServe v2, HTTP/REST and gRPC); runs pdlite_server, installed beside
+         pdlite (docs/serving.md; `pdlite serve --help`).
 kernels  lists registered kernels: op, key, source file, registrant (core
          or the plugin's path); --missing lists the ops of a model that
          have no kernel on --device and fall back to the CPU.
@@ -139,6 +143,8 @@ int main(int argc, char** argv) {
     pdlite::Usage("");
     return 0;
   }
+  // The server's flags are its own (pdlite_server --help).
+  if (command == "serve") return pdlite::ServeCommand(argc - 2, argv + 2);
   // --input, --lod and --plugin may repeat, which gflags cannot express:
   // take them out before gflags sees the rest, and reject unknown flags
   // with exit 2.

@@ -17,6 +17,7 @@
 #include "paddle_lite/paddle_lite.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
+#include "tools/pdlite/lod_text.h"
 
 namespace pdlite {
 
@@ -30,27 +31,6 @@ std::string FileSafeName(std::string name) {
     name.replace(pos, 1, "__");
   }
   return name;
-}
-
-// "0,3,5" or "0,2;0,3,5" (levels separated by ';').
-bool ParseLoD(const std::string& text, paddle_lite::LoD* lod) {
-  std::stringstream levels(text);
-  std::string level;
-  while (std::getline(levels, level, ';')) {
-    std::vector<size_t> offsets;
-    std::stringstream items(level);
-    std::string item;
-    while (std::getline(items, item, ',')) {
-      if (item.empty() ||
-          item.find_first_not_of("0123456789") != std::string::npos) {
-        return false;
-      }
-      offsets.push_back(std::stoull(item));
-    }
-    if (offsets.empty()) return false;
-    lod->push_back(offsets);
-  }
-  return !lod->empty();
 }
 
 void FeedInput(paddle_lite::Tensor* handle, const fw::Tensor& value) {
@@ -267,7 +247,7 @@ void AddInputsFromFolder(const std::string& dir,
       if (line.empty()) continue;
       std::replace(line.begin(), line.end(), ' ', ',');
       paddle_lite::LoD level;
-      if (ParseLoD(line, &level)) lod.push_back(level[0]);
+      if (ParseLoDText(line, &level)) lod.push_back(level[0]);
     }
     if (!lod.empty() && !lods->count(name)) (*lods)[name] = lod;
   }
@@ -284,7 +264,7 @@ int ParseInputSpecs(const RepeatedFlags& repeated, InputSpecs* specs) {
   for (auto& spec : repeated.lods) {
     std::string name, text;
     paddle_lite::LoD lod;
-    if (!SplitAssignment(spec, &name, &text) || !ParseLoD(text, &lod)) {
+    if (!SplitAssignment(spec, &name, &text) || !ParseLoDText(text, &lod)) {
       return Usage("--lod expects NAME=0,3,5 (levels separated by ';'), got '" +
                    spec + "'");
     }

@@ -1,0 +1,347 @@
+#include "serve/grpc_frontend.h"
+
+#include <glog/logging.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "serve/grpc_predict_v2.grpc.pb.h"
+#include "tools/pdlite/lod_text.h"
+
+namespace pdlite {
+namespace serve {
+
+namespace {
+
+using paddle_lite::DataType;
+
+Status Bad(std::string message) {
+  return Status::Error(StatusCode::kInvalidArgument, std::move(message));
+}
+
+template <typename T>
+void AppendBytes(const T& value, std::string* bytes) {
+  bytes->append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// Narrows each wire value into T, refusing one T cannot hold (an INT8
+// input sent as 300 would otherwise wrap silently).
+template <typename T, typename Wire>
+Status NarrowInto(const google::protobuf::RepeatedField<Wire>& values,
+                  const std::string& what,
+                  std::string* bytes) {
+  bytes->reserve(values.size() * sizeof(T));
+  for (const Wire v : values) {
+    if (v < static_cast<Wire>(std::numeric_limits<T>::lowest()) ||
+        v > static_cast<Wire>(std::numeric_limits<T>::max())) {
+      std::ostringstream message;
+      message << what << "the value " << v << " does not fit the datatype";
+      return Bad(message.str());
+    }
+    AppendBytes(static_cast<T>(v), bytes);
+  }
+  return Status{};
+}
+
+// The typed contents of `datatype` as raw bytes.
+Status ContentsToBytes(const inference::InferTensorContents& contents,
+                       DataType type,
+                       const std::string& what,
+                       std::string* bytes) {
+  switch (type) {
+    case DataType::FLOAT32:
+      return NarrowInto<float>(contents.fp32_contents(), what, bytes);
+    case DataType::FLOAT64:
+      return NarrowInto<double>(contents.fp64_contents(), what, bytes);
+    case DataType::INT64:
+      return NarrowInto<int64_t>(contents.int64_contents(), what, bytes);
+    case DataType::INT32:
+      return NarrowInto<int32_t>(contents.int_contents(), what, bytes);
+    case DataType::INT16:
+      return NarrowInto<int16_t>(contents.int_contents(), what, bytes);
+    case DataType::INT8:
+      return NarrowInto<int8_t>(contents.int_contents(), what, bytes);
+    case DataType::UINT8:
+      return NarrowInto<uint8_t>(contents.uint_contents(), what, bytes);
+    case DataType::BOOL:
+      for (const bool v : contents.bool_contents()) {
+        bytes->push_back(v ? 1 : 0);
+      }
+      return Status{};
+    default:
+      return Bad(what + "its datatype has no typed contents here");
+  }
+}
+
+}  // namespace
+
+Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
+                              InferRequest* request) {
+  request->model = wire.model_name();
+  request->version = wire.model_version();
+  request->id = wire.id();
+  const std::string model = "model '" + wire.model_name() + "': ";
+  for (const auto& [key, value] : wire.parameters()) {
+    if (key == "timeout") {
+      if (value.parameter_choice_case() !=
+              inference::InferParameter::kInt64Param ||
+          value.int64_param() < 0) {
+        return Bad(model +
+                   "parameter \"timeout\" must be microseconds, an int64 "
+                   ">= 0");
+      }
+      request->timeout_us = value.int64_param();
+    }
+  }
+  const bool raw = wire.raw_input_contents_size() > 0;
+  if (raw && wire.raw_input_contents_size() != wire.inputs_size()) {
+    return Bad(model + "raw_input_contents has " +
+               std::to_string(wire.raw_input_contents_size()) +
+               " entries for " + std::to_string(wire.inputs_size()) +
+               " inputs; it needs one per input, in order");
+  }
+  for (int i = 0; i < wire.inputs_size(); ++i) {
+    const auto& in = wire.inputs(i);
+    const std::string what = model + "input '" + in.name() + "': ";
+    TensorData tensor;
+    tensor.name = in.name();
+    if (!ParseProtocolType(in.datatype(), &tensor.type)) {
+      return Bad(what + "datatype '" + in.datatype() +
+                 "' is not one this server runs (FP32, FP64, INT8, INT16, "
+                 "INT32, INT64, UINT8, BOOL)");
+    }
+    for (const int64_t d : in.shape()) {
+      if (d < 0) {
+        return Bad(what + "shape dims must be >= 0, got " + std::to_string(d));
+      }
+      tensor.shape.push_back(d);
+    }
+    for (const auto& [key, value] : in.parameters()) {
+      // Our LoD extension, as text: gRPC parameters hold no lists.
+      if (key != "lod") continue;
+      if (value.parameter_choice_case() !=
+              inference::InferParameter::kStringParam ||
+          !ParseLoDText(value.string_param(), &tensor.lod)) {
+        return Bad(what +
+                   "parameter \"lod\" must be a string of offsets, levels "
+                   "separated by ';' (e.g. \"0,3,5\")");
+      }
+    }
+    if (raw) {
+      if (in.has_contents() && in.contents().ByteSizeLong() > 0) {
+        return Bad(what + "has both contents and raw_input_contents; send one");
+      }
+      tensor.bytes = wire.raw_input_contents(i);
+    } else {
+      Status status =
+          ContentsToBytes(in.contents(), tensor.type, what, &tensor.bytes);
+      if (!status.ok()) return status;
+    }
+    request->inputs.push_back(std::move(tensor));
+  }
+  for (const auto& out : wire.outputs()) {
+    request->outputs.push_back(out.name());
+  }
+  return Status{};
+}
+
+void EncodeGrpcInferResponse(const InferResponse& response,
+                             const std::string& id,
+                             inference::ModelInferResponse* wire) {
+  wire->set_model_name(response.model);
+  wire->set_model_version(response.version);
+  wire->set_id(id);
+  for (const TensorData& out : response.outputs) {
+    auto* tensor = wire->add_outputs();
+    tensor->set_name(out.name);
+    tensor->set_datatype(ProtocolTypeName(out.type));
+    for (const int64_t d : out.shape) tensor->add_shape(d);
+    if (!out.lod.empty()) {
+      (*tensor->mutable_parameters())["lod"].set_string_param(
+          FormatLoDText(out.lod));
+    }
+    wire->add_raw_output_contents(out.bytes);
+  }
+}
+
+grpc::Status GrpcStatus(const Status& status) {
+  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
+  switch (status.code) {
+    case StatusCode::kOk:
+      return grpc::Status::OK;
+    case StatusCode::kInvalidArgument:
+      code = grpc::StatusCode::INVALID_ARGUMENT;
+      break;
+    case StatusCode::kNotFound:
+      code = grpc::StatusCode::NOT_FOUND;
+      break;
+    case StatusCode::kResourceExhausted:
+      code = grpc::StatusCode::RESOURCE_EXHAUSTED;
+      break;
+    case StatusCode::kUnavailable:
+      code = grpc::StatusCode::UNAVAILABLE;
+      break;
+    case StatusCode::kDeadlineExceeded:
+      code = grpc::StatusCode::DEADLINE_EXCEEDED;
+      break;
+    case StatusCode::kInternal:
+      code = grpc::StatusCode::INTERNAL;
+      break;
+  }
+  return grpc::Status(code, status.message);
+}
+
+class GrpcFrontend::Service final
+    : public inference::GRPCInferenceService::Service {
+ public:
+  Service(InferenceServer* server, bool verbose)
+      : server_(server), verbose_(verbose) {}
+
+  grpc::Status ServerLive(grpc::ServerContext*,
+                          const inference::ServerLiveRequest*,
+                          inference::ServerLiveResponse* response) override {
+    response->set_live(server_->Live());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ServerReady(grpc::ServerContext*,
+                           const inference::ServerReadyRequest*,
+                           inference::ServerReadyResponse* response) override {
+    response->set_ready(server_->Ready());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ModelReady(grpc::ServerContext*,
+                          const inference::ModelReadyRequest* request,
+                          inference::ModelReadyResponse* response) override {
+    const ModelVersion* model = nullptr;
+    Status status = server_->Find(request->name(), request->version(), &model);
+    if (!status.ok()) return GrpcStatus(status);
+    response->set_ready(model->ready());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ServerMetadata(
+      grpc::ServerContext*,
+      const inference::ServerMetadataRequest*,
+      inference::ServerMetadataResponse* response) override {
+    response->set_name(kServerName);
+    response->set_version(kServerVersion);
+    for (const std::string& e : InferenceServer::Extensions()) {
+      response->add_extensions(e);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ModelMetadata(
+      grpc::ServerContext*,
+      const inference::ModelMetadataRequest* request,
+      inference::ModelMetadataResponse* response) override {
+    const ModelVersion* model = nullptr;
+    Status status = server_->Find(request->name(), request->version(), &model);
+    if (!status.ok()) return GrpcStatus(status);
+    if (!model->ready()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "model '" + model->name() + "' version " +
+                              model->version() +
+                              " is not ready: " + model->error());
+    }
+    response->set_name(model->name());
+    for (const std::string& v : server_->Versions(model->name())) {
+      response->add_versions(v);
+    }
+    response->set_platform("paddle");
+    auto describe = [](const paddle_lite::TensorInfo& info, auto* tensor) {
+      tensor->set_name(info.name);
+      tensor->set_datatype(ProtocolTypeName(info.type));
+      for (const int64_t d : info.shape) tensor->add_shape(d);
+    };
+    for (const auto& info : model->inputs()) {
+      describe(info, response->add_inputs());
+    }
+    for (const auto& info : model->outputs()) {
+      describe(info, response->add_outputs());
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ModelInfer(grpc::ServerContext*,
+                          const inference::ModelInferRequest* wire,
+                          inference::ModelInferResponse* response) override {
+    const auto start = std::chrono::steady_clock::now();
+    InferRequest request;
+    Status status = DecodeGrpcInferRequest(*wire, &request);
+    if (!status.ok()) return Answer(*wire, status, start);
+    const std::string id = request.id;
+    InferResponse result = server_->Infer(std::move(request));
+    if (!result.status.ok()) return Answer(*wire, result.status, start);
+    EncodeGrpcInferResponse(result, id, response);
+    return Answer(*wire, Status{}, start);
+  }
+
+ private:
+  grpc::Status Answer(const inference::ModelInferRequest& wire,
+                      const Status& status,
+                      std::chrono::steady_clock::time_point start) {
+    if (verbose_) {
+      const double ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+      LOG(INFO) << "grpc ModelInfer model=" << wire.model_name()
+                << " version=" << wire.model_version() << " id=" << wire.id()
+                << " status=" << (status.ok() ? "OK" : status.message)
+                << " ms=" << ms;
+    }
+    return GrpcStatus(status);
+  }
+
+  InferenceServer* server_;
+  bool verbose_;
+};
+
+GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)
+    : server_(server), options_(std::move(options)) {}
+
+GrpcFrontend::~GrpcFrontend() { Stop(); }
+
+int GrpcFrontend::Start() {
+  service_ = std::make_unique<Service>(server_, options_.verbose);
+  grpc::ServerBuilder builder;
+  int port = -1;
+  builder.AddListeningPort(options_.host + ":" + std::to_string(options_.port),
+                           grpc::InsecureServerCredentials(), &port);
+  const int max_bytes = static_cast<int>(std::min<size_t>(
+      options_.max_message_bytes, std::numeric_limits<int>::max()));
+  builder.SetMaxReceiveMessageSize(max_bytes);
+  builder.SetMaxSendMessageSize(max_bytes);
+  // Bounds the threads serving RPCs: requests beyond wait in gRPC's own
+  // queue until one is free, rather than growing the process.
+  grpc::ResourceQuota quota("pdlite-grpc");
+  quota.SetMaxThreads(options_.threads);
+  builder.SetResourceQuota(quota);
+  builder.RegisterService(service_.get());
+  grpc_ = builder.BuildAndStart();
+  if (!grpc_ || port <= 0) {
+    grpc_.reset();
+    return -1;
+  }
+  return port;
+}
+
+void GrpcFrontend::Stop() {
+  if (!grpc_) return;
+  // Shutdown refuses new RPCs and waits for those running (each bounded by
+  // the model's queue and timeout) before returning.
+  grpc_->Shutdown();
+  grpc_->Wait();
+  grpc_.reset();
+}
+
+}  // namespace serve
+}  // namespace pdlite

@@ -1,0 +1,67 @@
+// The gRPC front end of `pdlite serve`: GRPCInferenceService of the Open
+// Inference Protocol (grpc_predict_v2.proto) over InferenceServer's
+// protocol-neutral calls. gRPC headers stay in the .cc.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "serve/server.h"
+#include "serve/types.h"
+
+namespace grpc {
+class Server;
+class Status;
+}  // namespace grpc
+
+namespace inference {
+class ModelInferRequest;
+class ModelInferResponse;
+}  // namespace inference
+
+namespace pdlite {
+namespace serve {
+
+/// Decodes a ModelInfer request: typed `contents` or `raw_input_contents`
+/// (one entry per input) into raw bytes. The model checks names, types and
+/// shapes against its inputs afterwards.
+Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
+                              InferRequest* request);
+/// Encodes a successful response; outputs go to raw_output_contents, as
+/// Triton's clients expect.
+void EncodeGrpcInferResponse(const InferResponse& response,
+                             const std::string& id,
+                             inference::ModelInferResponse* wire);
+/// The gRPC status for a core status.
+grpc::Status GrpcStatus(const Status& status);
+
+struct GrpcOptions {
+  std::string host = "0.0.0.0";
+  int port = 8001;   // 0: any free port (Start() returns it)
+  int threads = 32;  // most RPCs served at once
+  size_t max_message_bytes = size_t{64} << 20;
+  bool verbose = false;
+};
+
+class GrpcFrontend {
+ public:
+  GrpcFrontend(InferenceServer* server, GrpcOptions options);
+  ~GrpcFrontend();
+
+  /// Starts serving on its own threads; returns the port, -1 on failure.
+  int Start();
+  /// Stops accepting and returns once every RPC taken is answered.
+  void Stop();
+
+ private:
+  class Service;
+
+  InferenceServer* server_;
+  GrpcOptions options_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> grpc_;
+};
+
+}  // namespace serve
+}  // namespace pdlite

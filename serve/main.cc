@@ -1,0 +1,176 @@
+// pdlite_server: serves a model repository over the Open Inference
+// Protocol (KServe v2), HTTP/REST and gRPC. `pdlite serve ARGS...` runs it.
+#include <glog/logging.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "serve/grpc_frontend.h"
+#include "serve/http_frontend.h"
+#include "serve/server.h"
+
+namespace {
+
+int Usage(const std::string& problem) {
+  if (!problem.empty()) std::cerr << "pdlite serve: " << problem << "\n\n";
+  std::cerr << R"(usage: pdlite serve --model-repository DIR [--http-port 8000]
+                    [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 32]
+                    [--grpc-threads 32] [--max-body-mb 64] [--verbose]
+
+DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
+them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
+takes a free one; --grpc-port -1 serves no gRPC. The lines "listening on
+HOST:PORT" (HTTP) and "grpc listening on HOST:PORT" on stdout say where.
+--max-body-mb bounds HTTP bodies and gRPC messages alike.
+SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
+)";
+  return 2;
+}
+
+bool ParseInt(const std::string& text,
+              long long min,
+              long long max,
+              long long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < min || v > max) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  std::string repository;
+  pdlite::serve::HttpOptions options;
+  pdlite::serve::GrpcOptions grpc_options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      has_value = true;
+    }
+    if (arg == "-h" || arg == "--help") {
+      Usage("");
+      return 0;
+    }
+    if (arg == "--verbose") {
+      options.verbose = true;
+      grpc_options.verbose = true;
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) return Usage(arg + " needs a value");
+      value = argv[++i];
+    }
+    long long n = 0;
+    if (arg == "--model-repository") {
+      repository = value;
+    } else if (arg == "--host") {
+      options.host = value;
+    } else if (arg == "--http-port") {
+      if (!ParseInt(value, 0, 65535, &n)) return Usage("bad --http-port");
+      options.port = static_cast<int>(n);
+    } else if (arg == "--grpc-port") {
+      if (!ParseInt(value, -1, 65535, &n)) return Usage("bad --grpc-port");
+      grpc_options.port = static_cast<int>(n);
+    } else if (arg == "--grpc-threads") {
+      if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --grpc-threads");
+      grpc_options.threads = static_cast<int>(n);
+    } else if (arg == "--http-threads") {
+      if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --http-threads");
+      options.threads = static_cast<int>(n);
+    } else if (arg == "--max-body-mb") {
+      if (!ParseInt(value, 1, 1 << 20, &n)) return Usage("bad --max-body-mb");
+      options.max_body_bytes = static_cast<size_t>(n) << 20;
+      grpc_options.max_message_bytes = options.max_body_bytes;
+    } else {
+      return Usage("unknown argument '" + arg + "'");
+    }
+  }
+  if (repository.empty()) return Usage("--model-repository is required");
+
+  // SIGTERM and SIGINT are taken by one thread with sigwait, so they are
+  // blocked in every thread started from here on (workers, HTTP pool).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A client that hangs up must not kill the server.
+  signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<pdlite::serve::InferenceServer> server;
+  try {
+    server = std::make_unique<pdlite::serve::InferenceServer>(repository);
+  } catch (const std::exception& e) {
+    std::cerr << "pdlite serve: " << e.what() << "\n";
+    return 1;
+  }
+  pdlite::serve::HttpFrontend http(server.get(), options);
+  int port = http.Bind();
+  if (port < 0) {
+    std::cerr << "pdlite serve: cannot listen on " << options.host << ":"
+              << options.port << "\n";
+    return 1;
+  }
+  std::cout << "listening on " << options.host << ":" << port << std::endl;
+  grpc_options.host = options.host;
+  pdlite::serve::GrpcFrontend grpc(server.get(), grpc_options);
+  if (grpc_options.port >= 0) {
+    const int grpc_port = grpc.Start();
+    if (grpc_port < 0) {
+      std::cerr << "pdlite serve: cannot serve gRPC on " << options.host << ":"
+                << grpc_options.port << "\n";
+      return 1;
+    }
+    std::cout << "grpc listening on " << options.host << ":" << grpc_port
+              << std::endl;
+  }
+
+  std::atomic<bool> signalled{false};
+  std::atomic<bool> served{false};
+  std::thread waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    signalled = true;
+    LOG(INFO) << "signal " << received
+              << ": no new connections; answering those taken";
+    // Stop() does nothing before Serve() has started listening (a signal
+    // during loading arrives here just then): repeat until it took.
+    while (!served) {
+      http.Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  http.Serve();
+  served = true;
+  // Serve() also returns when listening fails: wake the waiter.
+  const bool failed = !signalled;
+  if (failed) {
+    LOG(ERROR) << "the HTTP server stopped without a signal";
+    kill(getpid(), SIGTERM);
+  }
+  waiter.join();
+  // Refuses new RPCs and returns once those taken are answered.
+  grpc.Stop();
+  // Every accepted request is answered; Stop() waits for any run still
+  // going and answers what is left queued.
+  server->Stop();
+  LOG(INFO) << "stopped";
+  return failed ? 1 : 0;
+}

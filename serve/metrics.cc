@@ -1,0 +1,141 @@
+#include "serve/metrics.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace pdlite {
+namespace serve {
+
+namespace {
+const std::vector<double>& LatencyBounds() {
+  static const std::vector<double> bounds = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+  return bounds;
+}
+const std::vector<double>& BatchBounds() {
+  static const std::vector<double> bounds = {1, 2, 4, 8, 16, 32, 64, 128};
+  return bounds;
+}
+
+std::string Labels(const std::pair<std::string, std::string>& key) {
+  // Model names are folder names; escape what the format reserves.
+  std::string name;
+  for (char c : key.first) {
+    if (c == '"' || c == '\\') name += '\\';
+    name += c == '\n' ? ' ' : c;
+  }
+  return "model=\"" + name + "\",version=\"" + key.second + "\"";
+}
+}  // namespace
+
+void Metrics::Histogram::Observe(double value) {
+  if (counts.empty()) counts.assign(bounds.size(), 0);
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    if (value <= bounds[i]) {
+      ++counts[i];
+      break;
+    }
+  }
+  sum += value;
+  ++count;
+}
+
+Metrics::PerModel& Metrics::Get(const std::string& model,
+                                const std::string& version) {
+  auto [it, fresh] = models_.try_emplace({model, version});
+  if (fresh) {
+    for (auto* h :
+         {&it->second.queue, &it->second.compute, &it->second.total}) {
+      h->bounds = LatencyBounds();
+    }
+    it->second.batch.bounds = BatchBounds();
+  }
+  return it->second;
+}
+
+void Metrics::RecordRequest(const std::string& model,
+                            const std::string& version,
+                            bool ok,
+                            double queue_s,
+                            double compute_s,
+                            double total_s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& m = Get(model, version);
+  ++m.requests;
+  if (!ok) ++m.failures;
+  m.queue.Observe(queue_s);
+  if (compute_s > 0) m.compute.Observe(compute_s);
+  m.total.Observe(total_s);
+}
+
+void Metrics::RecordBatch(const std::string& model,
+                          const std::string& version,
+                          int size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Get(model, version).batch.Observe(size);
+}
+
+std::string Metrics::Render() const {
+  std::ostringstream out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto counter = [&](const char* name, const char* help,
+                     uint64_t PerModel::*field) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name
+        << " counter\n";
+    for (auto& [key, m] : models_) {
+      out << name << "{" << Labels(key) << "} " << m.*field << "\n";
+    }
+  };
+  auto histogram = [&](const char* name, const char* help,
+                       Histogram PerModel::*field) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name
+        << " histogram\n";
+    for (auto& [key, m] : models_) {
+      const Histogram& h = m.*field;
+      uint64_t cumulative = 0;
+      for (size_t i = 0; i < h.bounds.size(); ++i) {
+        cumulative += h.counts.empty() ? 0 : h.counts[i];
+        out << name << "_bucket{" << Labels(key) << ",le=\"" << h.bounds[i]
+            << "\"} " << cumulative << "\n";
+      }
+      out << name << "_bucket{" << Labels(key) << ",le=\"+Inf\"} " << h.count
+          << "\n";
+      out << name << "_sum{" << Labels(key) << "} " << h.sum << "\n";
+      out << name << "_count{" << Labels(key) << "} " << h.count << "\n";
+    }
+  };
+  counter("pdlite_inference_requests_total",
+          "Inference requests answered, successful or not.",
+          &PerModel::requests);
+  counter("pdlite_inference_failures_total",
+          "Inference requests answered with an error.", &PerModel::failures);
+  histogram("pdlite_queue_duration_seconds",
+            "Time a request waited in its model's queue.", &PerModel::queue);
+  histogram("pdlite_compute_duration_seconds",
+            "Time of the model run that computed a request (its batch).",
+            &PerModel::compute);
+  histogram("pdlite_request_duration_seconds",
+            "End-to-end time of a request in the server core.",
+            &PerModel::total);
+  histogram("pdlite_batch_size", "Requests per model run.", &PerModel::batch);
+  out << "# HELP pdlite_inflight_requests Inference requests being "
+         "handled.\n# TYPE pdlite_inflight_requests gauge\n"
+      << "pdlite_inflight_requests " << inflight_.load() << "\n";
+  out << "# HELP process_resident_memory_bytes Resident memory size in "
+         "bytes.\n# TYPE process_resident_memory_bytes gauge\n"
+      << "process_resident_memory_bytes " << ProcessRssBytes() << "\n";
+  return out.str();
+}
+
+size_t ProcessRssBytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace serve
+}  // namespace pdlite

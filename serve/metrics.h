@@ -1,0 +1,57 @@
+// Prometheus metrics of the server: counters, histograms and gauges per
+// model, rendered in the text exposition format for GET /metrics.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace pdlite {
+namespace serve {
+
+class Metrics {
+ public:
+  /// One finished request of `model` (name and version): its time queued,
+  /// computing and end to end, in seconds; `ok` false counts a failure.
+  void RecordRequest(const std::string& model,
+                     const std::string& version,
+                     bool ok,
+                     double queue_s,
+                     double compute_s,
+                     double total_s);
+  /// A run of `size` requests batched together.
+  void RecordBatch(const std::string& model,
+                   const std::string& version,
+                   int size);
+  void AddInflight(int delta) { inflight_ += delta; }
+
+  /// The text exposition format, with the process's resident memory.
+  std::string Render() const;
+
+ private:
+  struct Histogram {
+    std::vector<double> bounds;
+    std::vector<uint64_t> counts;  // per bucket, not cumulative
+    double sum = 0;
+    uint64_t count = 0;
+    void Observe(double value);
+  };
+  struct PerModel {
+    uint64_t requests = 0;
+    uint64_t failures = 0;
+    Histogram queue, compute, total, batch;
+  };
+  PerModel& Get(const std::string& model, const std::string& version);
+
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, PerModel> models_;
+  std::atomic<int> inflight_{0};
+};
+
+/// Resident set size of this process in bytes (0 when unknown).
+size_t ProcessRssBytes();
+
+}  // namespace serve
+}  // namespace pdlite

@@ -1,0 +1,609 @@
+#include "serve/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+namespace pdlite {
+namespace serve {
+
+using Clock = std::chrono::steady_clock;
+using paddle_lite::DataType;
+using paddle_lite::TensorInfo;
+
+namespace {
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+// Calls f(T{}) with the C++ type of `type`; false for types a Tensor
+// handle does not copy.
+template <typename F>
+bool VisitType(DataType type, F&& f) {
+  switch (type) {
+    case DataType::FLOAT32:
+      f(float{});
+      return true;
+    case DataType::FLOAT64:
+      f(double{});
+      return true;
+    case DataType::INT8:
+      f(int8_t{});
+      return true;
+    case DataType::UINT8:
+      f(uint8_t{});
+      return true;
+    case DataType::INT16:
+      f(int16_t{});
+      return true;
+    case DataType::INT32:
+      f(int32_t{});
+      return true;
+    case DataType::INT64:
+      f(int64_t{});
+      return true;
+    case DataType::BOOL:
+      f(bool{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+bool ParseModelConfig(const std::string& text,
+                      ModelConfig* config,
+                      std::string* error) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    *error = std::string("config.json is not valid JSON: ") + e.what();
+    return false;
+  }
+  if (!j.is_object()) {
+    *error = "config.json must hold a JSON object";
+    return false;
+  }
+  for (auto& [key, value] : j.items()) {
+    auto integer = [&](int64_t min, int64_t max, auto* field) {
+      if (!value.is_number_integer() || value.get<int64_t>() < min ||
+          value.get<int64_t>() > max) {
+        *error = "config.json: \"" + key + "\" must be an integer in [" +
+                 std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                 value.dump();
+        return false;
+      }
+      *field = static_cast<std::remove_pointer_t<decltype(field)>>(
+          value.get<int64_t>());
+      return true;
+    };
+    bool ok = true;
+    if (key == "instances") {
+      ok = integer(1, 256, &config->instances);
+    } else if (key == "threads") {
+      ok = integer(1, 256, &config->threads);
+    } else if (key == "max_batch_size") {
+      ok = integer(0, 1 << 16, &config->max_batch_size);
+    } else if (key == "batch_delay_us") {
+      ok = integer(0, 60000000, &config->batch_delay_us);
+    } else if (key == "queue_limit") {
+      ok = integer(1, 1 << 20, &config->queue_limit);
+    } else if (key == "timeout_ms") {
+      ok = integer(0, int64_t{1} << 40, &config->timeout_ms);
+    } else if (key == "device") {
+      if (!value.is_string()) {
+        *error =
+            "config.json: \"device\" must be a string, got " + value.dump();
+        return false;
+      }
+      config->device = value.get<std::string>();
+    } else {
+      *error = "config.json: unknown key \"" + key +
+               "\" (known: instances, threads, device, max_batch_size, "
+               "batch_delay_us, queue_limit, timeout_ms)";
+      return false;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+struct ModelVersion::Pending {
+  InferRequest request;
+  int64_t rows = 0;
+  bool batchable = false;
+  Clock::time_point enqueued;
+  Clock::time_point deadline = Clock::time_point::max();
+  Clock::time_point started;
+  double compute_s = 0;
+  std::promise<InferResponse> promise;
+};
+
+struct ModelVersion::Instance {
+  std::unique_ptr<paddle_lite::Predictor> predictor;
+  std::thread thread;
+};
+
+ModelVersion::ModelVersion(std::string name,
+                           std::string version,
+                           std::string error)
+    : name_(std::move(name)),
+      version_(std::move(version)),
+      error_(std::move(error)) {}
+
+ModelVersion::ModelVersion(std::string name,
+                           std::string version,
+                           const std::string& dir,
+                           const ModelConfig& config,
+                           Metrics* metrics)
+    : name_(std::move(name)),
+      version_(std::move(version)),
+      config_(config),
+      metrics_(metrics) {
+  try {
+    paddle_lite::Config pconfig(dir);
+    pconfig.SetCpuThreads(config.threads);
+    pconfig.SetDevice(config.device);
+    auto first = paddle_lite::CreatePredictor(pconfig);
+    inputs_ = first->GetInputInfo();
+    outputs_ = first->GetOutputInfo();
+    for (int i = 1; i < config.instances; ++i) {
+      instances_.push_back(std::make_unique<Instance>());
+      instances_.back()->predictor = first->Clone();
+    }
+    instances_.insert(instances_.begin(), std::make_unique<Instance>());
+    instances_.front()->predictor = std::move(first);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+    instances_.clear();
+    return;
+  }
+  batchable_ = config.max_batch_size > 0 && !inputs_.empty();
+  for (auto& in : inputs_) {
+    if (in.shape.empty() || in.shape[0] != -1 || in.lod_level > 0) {
+      batchable_ = false;
+    }
+  }
+  for (auto& instance : instances_) {
+    instance->thread =
+        std::thread([this, i = instance.get()] { WorkerLoop(i); });
+  }
+}
+
+ModelVersion::~ModelVersion() { Stop(); }
+
+size_t ModelVersion::queued() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void ModelVersion::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (auto& instance : instances_) {
+    if (instance->thread.joinable()) instance->thread.join();
+  }
+}
+
+Status ModelVersion::Validate(const InferRequest& request) const {
+  const std::string where = "model '" + name_ + "' version " + version_;
+  auto bad = [](std::string message) {
+    return Status::Error(StatusCode::kInvalidArgument, std::move(message));
+  };
+  auto known = [](const std::vector<TensorInfo>& infos) {
+    std::string out;
+    for (auto& i : infos) out += (out.empty() ? "'" : ", '") + i.name + "'";
+    return out;
+  };
+  std::vector<bool> seen(inputs_.size(), false);
+  for (auto& in : request.inputs) {
+    auto it =
+        std::find_if(inputs_.begin(), inputs_.end(),
+                     [&](const TensorInfo& i) { return i.name == in.name; });
+    if (it == inputs_.end()) {
+      return bad(where + " has no input '" + in.name + "'; its inputs are " +
+                 known(inputs_));
+    }
+    const TensorInfo& info = *it;
+    size_t index = static_cast<size_t>(it - inputs_.begin());
+    if (seen[index])
+      return bad(where + ": input '" + in.name + "' given twice");
+    seen[index] = true;
+    const std::string what = where + ", input '" + in.name + "': ";
+    if (in.type != info.type) {
+      return bad(what + "datatype " + ProtocolTypeName(in.type) +
+                 ", expected " + ProtocolTypeName(info.type));
+    }
+    if (!info.shape.empty() && in.shape.size() != info.shape.size()) {
+      return bad(what + "shape " + ShapeString(in.shape) + " has rank " +
+                 std::to_string(in.shape.size()) + ", expected rank " +
+                 std::to_string(info.shape.size()) + " " +
+                 ShapeString(info.shape));
+    }
+    // Declared sizes other than -1 are hints only (programs are often
+    // saved with stale ones), so the runtime judges them, not this check.
+    uint64_t count = 1;
+    bool overflow = false;
+    for (int64_t d : in.shape) {
+      if (d < 0) {
+        return bad(what + "shape " + ShapeString(in.shape) +
+                   " has a negative dim");
+      }
+      overflow |=
+          __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count);
+    }
+    const size_t element = ElementSize(in.type);
+    uint64_t bytes = 0;
+    overflow |= __builtin_mul_overflow(count, element, &bytes);
+    if (overflow || bytes != in.bytes.size()) {
+      return bad(
+          what + "shape " + ShapeString(in.shape) + " needs " +
+          (overflow ? std::string("more than 2^64") : std::to_string(count)) +
+          " elements, got " + std::to_string(in.bytes.size() / element));
+    }
+    if (!in.lod.empty()) {
+      for (size_t level = 0; level < in.lod.size(); ++level) {
+        const auto& offsets = in.lod[level];
+        bool ok = offsets.size() >= 2 && offsets[0] == 0 &&
+                  std::is_sorted(offsets.begin(), offsets.end());
+        size_t end =
+            level + 1 < in.lod.size()
+                ? in.lod[level + 1].size() - 1
+                : static_cast<size_t>(in.shape.empty() ? 0 : in.shape[0]);
+        if (!ok || offsets.back() != end) {
+          return bad(what + "lod level " + std::to_string(level) +
+                     " must be offsets from 0, non-decreasing, ending at " +
+                     std::to_string(end));
+        }
+      }
+    } else if (info.lod_level > 0) {
+      return bad(what +
+                 "the model takes a LoD here: give the input "
+                 "parameter \"lod\", e.g. [[0, 3, 5]]");
+    }
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!seen[i]) {
+      return bad(where + " needs input '" + inputs_[i].name + "' (" +
+                 ProtocolTypeName(inputs_[i].type) + " " +
+                 ShapeString(inputs_[i].shape) + ")");
+    }
+  }
+  for (auto& name : request.outputs) {
+    if (std::none_of(outputs_.begin(), outputs_.end(),
+                     [&](const TensorInfo& o) { return o.name == name; })) {
+      return bad(where + " has no output '" + name + "'; its outputs are " +
+                 known(outputs_));
+    }
+  }
+  return Status{};
+}
+
+InferResponse ModelVersion::Infer(InferRequest request) {
+  const auto start = Clock::now();
+  InferResponse response;
+  response.model = name_;
+  response.version = version_;
+  if (!ready()) {
+    response.status = Status::Error(
+        StatusCode::kUnavailable, "model '" + name_ + "' version " + version_ +
+                                      " is not ready: " + error_);
+    return response;
+  }
+  auto record = [&](const InferResponse& r, double queue_s, double compute_s) {
+    if (metrics_) {
+      metrics_->RecordRequest(name_, version_, r.status.ok(), queue_s,
+                              compute_s, Seconds(Clock::now() - start));
+    }
+  };
+  response.status = Validate(request);
+  if (!response.status.ok()) {
+    record(response, 0, 0);
+    return response;
+  }
+  auto pending = std::make_shared<Pending>();
+  pending->rows = request.inputs.empty() || request.inputs[0].shape.empty()
+                      ? 0
+                      : request.inputs[0].shape[0];
+  pending->batchable = batchable_ && pending->rows > 0;
+  for (auto& in : request.inputs) {
+    if (!in.lod.empty() || in.shape.empty() || in.shape[0] != pending->rows) {
+      pending->batchable = false;
+    }
+  }
+  int64_t timeout_us =
+      request.timeout_us >= 0 ? request.timeout_us : config_.timeout_ms * 1000;
+  pending->request = std::move(request);
+  pending->enqueued = start;
+  if (timeout_us > 0) {
+    pending->deadline = start + std::chrono::microseconds(timeout_us);
+  }
+  auto future = pending->promise.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) {
+      response.status = Status::Error(StatusCode::kUnavailable,
+                                      "the server is shutting down");
+    } else if (queue_.size() >= static_cast<size_t>(config_.queue_limit)) {
+      response.status = Status::Error(
+          StatusCode::kResourceExhausted,
+          "model '" + name_ + "' version " + version_ +
+              ": the queue is full (" + std::to_string(config_.queue_limit) +
+              " requests waiting, queue_limit in config.json)");
+    } else {
+      queue_.push_back(pending);
+    }
+  }
+  if (!response.status.ok()) {
+    record(response, 0, 0);
+    return response;
+  }
+  work_ready_.notify_all();
+  if (pending->deadline != Clock::time_point::max() &&
+      future.wait_until(pending->deadline) == std::future_status::timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = std::find(queue_.begin(), queue_.end(), pending);
+    if (it != queue_.end()) {
+      queue_.erase(it);
+      lock.unlock();
+      response.status =
+          Status::Error(StatusCode::kDeadlineExceeded,
+                        "model '" + name_ + "' version " + version_ +
+                            ": deadline exceeded after " +
+                            std::to_string(timeout_us) + " us in the queue");
+      record(response, Seconds(Clock::now() - start), 0);
+      return response;
+    }
+    // A worker has it: its answer comes.
+  }
+  response = future.get();
+  const double queued = pending->started == Clock::time_point{}
+                            ? Seconds(Clock::now() - start)
+                            : Seconds(pending->started - pending->enqueued);
+  record(response, queued, pending->compute_s);
+  return response;
+}
+
+std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
+    std::unique_lock<std::mutex>* lock) {
+  std::vector<std::shared_ptr<Pending>> group;
+  while (group.empty()) {
+    work_ready_.wait(*lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return group;  // stopping, nothing left
+    auto first = queue_.front();
+    queue_.pop_front();
+    if (Clock::now() >= first->deadline) {
+      InferResponse r;
+      r.model = name_;
+      r.version = version_;
+      r.status = Status::Error(StatusCode::kDeadlineExceeded,
+                               "model '" + name_ + "' version " + version_ +
+                                   ": deadline exceeded in the queue");
+      first->promise.set_value(std::move(r));
+      continue;
+    }
+    group.push_back(first);
+  }
+  // A copy: `group` grows below.
+  const std::shared_ptr<Pending> first = group.front();
+  if (!batchable_ || !first->batchable || config_.max_batch_size < 2) {
+    return group;
+  }
+  int64_t rows = first->rows;
+  auto compatible = [&](const Pending& p) {
+    if (!p.batchable || p.request.inputs.size() != first->request.inputs.size())
+      return false;
+    for (auto& a : first->request.inputs) {
+      auto it =
+          std::find_if(p.request.inputs.begin(), p.request.inputs.end(),
+                       [&](const TensorData& b) { return b.name == a.name; });
+      if (it == p.request.inputs.end() || it->type != a.type ||
+          it->shape.size() != a.shape.size() ||
+          !std::equal(a.shape.begin() + 1, a.shape.end(),
+                      it->shape.begin() + 1)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto gather = [&] {
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (rows + (*it)->rows <= config_.max_batch_size &&
+          Clock::now() < (*it)->deadline && compatible(**it)) {
+        rows += (*it)->rows;
+        group.push_back(*it);
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  };
+  gather();
+  const auto until =
+      first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
+  while (rows < config_.max_batch_size && !stopping_ && Clock::now() < until) {
+    work_ready_.wait_until(*lock, until);
+    gather();
+  }
+  return group;
+}
+
+void ModelVersion::WorkerLoop(Instance* instance) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    auto group = TakeWork(&lock);
+    if (group.empty()) return;
+    ++running_;
+    lock.unlock();
+    RunGroup(instance, group);
+    lock.lock();
+    --running_;
+  }
+}
+
+InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
+                                   const InferRequest& request) const {
+  InferResponse response;
+  response.model = name_;
+  response.version = version_;
+  try {
+    for (auto& in : request.inputs) {
+      auto handle = predictor->GetInputHandle(in.name);
+      handle->Reshape(in.shape);
+      VisitType(in.type, [&](auto t) {
+        using T = decltype(t);
+        T* dst = handle->mutable_data<T>();
+        if (!in.bytes.empty())
+          std::memcpy(dst, in.bytes.data(), in.bytes.size());
+      });
+      // The handle keeps the previous request's LoD otherwise.
+      handle->SetLoD(in.lod);
+    }
+    predictor->Run();
+    std::vector<std::string> names = request.outputs;
+    if (names.empty()) {
+      for (auto& o : outputs_) names.push_back(o.name);
+    }
+    for (auto& name : names) {
+      auto handle = predictor->GetOutputHandle(name);
+      TensorData out;
+      out.name = name;
+      out.type = handle->type();
+      out.shape = handle->shape();
+      out.lod = handle->lod();
+      bool known = VisitType(out.type, [&](auto t) {
+        using T = decltype(t);
+        int64_t size = 0;
+        const T* data = handle->template data<T>(&size);
+        out.bytes.assign(reinterpret_cast<const char*>(data),
+                         static_cast<size_t>(size) * sizeof(T));
+      });
+      if (!known) {
+        response.status =
+            Status::Error(StatusCode::kInternal,
+                          "model '" + name_ + "': output '" + name +
+                              "' has type " + ProtocolTypeName(out.type) +
+                              ", which the server cannot return");
+        return response;
+      }
+      response.outputs.push_back(std::move(out));
+    }
+  } catch (const paddle_lite::Exception& e) {
+    // Bad values and too-large inputs are the request's fault.
+    bool client = e.code() == paddle_lite::ErrorCode::kInvalidArgument ||
+                  e.code() == paddle_lite::ErrorCode::kResourceExhausted;
+    response.status = Status::Error(
+        client ? StatusCode::kInvalidArgument : StatusCode::kInternal,
+        "model '" + name_ + "' version " + version_ + ": " + e.what());
+    response.outputs.clear();
+  } catch (const std::exception& e) {
+    response.status =
+        Status::Error(StatusCode::kInternal, "model '" + name_ + "' version " +
+                                                 version_ + ": " + e.what());
+    response.outputs.clear();
+  }
+  return response;
+}
+
+void ModelVersion::RunGroup(Instance* instance,
+                            std::vector<std::shared_ptr<Pending>>& group) {
+  auto run_each = [&] {
+    for (auto& p : group) {
+      p->started = Clock::now();
+      InferResponse r = RunOne(instance->predictor.get(), p->request);
+      p->compute_s = Seconds(Clock::now() - p->started);
+      if (metrics_) metrics_->RecordBatch(name_, version_, 1);
+      p->promise.set_value(std::move(r));
+    }
+  };
+  if (group.size() == 1) {
+    run_each();
+    return;
+  }
+  // One request holding every request's rows, input by input.
+  InferRequest merged;
+  int64_t total = 0;
+  for (auto& p : group) total += p->rows;
+  for (auto& in : group.front()->request.inputs) {
+    TensorData m;
+    m.name = in.name;
+    m.type = in.type;
+    m.shape = in.shape;
+    m.shape[0] = total;
+    for (auto& p : group) {
+      for (auto& other : p->request.inputs) {
+        if (other.name == in.name) m.bytes += other.bytes;
+      }
+    }
+    merged.inputs.push_back(std::move(m));
+  }
+  const auto started = Clock::now();
+  InferResponse r = RunOne(instance->predictor.get(), merged);
+  const double compute_s = Seconds(Clock::now() - started);
+  bool splittable = r.status.ok();
+  for (auto& out : r.outputs) {
+    if (out.shape.empty() || out.shape[0] != total || !out.lod.empty()) {
+      splittable = false;
+    }
+  }
+  if (!splittable) {
+    if (r.status.ok()) {
+      // Outputs not row-aligned with the inputs (NMS boxes, LoD): this
+      // model cannot be batched by concatenation.
+      batchable_ = false;
+    }
+    // Each request alone, so one bad request fails only itself.
+    run_each();
+    return;
+  }
+  if (metrics_) {
+    metrics_->RecordBatch(name_, version_, static_cast<int>(group.size()));
+  }
+  int64_t offset = 0;
+  for (auto& p : group) {
+    InferResponse part;
+    part.model = name_;
+    part.version = version_;
+    std::vector<std::string> names = p->request.outputs;
+    if (names.empty()) {
+      for (auto& o : outputs_) names.push_back(o.name);
+    }
+    for (auto& name : names) {
+      for (auto& out : r.outputs) {
+        if (out.name != name) continue;
+        const size_t row_bytes = out.bytes.size() / static_cast<size_t>(total);
+        TensorData piece;
+        piece.name = out.name;
+        piece.type = out.type;
+        piece.shape = out.shape;
+        piece.shape[0] = p->rows;
+        piece.bytes =
+            out.bytes.substr(static_cast<size_t>(offset) * row_bytes,
+                             static_cast<size_t>(p->rows) * row_bytes);
+        part.outputs.push_back(std::move(piece));
+      }
+    }
+    offset += p->rows;
+    p->started = started;
+    p->compute_s = compute_s;
+    p->promise.set_value(std::move(part));
+  }
+}
+
+}  // namespace serve
+}  // namespace pdlite

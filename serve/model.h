@@ -1,0 +1,110 @@
+// One loaded model version: N predictor instances (clones sharing the
+// weights), each on its own worker thread, fed from one bounded queue,
+// with optional dynamic batching along dim 0.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "paddle_lite/paddle_lite.h"
+#include "serve/metrics.h"
+#include "serve/types.h"
+
+namespace pdlite {
+namespace serve {
+
+/// DIR/<model>/config.json; every key is optional.
+struct ModelConfig {
+  int instances = 1;
+  int threads = 1;  // per instance
+  std::string device = "cpu";
+  int max_batch_size = 0;  // 0: no batching
+  int64_t batch_delay_us = 0;
+  int queue_limit = 64;
+  int64_t timeout_ms = 0;  // 0: none
+};
+
+/// Parses config.json's text; false with `error` set on malformed JSON,
+/// a wrong type or range, or an unknown key.
+bool ParseModelConfig(const std::string& text,
+                      ModelConfig* config,
+                      std::string* error);
+
+class ModelVersion {
+ public:
+  /// Loads `dir` (a model folder as `pdlite run --model` takes it). A load
+  /// failure leaves the version not ready, with the loader's message.
+  ModelVersion(std::string name,
+               std::string version,
+               const std::string& dir,
+               const ModelConfig& config,
+               Metrics* metrics);
+  /// A version that failed before loading (a bad config.json).
+  ModelVersion(std::string name, std::string version, std::string error);
+  ~ModelVersion();
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  bool ready() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  const ModelConfig& config() const { return config_; }
+  const std::vector<paddle_lite::TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<paddle_lite::TensorInfo>& outputs() const {
+    return outputs_;
+  }
+
+  /// Checks, queues and runs one request; blocks until it is answered.
+  /// Thread-safe. Unavailable at once when the queue is full.
+  InferResponse Infer(InferRequest request);
+
+  /// Requests waiting in the queue, and whether a worker is running one
+  /// (for tests and metrics).
+  size_t queued() const;
+  bool busy() const { return running_ > 0; }
+
+  /// Stops taking requests, answers every queued one, joins the workers.
+  void Stop();
+
+ private:
+  struct Pending;
+  struct Instance;
+
+  Status Validate(const InferRequest& request) const;
+  void WorkerLoop(Instance* instance);
+  // Takes the next request and, when batching, compatible ones after it.
+  std::vector<std::shared_ptr<Pending>> TakeWork(
+      std::unique_lock<std::mutex>* lock);
+  void RunGroup(Instance* instance,
+                std::vector<std::shared_ptr<Pending>>& group);
+  InferResponse RunOne(paddle_lite::Predictor* predictor,
+                       const InferRequest& request) const;
+
+  std::string name_;
+  std::string version_;
+  std::string error_;
+  ModelConfig config_;
+  Metrics* metrics_ = nullptr;
+  std::vector<paddle_lite::TensorInfo> inputs_;
+  std::vector<paddle_lite::TensorInfo> outputs_;
+  // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
+  // cleared when a batched run's outputs cannot be split by rows.
+  std::atomic<bool> batchable_{false};
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::deque<std::shared_ptr<Pending>> queue_;
+  bool stopping_ = false;
+  std::atomic<int> running_{0};
+  std::vector<std::unique_ptr<Instance>> instances_;
+};
+
+}  // namespace serve
+}  // namespace pdlite

@@ -1,0 +1,50 @@
+#include "serve/types.h"
+
+namespace pdlite {
+namespace serve {
+
+using paddle_lite::DataType;
+
+namespace {
+struct TypeName {
+  DataType type;
+  const char* name;
+  size_t size;
+};
+// The types a Tensor handle copies (FP16 and BF16 are not among them).
+constexpr TypeName kTypes[] = {
+    {DataType::FLOAT32, "FP32", 4}, {DataType::FLOAT64, "FP64", 8},
+    {DataType::INT8, "INT8", 1},    {DataType::UINT8, "UINT8", 1},
+    {DataType::INT16, "INT16", 2},  {DataType::INT32, "INT32", 4},
+    {DataType::INT64, "INT64", 8},  {DataType::BOOL, "BOOL", 1},
+};
+}  // namespace
+
+const char* ProtocolTypeName(DataType type) {
+  for (auto& t : kTypes) {
+    if (t.type == type) return t.name;
+  }
+  if (type == DataType::FLOAT16) return "FP16";
+  if (type == DataType::BFLOAT16) return "BF16";
+  return "UNKNOWN";
+}
+
+bool ParseProtocolType(const std::string& name, DataType* type) {
+  for (auto& t : kTypes) {
+    if (name == t.name) {
+      *type = t.type;
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t ElementSize(DataType type) {
+  for (auto& t : kTypes) {
+    if (t.type == type) return t.size;
+  }
+  return 2;  // FP16, BF16
+}
+
+}  // namespace serve
+}  // namespace pdlite

@@ -1,0 +1,73 @@
+// Protocol-neutral request, response and status types of the inference
+// server: the HTTP front end (and a later gRPC one) translate their wire
+// format into these and call InferenceServer (server.h).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "paddle_lite/paddle_lite.h"
+
+namespace pdlite {
+namespace serve {
+
+enum class StatusCode {
+  kOk,
+  kInvalidArgument,    // HTTP 400
+  kNotFound,           // 404: unknown model or version
+  kResourceExhausted,  // 503 (gRPC RESOURCE_EXHAUSTED): the queue is full
+  kUnavailable,        // 503: model not ready, shutting down
+  kDeadlineExceeded,   // 504: the request's timeout expired while queued
+  kInternal,           // 500
+};
+
+struct Status {
+  StatusCode code = StatusCode::kOk;
+  std::string message;
+  bool ok() const { return code == StatusCode::kOk; }
+  static Status Error(StatusCode code, std::string message) {
+    return Status{code, std::move(message)};
+  }
+};
+
+/// The protocol's datatype name ("FP32", "INT64", ...) of a runtime type.
+const char* ProtocolTypeName(paddle_lite::DataType type);
+/// The runtime type of a protocol datatype name; false when unknown or not
+/// supported by the runtime's tensors (BYTES, FP16, BF16, UINT16, ...).
+bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
+/// Bytes per element.
+size_t ElementSize(paddle_lite::DataType type);
+
+/// One tensor with its elements as raw little-endian bytes, row major.
+struct TensorData {
+  std::string name;
+  paddle_lite::DataType type = paddle_lite::DataType::FLOAT32;
+  std::vector<int64_t> shape;
+  std::string bytes;
+  paddle_lite::LoD lod;  // inputs: our "lod" parameter; empty when none
+};
+
+struct InferRequest {
+  std::string model;
+  /// Empty: the model's default (highest) version.
+  std::string version;
+  std::string id;
+  std::vector<TensorData> inputs;
+  /// Outputs to return; empty: all of them, in the model's order.
+  std::vector<std::string> outputs;
+  /// Microseconds the request may wait in the queue; < 0: the model's
+  /// configured timeout_ms (0 there: no limit).
+  int64_t timeout_us = -1;
+};
+
+struct InferResponse {
+  Status status;
+  std::string model;
+  std::string version;
+  std::vector<TensorData> outputs;
+};
+
+}  // namespace serve
+}  // namespace pdlite

@@ -1,0 +1,890 @@
+#!/usr/bin/env python3
+"""`pdlite serve` end to end over HTTP and gRPC, with Triton's own client
+and curl.
+
+  python3 unittests/serve/serve_test.py --server build/tools/pdlite_server \
+      --pdlite build/tools/pdlite --build-dir build
+
+Starts the server on free loopback ports with a temporary model repository
+of symlinks (the demo model, and ppocr_cls_mobile_v2, det_ppyolo_tiny and
+textcnn_news_fluid from ../shared/models when that folder is there; without
+it only the demo model parts run). Checks metadata, readiness, JSON and
+binary inference against the models' ref/ outputs, every kind of bad input
+(answered with its status while a parallel client keeps getting correct
+answers), a full queue (503), and SIGTERM with requests in flight (every one
+answered, exit 0). Over gRPC: the same metadata, readiness, inference
+(raw contents) and bad inputs with their gRPC status codes, and a full queue
+as RESOURCE_EXHAUSTED. The temporary folder is removed at the end.
+
+tritonclient[http,grpc] runs from build/serve-venv, made with `python3 -m venv`
+and filled from requirements.txt beside this file (again whenever that file
+changes); this script re-executes itself under the venv's python.
+"""
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MODELS = os.path.join(os.path.dirname(ROOT), "shared", "models")
+DEMO = os.path.join(ROOT, "models", "demo_convnet")
+REQUIREMENTS = os.path.join(HERE, "requirements.txt")
+
+
+# ---- venv -------------------------------------------------------------------
+
+def ensure_venv(build_dir):
+    venv = os.path.join(build_dir, "serve-venv")
+    python = os.path.join(venv, "bin", "python")
+    stamp = os.path.join(venv, ".requirements.sha256")
+    with open(REQUIREMENTS, "rb") as f:
+        wanted = hashlib.sha256(f.read()).hexdigest()
+    try:
+        with open(stamp) as f:
+            if f.read().strip() == wanted and os.path.exists(python):
+                return venv, python
+    except OSError:
+        pass
+    if not os.path.exists(python):
+        print("serve_test: creating %s" % venv, file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True,
+                       timeout=600)
+    print("serve_test: installing %s into %s" % (REQUIREMENTS, venv),
+          file=sys.stderr)
+    subprocess.run([python, "-m", "pip", "install", "-q",
+                    "--disable-pip-version-check", "-r", REQUIREMENTS],
+                   check=True, timeout=1200, stdout=sys.stderr)
+    with open(stamp, "w") as f:
+        f.write(wanted + "\n")
+    return venv, python
+
+
+# ---- checks -----------------------------------------------------------------
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.lock = threading.Lock()
+
+    def check(self, ok, name, detail=""):
+        with self.lock:
+            if ok:
+                self.passed += 1
+                print("PASS %s" % name)
+            else:
+                self.failed += 1
+                print("FAIL %s %s" % (name, detail))
+        return ok
+
+
+R = Results()
+
+
+def request(port, method, path, body=None, headers=None, timeout=120):
+    """One HTTP request on a fresh connection: (status, headers, body)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def post_json(port, model, payload, version=None):
+    path = "/v2/models/%s%s/infer" % (
+        model, "/versions/%s" % version if version else "")
+    body = payload if isinstance(payload, (bytes, str)) else json.dumps(payload)
+    return request(port, "POST", path, body,
+                   {"Content-Type": "application/json"})
+
+
+def error_of(body):
+    try:
+        return json.loads(body).get("error", "")
+    except ValueError:
+        return ""
+
+
+class Server:
+    """pdlite_server on a free loopback port, its log in the temp folder."""
+
+    def __init__(self, command, repository, log_path, extra=()):
+        self.log_path = log_path
+        self.log = open(log_path, "wb")
+        self.proc = subprocess.Popen(
+            command + ["--model-repository", repository, "--host",
+                       "127.0.0.1", "--http-port", "0", "--grpc-port", "0",
+                       "--verbose"] +
+            list(extra),
+            stdout=subprocess.PIPE, stderr=self.log)
+        line = self.proc.stdout.readline().decode()
+        m = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
+        if not m:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("server did not start: %r\n%s" % (
+                line, self.log_tail()))
+        self.port = int(m.group(1))
+        line = self.proc.stdout.readline().decode()
+        m = re.match(r"grpc listening on 127\.0\.0\.1:(\d+)", line)
+        if not m:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("gRPC did not start: %r\n%s" % (
+                line, self.log_tail()))
+        self.grpc_port = int(m.group(1))
+
+    def log_tail(self):
+        if not self.log.closed:
+            self.log.flush()
+        with open(self.log_path, "rb") as f:
+            return f.read()[-4000:].decode(errors="replace")
+
+    def stop(self, sig=signal.SIGTERM, timeout=60):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        self.proc.stdout.close()
+        self.log.close()
+        return code
+
+
+def close(got, want, atol=1e-4, rtol=1e-3):
+    import numpy as np
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        return False, "shape %s, expected %s" % (got.shape, want.shape)
+    bad = np.abs(got - want) > atol + rtol * np.abs(want)
+    if bad.any():
+        return False, "%d of %d values differ (worst %g)" % (
+            bad.sum(), bad.size, np.abs(got - want).max())
+    return True, ""
+
+
+def same_rows(got, want, atol=1e-4, rtol=1e-3):
+    """NMS outputs: the same rows in any order."""
+    import numpy as np
+    got = np.asarray(got, dtype=np.float64).reshape(-1, want.shape[-1])
+    want = np.asarray(want, dtype=np.float64).reshape(-1, want.shape[-1])
+    if got.shape != want.shape:
+        return False, "shape %s, expected %s" % (got.shape, want.shape)
+    used = [False] * len(got)
+    for row in want:
+        for i, g in enumerate(got):
+            if not used[i] and (np.abs(g - row) <=
+                                atol + rtol * np.abs(row)).all():
+                used[i] = True
+                break
+        else:
+            return False, "expected row %s not found" % row
+    return True, ""
+
+
+def ref_file(model_dir, kind, name):
+    return os.path.join(model_dir, "ref",
+                        "%s_%s.npy" % (kind, name.replace("/", "__")))
+
+
+# ---- the parts --------------------------------------------------------------
+
+def demo_data():
+    import numpy as np
+    x = np.load(os.path.join(DEMO, "input_x.npy"))
+    y = np.load(os.path.join(DEMO, "expected_softmax.tmp_0.npy"))
+    return x, y
+
+
+def check_health_and_metadata(port, client, with_shared):
+    status, _, body = request(port, "GET", "/v2/health/live")
+    R.check(status == 200, "live")
+    R.check(client.is_server_live(), "live (tritonclient)")
+    # The repository holds a broken model: the server is not ready, and
+    # says which model and why; the others are.
+    status, _, body = request(port, "GET", "/v2/health/ready")
+    R.check(status == 400 and "broken" in error_of(body),
+            "ready is 400 naming the broken model", body)
+    R.check(not client.is_server_ready(), "not ready (tritonclient)")
+    R.check(client.is_model_ready("demo"), "demo ready")
+    status, _, body = request(port, "GET", "/v2/models/broken/ready")
+    R.check(status == 400 and "not ready" in error_of(body),
+            "broken model not ready with the loader's error", body)
+    status, _, body = request(port, "GET", "/v2/models/broken")
+    R.check(status == 400 and "not ready" in error_of(body),
+            "broken model metadata gives the loader's error", body)
+    meta = client.get_server_metadata()
+    R.check(meta.get("name") == "pdlite" and
+            "binary_tensor_data" in meta.get("extensions", []),
+            "server metadata", meta)
+    md = client.get_model_metadata("demo")
+    R.check(md["name"] == "demo" and md["versions"] == ["1"] and
+            md["platform"] == "paddle" and
+            md["inputs"] == [{"name": "x", "datatype": "FP32",
+                              "shape": [-1, 3, 32, 32]}] and
+            md["outputs"][0]["name"] == "softmax.tmp_0" and
+            md["outputs"][0]["datatype"] == "FP32",
+            "demo metadata", md)
+    md1 = client.get_model_metadata("demo", model_version="1")
+    R.check(md1 == md, "demo metadata by version")
+    status, _, body = request(port, "GET", "/v2/models/demo/versions/1/ready")
+    R.check(status == 200, "demo version 1 ready")
+    status, _, body = request(port, "GET", "/v2/models/demo/versions/2/ready")
+    R.check(status == 404 and "no version '2'" in error_of(body),
+            "unknown version ready is 404", body)
+    status, _, body = request(port, "GET", "/v2/models/nope")
+    R.check(status == 404 and "unknown model 'nope'" in error_of(body),
+            "unknown model metadata is 404", body)
+    if with_shared:
+        md = client.get_model_metadata("det")
+        names = [i["name"] for i in md["inputs"]]
+        R.check(set(names) == {"image", "im_shape", "scale_factor"},
+                "det metadata inputs", md)
+        md = client.get_model_metadata("textcnn")
+        R.check(md["inputs"][0]["datatype"] == "INT64" and
+                md["inputs"][0].get("parameters", {}).get("lod_level") == 1,
+                "textcnn metadata: INT64 with a LoD level", md)
+
+
+def check_infer_demo(port, client, httpclient):
+    import numpy as np
+    x, y = demo_data()
+    for binary_in in (False, True):
+        for binary_out in (False, True):
+            inp = httpclient.InferInput("x", list(x.shape), "FP32")
+            inp.set_data_from_numpy(x, binary_data=binary_in)
+            out = httpclient.InferRequestedOutput("softmax.tmp_0",
+                                                  binary_data=binary_out)
+            res = client.infer("demo", [inp], outputs=[out],
+                               request_id="req-%d%d" % (binary_in, binary_out))
+            ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+            R.check(ok and res.get_response()["id"] ==
+                    "req-%d%d" % (binary_in, binary_out),
+                    "demo infer (binary in %s, out %s)" % (binary_in,
+                                                           binary_out), why)
+    # Plain JSON with nested data, the id echoed, all outputs by default.
+    status, headers, body = post_json(port, "demo", {
+        "id": "nested", "inputs": [{"name": "x", "shape": list(x.shape),
+                                    "datatype": "FP32",
+                                    "data": x.tolist()}]})
+    doc = json.loads(body) if status == 200 else {}
+    ok = status == 200 and doc.get("id") == "nested"
+    if ok:
+        o = doc["outputs"][0]
+        ok, why = close(np.array(o["data"]).reshape(o["shape"]), y)
+    R.check(ok and doc["model_name"] == "demo" and doc["model_version"] == "1",
+            "demo JSON infer with nested data", body[:300])
+
+
+def check_curl(port, tmp):
+    import numpy as np
+    x, y = demo_data()
+    code = subprocess.run(
+        ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+         "http://127.0.0.1:%d/v2/health/live" % port],
+        capture_output=True, text=True, timeout=60).stdout
+    R.check(code == "200", "curl live", code)
+    req = os.path.join(tmp, "req.json")
+    with open(req, "w") as f:
+        json.dump({"inputs": [{"name": "x", "shape": list(x.shape),
+                               "datatype": "FP32",
+                               "data": x.flatten().tolist()}]}, f)
+    out = subprocess.run(
+        ["curl", "-s", "-H", "Content-Type: application/json",
+         "--data-binary", "@" + req,
+         "http://127.0.0.1:%d/v2/models/demo/infer" % port],
+        capture_output=True, timeout=60).stdout
+    try:
+        o = json.loads(out)["outputs"][0]
+        ok, why = close(np.array(o["data"]).reshape(o["shape"]), y)
+    except (ValueError, KeyError, IndexError) as e:
+        ok, why = False, "%s: %r" % (e, out[:300])
+    R.check(ok, "curl JSON infer", why)
+    # Binary in and out, framed by hand.
+    header = json.dumps({
+        "inputs": [{"name": "x", "shape": list(x.shape), "datatype": "FP32",
+                    "parameters": {"binary_data_size": x.nbytes}}],
+        "outputs": [{"name": "softmax.tmp_0",
+                     "parameters": {"binary_data": True}}]}).encode()
+    body = os.path.join(tmp, "req.bin")
+    with open(body, "wb") as f:
+        f.write(header + x.astype("<f4").tobytes())
+    headers_file = os.path.join(tmp, "headers.txt")
+    out = subprocess.run(
+        ["curl", "-s", "-D", headers_file, "-H",
+         "Inference-Header-Content-Length: %d" % len(header),
+         "-H", "Content-Type: application/octet-stream",
+         "--data-binary", "@" + body,
+         "http://127.0.0.1:%d/v2/models/demo/infer" % port],
+        capture_output=True, timeout=60).stdout
+    with open(headers_file) as f:
+        head = f.read()
+    m = re.search(r"(?i)inference-header-content-length:\s*(\d+)", head)
+    ok, why = False, head
+    if m and "application/octet-stream" in head:
+        n = int(m.group(1))
+        doc = json.loads(out[:n])
+        o = doc["outputs"][0]
+        got = np.frombuffer(out[n:], dtype="<f4").reshape(o["shape"])
+        ok, why = close(got, y)
+        ok = ok and o["parameters"]["binary_data_size"] == len(out) - n
+    R.check(ok, "curl binary infer", why)
+
+
+def check_det_outputs(res, md, det_dir, prefix):
+    """det_ppyolo_tiny's outputs against ref/; NMS boxes as sets of rows."""
+    import numpy as np
+    for o in md["outputs"]:
+        path = ref_file(det_dir, "expected", o["name"])
+        if not os.path.exists(path):
+            continue
+        want = np.load(path)
+        got = res.as_numpy(o["name"])
+        if want.ndim == 2 and want.shape[-1] == 6:
+            ok, why = same_rows(got, want)
+        else:
+            ok, why = close(got, want)
+        R.check(ok, "%sdet_ppyolo_tiny output %s matches ref" % (
+            prefix, o["name"]), why)
+
+
+def check_shared_models(port, client, httpclient):
+    import numpy as np
+    cls_dir = os.path.join(MODELS, "ppocr_cls_mobile_v2")
+    det_dir = os.path.join(MODELS, "det_ppyolo_tiny")
+    text_dir = os.path.join(MODELS, "textcnn_news_fluid")
+    # Classifier: binary in, binary out, through tritonclient.
+    x = np.load(ref_file(cls_dir, "input", "x"))
+    out_name = client.get_model_metadata("cls")["outputs"][0]["name"]
+    inp = httpclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x, binary_data=True)
+    res = client.infer("cls", [inp])
+    ok, why = close(res.as_numpy(out_name),
+                    np.load(ref_file(cls_dir, "expected", out_name)))
+    R.check(ok, "ppocr_cls_mobile_v2 infer matches ref", why)
+    # Detector: three inputs, NMS outputs compared as sets of rows.
+    md = client.get_model_metadata("det")
+    inputs = []
+    for i in md["inputs"]:
+        a = np.load(ref_file(det_dir, "input", i["name"]))
+        t = httpclient.InferInput(i["name"], list(a.shape), i["datatype"])
+        t.set_data_from_numpy(a, binary_data=True)
+        inputs.append(t)
+    check_det_outputs(client.infer("det", inputs), md, det_dir, "")
+    # TextCNN: an INT64 input with a LoD, as our "lod" input parameter.
+    words = np.load(ref_file(text_dir, "input", "words"))
+    with open(os.path.join(text_dir, "ref", "input_words.lod.txt")) as f:
+        lod = [int(v) for v in f.read().strip().split(",")]
+    md = client.get_model_metadata("textcnn")
+    in_name, out_name = md["inputs"][0]["name"], md["outputs"][0]["name"]
+    want = np.load(ref_file(text_dir, "expected", out_name))
+    status, _, body = post_json(port, "textcnn", {"inputs": [{
+        "name": in_name, "shape": list(words.shape), "datatype": "INT64",
+        "data": words.flatten().tolist(), "parameters": {"lod": [lod]}}]})
+    ok, why = False, body[:300]
+    if status == 200:
+        o = json.loads(body)["outputs"][0]
+        ok, why = close(np.array(o["data"]).reshape(o["shape"]), want)
+    R.check(ok, "textcnn_news_fluid with a LoD matches ref", why)
+    status, _, body = post_json(port, "textcnn", {"inputs": [{
+        "name": in_name, "shape": list(words.shape), "datatype": "INT64",
+        "data": words.flatten().tolist()}]})
+    R.check(status == 400 and "lod" in error_of(body),
+            "textcnn without a LoD is 400", body[:300])
+    status, _, body = post_json(port, "textcnn", {"inputs": [{
+        "name": in_name, "shape": list(words.shape), "datatype": "INT64",
+        "data": words.flatten().tolist(),
+        "parameters": {"lod": [[0, 5, 9999]]}}]})
+    R.check(status == 400 and "lod" in error_of(body),
+            "textcnn with a LoD past the rows is 400", body[:300])
+
+
+def bad_requests(port, x):
+    """(name, method, path, body, headers, status, text in the error)."""
+    xs = x[:1]
+    good = {"name": "x", "shape": [1, 3, 32, 32], "datatype": "FP32",
+            "data": xs.flatten().tolist()}
+
+    def infer(inputs, **extra):
+        d = {"inputs": inputs}
+        d.update(extra)
+        return json.dumps(d)
+
+    p = "/v2/models/demo/infer"
+    hdr = json.dumps({"inputs": [{"name": "x", "shape": [1, 3, 32, 32],
+                                  "datatype": "FP32",
+                                  "parameters": {"binary_data_size":
+                                                 xs.nbytes}}]}).encode()
+    raw = xs.astype("<f4").tobytes()
+    return [
+        ("wrong datatype", p, infer([dict(good, datatype="INT64",
+                                          data=[1] * xs.size)]), {},
+         400, "datatype INT64, expected FP32"),
+        ("unsupported datatype", p, infer([dict(good, datatype="BYTES")]),
+         {}, 400, "'BYTES' is not supported"),
+        ("wrong rank", p, infer([dict(good, shape=[3, 32, 32])]), {},
+         400, "expected rank 4"),
+        ("too few elements", p, infer([dict(good, data=[1.0] * 10)]), {},
+         400, "needs 3072 elements, got 10"),
+        ("shape the model cannot run", p,
+         infer([dict(good, shape=[1, 4, 32, 32], data=[1.0] * 4096)]), {},
+         400, "model 'demo' version 1"),
+        ("missing input", p, infer([]), {}, 400, "needs input 'x'"),
+        ("unknown input", p, infer([good, dict(good, name="y")]), {}, 400,
+         "has no input 'y'"),
+        ("unknown output", p, infer([good], outputs=[{"name": "nope"}]), {},
+         400, "has no output 'nope'"),
+        ("malformed JSON", p, '{"inputs": [', {}, 400, "not valid JSON"),
+        ("strings as FP32 data", p, infer([dict(good, data=["a"] * 3072)]),
+         {}, 400, "array of FP32 values"),
+        ("binary sizes past the body", p, hdr + raw[:100],
+         {"Inference-Header-Content-Length": str(len(hdr))}, 400,
+         "runs past the end"),
+        ("binary bytes left over", p, hdr + raw + b"xyz",
+         {"Inference-Header-Content-Length": str(len(hdr))}, 400,
+         "3 bytes after the JSON header"),
+        ("header length past the body", p, hdr + raw,
+         {"Inference-Header-Content-Length": str(len(hdr) + len(raw) + 1)},
+         400, "Inference-Header-Content-Length"),
+        ("header length not a number", p, hdr + raw,
+         {"Inference-Header-Content-Length": "12x"}, 400,
+         "is not a byte count"),
+        ("body over --max-body-mb", p, b"{" + b" " * (9 << 20) + b"}", {},
+         413, "over the limit"),
+        ("unknown model", "/v2/models/nope/infer", infer([good]), {}, 404,
+         "unknown model 'nope'"),
+        ("unknown version", "/v2/models/demo/versions/9/infer",
+         infer([good]), {}, 404, "has no version '9'"),
+        ("broken model", "/v2/models/broken/infer", infer([good]), {}, 503,
+         "is not ready"),
+    ]
+
+
+def check_bad_inputs_with_parallel_client(port, client, httpclient):
+    x, y = demo_data()
+    stop = threading.Event()
+    counts = {"ok": 0, "bad": 0}
+
+    def good_client():
+        # Its own client: gevent's hub belongs to the thread that made it.
+        client = httpclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+        inp = httpclient.InferInput("x", list(x.shape), "FP32")
+        inp.set_data_from_numpy(x, binary_data=True)
+        while not stop.is_set():
+            try:
+                res = client.infer("demo", [inp])
+                ok, _ = close(res.as_numpy("softmax.tmp_0"), y)
+            except Exception:  # any failure of a good request counts
+                ok = False
+            counts["ok" if ok else "bad"] += 1
+        client.close()
+
+    thread = threading.Thread(target=good_client)
+    thread.start()
+    try:
+        for _ in range(2):
+            for name, path, body, headers, want, text in bad_requests(port, x):
+                headers = dict(headers)
+                headers.setdefault("Content-Type", "application/json")
+                try:
+                    status, _, out = request(port, "POST", path, body, headers)
+                except (OSError, http.client.HTTPException) as e:
+                    status, out = None, repr(e).encode()
+                err = error_of(out)
+                R.check(status == want and text in err,
+                        "bad input: %s -> %s" % (name, want),
+                        "got %s %r" % (status, out[:300]))
+    finally:
+        stop.set()
+        thread.join()
+    R.check(counts["bad"] == 0 and counts["ok"] > 0,
+            "parallel good client all correct during bad inputs",
+            str(counts))
+
+
+def grpc_error(fn):
+    """The gRPC status name of the exception `fn` raises, and its message;
+    (None, "") when it succeeds."""
+    from tritonclient.utils import InferenceServerException
+    try:
+        fn()
+        return None, ""
+    except InferenceServerException as e:
+        return str(e.status()), e.message()
+
+
+def check_grpc(port, with_shared):
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+    R.check(client.is_server_live(), "grpc: live")
+    R.check(not client.is_server_ready(),
+            "grpc: not ready (the broken model)")
+    R.check(client.is_model_ready("demo"), "grpc: demo ready")
+    R.check(not client.is_model_ready("broken"), "grpc: broken not ready")
+    meta = client.get_server_metadata(as_json=True)
+    R.check(meta.get("name") == "pdlite" and
+            "binary_tensor_data" in meta.get("extensions", []),
+            "grpc: server metadata", meta)
+    md = client.get_model_metadata("demo", as_json=True)
+    R.check(md["name"] == "demo" and md["versions"] == ["1"] and
+            md["platform"] == "paddle" and
+            md["inputs"] == [{"name": "x", "datatype": "FP32",
+                              "shape": ["-1", "3", "32", "32"]}],
+            "grpc: demo metadata", md)
+    status, message = grpc_error(lambda: client.get_model_metadata("nope"))
+    R.check(status == "StatusCode.NOT_FOUND" and "nope" in message,
+            "grpc: unknown model metadata is NOT_FOUND", message)
+    status, message = grpc_error(lambda: client.get_model_metadata("broken"))
+    R.check(status == "StatusCode.UNAVAILABLE" and "not ready" in message,
+            "grpc: broken model metadata gives the loader's error", message)
+
+    x, y = demo_data()
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    res = client.infer("demo", [inp], request_id="g-1")
+    ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+    R.check(ok and res.get_response().id == "g-1",
+            "grpc: demo infer matches, id echoed", why)
+    res = client.infer("demo", [inp], model_version="1", outputs=[
+        grpcclient.InferRequestedOutput("softmax.tmp_0")])
+    ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+    R.check(ok, "grpc: demo infer by version with an output selected", why)
+
+    def bad(name, inputs, want, text, model="demo", **kw):
+        status, message = grpc_error(
+            lambda: client.infer(model, inputs, **kw))
+        R.check(status == want and text in message,
+                "grpc bad input: %s -> %s" % (name, want),
+                "%s %r" % (status, message))
+
+    wrong_type = grpcclient.InferInput("x", list(x.shape), "INT64")
+    wrong_type.set_data_from_numpy(x.astype(np.int64))
+    bad("wrong datatype", [wrong_type], "StatusCode.INVALID_ARGUMENT",
+        "datatype INT64, expected FP32")
+    wrong_rank = grpcclient.InferInput("x", [x.size], "FP32")
+    wrong_rank.set_data_from_numpy(x.flatten())
+    bad("wrong rank", [wrong_rank], "StatusCode.INVALID_ARGUMENT",
+        "expected rank 4")
+    unknown = grpcclient.InferInput("y", list(x.shape), "FP32")
+    unknown.set_data_from_numpy(x)
+    bad("unknown input", [inp, unknown], "StatusCode.INVALID_ARGUMENT",
+        "has no input 'y'")
+    bad("missing input", [], "StatusCode.INVALID_ARGUMENT", "needs input 'x'")
+    bad("unknown output", [inp], "StatusCode.INVALID_ARGUMENT",
+        "has no output 'nope'",
+        outputs=[grpcclient.InferRequestedOutput("nope")])
+    bad("unknown model", [inp], "StatusCode.NOT_FOUND", "unknown model 'nope'",
+        model="nope")
+    bad("unknown version", [inp], "StatusCode.NOT_FOUND",
+        "has no version '9'", model_version="9")
+    bad("broken model", [inp], "StatusCode.UNAVAILABLE", "is not ready",
+        model="broken")
+    if with_shared:
+        cls_dir = os.path.join(MODELS, "ppocr_cls_mobile_v2")
+        xc = np.load(ref_file(cls_dir, "input", "x"))
+        out_name = client.get_model_metadata("cls", as_json=True)[
+            "outputs"][0]["name"]
+        ci = grpcclient.InferInput("x", list(xc.shape), "FP32")
+        ci.set_data_from_numpy(xc)
+        ok, why = close(client.infer("cls", [ci]).as_numpy(out_name),
+                        np.load(ref_file(cls_dir, "expected", out_name)))
+        R.check(ok, "grpc: ppocr_cls_mobile_v2 infer matches ref", why)
+        det_dir = os.path.join(MODELS, "det_ppyolo_tiny")
+        md = client.get_model_metadata("det", as_json=True)
+        inputs = []
+        for i in md["inputs"]:
+            a = np.load(ref_file(det_dir, "input", i["name"]))
+            t = grpcclient.InferInput(i["name"], list(a.shape), i["datatype"])
+            t.set_data_from_numpy(a)
+            inputs.append(t)
+        check_det_outputs(client.infer("det", inputs), md, det_dir, "grpc: ")
+    client.close()
+
+
+def check_grpc_queue_full(port):
+    """Over gRPC a full queue is RESOURCE_EXHAUSTED, answered at once."""
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    x, y = demo_data()
+    xs = np.concatenate([x] * 1600)
+    ys = np.concatenate([y] * 1600)
+    results = [None] * 12
+    # Connected and encoded beforehand, so the twelve arrive together.
+    clients = [grpcclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+               for _ in range(12)]
+    for c in clients:
+        R.check(c.is_server_live(), "grpc: client connected")
+    inp = grpcclient.InferInput("x", list(xs.shape), "FP32")
+    inp.set_data_from_numpy(xs)
+    start = threading.Barrier(12)
+
+    def one(i):
+        start.wait()
+        status, message = grpc_error(lambda: results.__setitem__(
+            i, ("OK", clients[i].infer("demo", [inp]).as_numpy(
+                "softmax.tmp_0"))))
+        if status is not None:
+            results[i] = (status, message)
+        clients[i].close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    full = [r for r in results if r[0] == "StatusCode.RESOURCE_EXHAUSTED"]
+    good = [r for r in results if r[0] == "OK"]
+    R.check(len(full) > 0 and all("queue is full" in r[1] for r in full),
+            "grpc: full queue is RESOURCE_EXHAUSTED",
+            str([r[0] for r in results]))
+    R.check(len(good) + len(full) == 12 and len(good) >= 2 and
+            all(close(r[1], ys)[0] for r in good),
+            "grpc: requests taken by the queue are answered correctly",
+            str([r[0] for r in results]))
+
+
+def check_metrics(port):
+    status, _, body = request(port, "GET", "/metrics")
+    text = body.decode()
+    ok = status == 200
+    for needle in ('pdlite_inference_requests_total{model="demo",version="1"}',
+                   'pdlite_inference_failures_total{model="demo",version="1"}',
+                   'pdlite_queue_duration_seconds_bucket{model="demo"',
+                   'pdlite_compute_duration_seconds_count{model="demo"',
+                   'pdlite_request_duration_seconds_sum{model="demo"',
+                   'pdlite_batch_size_bucket{model="demo"',
+                   "pdlite_inflight_requests ",
+                   "process_resident_memory_bytes "):
+        if needle not in text:
+            ok = False
+            print("  missing in /metrics: %s" % needle)
+    m = re.search(r'pdlite_inference_failures_total\{model="demo",'
+                  r'version="1"\} (\d+)', text)
+    R.check(ok and m and int(m.group(1)) > 0, "metrics", text[:500])
+
+
+def big_binary_request(rows):
+    """A demo request of `rows` rows (the two demo rows alternating)."""
+    import numpy as np
+    x, y = demo_data()
+    xs = np.concatenate([x] * (rows // 2))
+    ys = np.concatenate([y] * (rows // 2))
+    header = json.dumps({
+        "inputs": [{"name": "x", "shape": list(xs.shape), "datatype": "FP32",
+                    "parameters": {"binary_data_size": xs.nbytes}}],
+        "parameters": {"binary_data_output": True}}).encode()
+    return header + xs.astype("<f4").tobytes(), len(header), ys
+
+
+def parse_binary_response(body, headers):
+    import numpy as np
+    n = int({k.lower(): v for k, v in headers.items()}
+            ["inference-header-content-length"])
+    o = json.loads(body[:n])["outputs"][0]
+    return np.frombuffer(body[n:], dtype="<f4").reshape(o["shape"])
+
+
+def fire(port, body, n_header, n, model="demo"):
+    results = [None] * n
+
+    def one(i):
+        try:
+            results[i] = request(
+                port, "POST", "/v2/models/%s/infer" % model, body,
+                {"Inference-Header-Content-Length": str(n_header)}, timeout=300)
+        except (OSError, http.client.HTTPException) as e:
+            results[i] = (None, {}, repr(e).encode())
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    return threads, results
+
+
+def check_queue_full(port):
+    body, n_header, want = big_binary_request(1600)
+    threads, results = fire(port, body, n_header, 12)
+    for t in threads:
+        t.join()
+    full = [r for r in results if r[0] == 503]
+    good = [r for r in results if r[0] == 200]
+    right = all(close(parse_binary_response(r[2], r[1]), want)[0]
+                for r in good)
+    R.check(len(full) > 0 and all("queue is full" in error_of(r[2])
+                                  for r in full),
+            "full queue answers 503", str([r[0] for r in results]))
+    R.check(len(good) + len(full) == 12 and len(good) >= 2 and right,
+            "requests taken by the queue are answered correctly",
+            str([r[0] for r in results]))
+
+
+def check_timeout(port):
+    """A request whose "timeout" (us) expires in the queue gets 504."""
+    body, n_header, want = big_binary_request(3200)
+    threads, results = fire(port, body, n_header, 1)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        _, _, m = request(port, "GET", "/metrics")
+        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
+        if found and int(found.group(1)) >= 1:
+            break
+        time.sleep(0.002)
+    x, _ = demo_data()
+    status, _, out = post_json(port, "demo", {
+        "parameters": {"timeout": 1000},
+        "inputs": [{"name": "x", "shape": list(x.shape), "datatype": "FP32",
+                    "data": x.flatten().tolist()}]})
+    for t in threads:
+        t.join()
+    R.check(status == 504 and "deadline exceeded" in error_of(out),
+            "timeout expiring in the queue is 504", "%s %r" % (status, out))
+    R.check(results[0][0] == 200, "the long request before it is answered",
+            str(results[0][0]))
+
+
+def check_sigterm_drains(server):
+    port = server.port
+    # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
+    body, n_header, want = big_binary_request(2)
+    threads, results = fire(port, body, n_header, 3, model="slow")
+    # Wait until all three are inside the server (running or queued).
+    deadline = time.time() + 60
+    inflight = 0
+    while time.time() < deadline:
+        _, _, m = request(port, "GET", "/metrics")
+        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
+        inflight = int(found.group(1)) if found else 0
+        if inflight >= 3:
+            break
+        time.sleep(0.005)
+    R.check(inflight >= 3, "three requests in flight before SIGTERM",
+            str(inflight))
+    code = server.stop(signal.SIGTERM)
+    for t in threads:
+        t.join()
+    statuses = [r[0] for r in results]
+    right = all(r[0] == 200 and close(parse_binary_response(r[2], r[1]),
+                                      want)[0] for r in results)
+    R.check(right, "SIGTERM: every request in flight answered correctly",
+            str(statuses))
+    R.check(code == 0, "SIGTERM: exit 0", "exit %s\n%s" % (
+        code, server.log_tail()))
+    try:
+        request(port, "GET", "/v2/health/live", timeout=5)
+        R.check(False, "SIGTERM: no longer accepting")
+    except OSError:
+        R.check(True, "SIGTERM: no longer accepting")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--pdlite", required=True)
+    ap.add_argument("--build-dir", required=True)
+    args = ap.parse_args()
+    venv, python = ensure_venv(args.build_dir)
+    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+        os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
+    import tritonclient.http as httpclient
+
+    with_shared = all(os.path.isdir(os.path.join(MODELS, m)) for m in (
+        "ppocr_cls_mobile_v2", "det_ppyolo_tiny", "textcnn_news_fluid"))
+    if not with_shared:
+        print("serve_test: %s absent: only the demo model parts run" % MODELS)
+    tmp = tempfile.mkdtemp(prefix="pdlite_serve_test_")
+    servers = []
+    try:
+        repo = os.path.join(tmp, "repo")
+
+        def add(name, target, config=None):
+            os.makedirs(os.path.join(repo, name))
+            os.symlink(target, os.path.join(repo, name, "1"))
+            if config is not None:
+                with open(os.path.join(repo, name, "config.json"), "w") as f:
+                    json.dump(config, f)
+
+        add("demo", DEMO, {"instances": 2, "max_batch_size": 8,
+                           "batch_delay_us": 500})
+        if with_shared:
+            add("cls", os.path.join(MODELS, "ppocr_cls_mobile_v2"))
+            add("det", os.path.join(MODELS, "det_ppyolo_tiny"),
+                {"threads": 2})
+            add("textcnn", os.path.join(MODELS, "textcnn_news_fluid"))
+        os.makedirs(os.path.join(repo, "broken", "1"))
+        with open(os.path.join(repo, "broken", "1", "model.pdmodel"), "w") as f:
+            f.write("not a program")
+
+        a = Server([args.server], repo, os.path.join(tmp, "a.log"),
+                   ["--max-body-mb", "8"])
+        servers.append(a)
+        client = httpclient.InferenceServerClient(
+            url="127.0.0.1:%d" % a.port, concurrency=2)
+        check_health_and_metadata(a.port, client, with_shared)
+        check_infer_demo(a.port, client, httpclient)
+        check_curl(a.port, tmp)
+        if with_shared:
+            check_shared_models(a.port, client, httpclient)
+        check_bad_inputs_with_parallel_client(a.port, client, httpclient)
+        check_grpc(a.grpc_port, with_shared)
+        check_metrics(a.port)
+        client.close()
+        R.check(a.stop(signal.SIGINT) == 0, "SIGINT: exit 0", a.log_tail())
+        with open(a.log_path, errors="replace") as f:
+            log = f.read()
+        R.check(re.search(r"POST /v2/models/demo/infer 200 .* ms", log) and
+                re.search(r"POST /v2/models/nope/infer 404", log),
+                "--verbose logs one line per request", log[-2000:])
+
+        # One instance, a short queue; started through `pdlite serve`.
+        repo_b = os.path.join(tmp, "repo_b")
+        os.makedirs(os.path.join(repo_b, "demo"))
+        os.symlink(DEMO, os.path.join(repo_b, "demo", "1"))
+        with open(os.path.join(repo_b, "demo", "config.json"), "w") as f:
+            json.dump({"queue_limit": 3}, f)
+        os.makedirs(os.path.join(repo_b, "slow"))
+        os.symlink(DEMO, os.path.join(repo_b, "slow", "1"))
+        with open(os.path.join(repo_b, "slow", "config.json"), "w") as f:
+            json.dump({"max_batch_size": 64, "batch_delay_us": 1500000}, f)
+        b = Server([args.pdlite, "serve"], repo_b, os.path.join(tmp, "b.log"))
+        servers.append(b)
+        status, _, _ = request(b.port, "GET", "/v2/health/ready")
+        R.check(status == 200, "ready when every model loaded")
+        check_queue_full(b.port)
+        check_grpc_queue_full(b.grpc_port)
+        check_timeout(b.port)
+        check_sigterm_drains(b)
+    except Exception as e:  # report, clean up, fail
+        import traceback
+        traceback.print_exc()
+        R.check(False, "the test ran to its end", repr(e))
+        for s in servers:
+            print(s.log_tail())
+    finally:
+        for s in servers:
+            if s.proc.poll() is None:
+                s.stop(signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
+    R.check(not os.path.exists(tmp), "temporary folder removed")
+    print("%d passed, %d failed" % (R.passed, R.failed))
+    return 1 if R.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

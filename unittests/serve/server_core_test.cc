@@ -1,0 +1,480 @@
+// The server core without HTTP: loading a repository, metadata, bad
+// inputs, the queue limit, timeouts, and dynamic batching giving the
+// results of unbatched runs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "framework/npy.h"
+#include "serve/http_frontend.h"
+#include "serve/server.h"
+#include "unittests/test_utils/scratch_dir.h"
+
+namespace pdlite {
+namespace serve {
+namespace {
+
+namespace fs = std::filesystem;
+using paddle_lite::DataType;
+
+const std::string kDemo =
+    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+const std::string kModels = std::string(PDLITE_SHARED_DIR) + "/models";
+
+// A model repository of symlinks, removed with the scratch folder.
+class Repository {
+ public:
+  Repository() : dir_("serve_repo") {}
+  void Add(const std::string& name,
+           const std::string& model_dir,
+           const std::string& config_json = "",
+           const std::string& version = "1") {
+    fs::create_directories(dir_.path() + "/" + name);
+    fs::create_directory_symlink(model_dir,
+                                 dir_.path() + "/" + name + "/" + version);
+    if (!config_json.empty()) {
+      std::ofstream(dir_.path() + "/" + name + "/config.json") << config_json;
+    }
+  }
+  const std::string& path() const { return dir_.path(); }
+
+ private:
+  paddle_lite::testing::ScratchDir dir_;
+};
+
+std::vector<float> DemoInput() {
+  auto t = paddle_lite::framework::ReadNpy(kDemo + "/input_x.npy");
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
+}
+
+TensorData Floats(const std::string& name,
+                  std::vector<int64_t> shape,
+                  const std::vector<float>& values) {
+  TensorData t;
+  t.name = name;
+  t.type = DataType::FLOAT32;
+  t.shape = std::move(shape);
+  t.bytes.assign(reinterpret_cast<const char*>(values.data()),
+                 values.size() * sizeof(float));
+  return t;
+}
+
+std::vector<float> AsFloats(const TensorData& t) {
+  std::vector<float> out(t.bytes.size() / sizeof(float));
+  std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
+  return out;
+}
+
+// Rows [begin, end) of the demo input ([2,3,32,32]), repeated to `rows`.
+std::vector<float> DemoRows(int rows, int seed) {
+  auto all = DemoInput();
+  const size_t row = all.size() / 2;
+  std::vector<float> out;
+  for (int r = 0; r < rows; ++r) {
+    size_t from = ((r + seed) % 2) * row;
+    for (size_t i = 0; i < row; ++i) {
+      // Each row different, so a mixed-up split would show.
+      out.push_back(all[from + i] * (1.0f + 0.01f * (r + seed)));
+    }
+  }
+  return out;
+}
+
+InferRequest DemoRequest(int rows,
+                         int seed,
+                         const std::string& model = "demo") {
+  InferRequest r;
+  r.model = model;
+  r.inputs.push_back(Floats("x", {rows, 3, 32, 32}, DemoRows(rows, seed)));
+  return r;
+}
+
+// Model runs of `model` so far, from the batch size histogram.
+int Runs(InferenceServer* server, const std::string& model) {
+  const std::string metrics = server->metrics().Render();
+  const std::string key =
+      "pdlite_batch_size_count{model=\"" + model + "\",version=\"1\"} ";
+  auto at = metrics.find(key);
+  if (at == std::string::npos) return -1;
+  return std::stoi(metrics.substr(at + key.size()));
+}
+
+TEST(ServerCore, LoadsRepositoryAndReportsMetadata) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  repo.Add("demo2", kDemo, "", "3");
+  fs::create_directory_symlink(kDemo, repo.path() + "/demo2/7");
+  InferenceServer server(repo.path());
+  EXPECT_TRUE(server.Ready());
+  const ModelVersion* m = nullptr;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  ASSERT_TRUE(m->ready()) << m->error();
+  ASSERT_EQ(m->inputs().size(), 1u);
+  EXPECT_EQ(m->inputs()[0].name, "x");
+  EXPECT_EQ(m->inputs()[0].type, DataType::FLOAT32);
+  ASSERT_EQ(m->inputs()[0].shape.size(), 4u);
+  EXPECT_EQ(m->inputs()[0].shape[0], -1);
+  ASSERT_EQ(m->outputs().size(), 1u);
+  EXPECT_EQ(m->outputs()[0].name, "softmax.tmp_0");
+  // The highest version is the default.
+  ASSERT_TRUE(server.Find("demo2", "", &m).ok());
+  EXPECT_EQ(m->version(), "7");
+  EXPECT_EQ(server.Versions("demo2"), (std::vector<std::string>{"3", "7"}));
+  EXPECT_EQ(server.Find("nope", "", &m).code, StatusCode::kNotFound);
+  EXPECT_EQ(server.Find("demo2", "4", &m).code, StatusCode::kNotFound);
+  EXPECT_EQ(server.Find("demo2", "x", &m).code, StatusCode::kNotFound);
+}
+
+TEST(ServerCore, InferMatchesTheModelsExpectedOutput) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  InferenceServer server(repo.path());
+  InferRequest r;
+  r.model = "demo";
+  r.inputs.push_back(Floats("x", {2, 3, 32, 32}, DemoInput()));
+  InferResponse response = server.Infer(r);
+  ASSERT_TRUE(response.status.ok()) << response.status.message;
+  ASSERT_EQ(response.outputs.size(), 1u);
+  auto expected =
+      paddle_lite::framework::ReadNpy(kDemo + "/expected_softmax.tmp_0.npy");
+  auto got = AsFloats(response.outputs[0]);
+  ASSERT_EQ(got.size(), static_cast<size_t>(expected.numel()));
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], expected.data<float>()[i],
+                1e-4 + 1e-3 * std::abs(expected.data<float>()[i]));
+  }
+  EXPECT_EQ(response.outputs[0].shape, (std::vector<int64_t>{2, 10}));
+}
+
+TEST(ServerCore, BadInputsAreInvalidArgumentsNamingWhatWasExpected) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  InferenceServer server(repo.path());
+  auto check = [&](InferRequest r, StatusCode code, const std::string& needle) {
+    InferResponse response = server.Infer(std::move(r));
+    EXPECT_EQ(response.status.code, code) << response.status.message;
+    EXPECT_NE(response.status.message.find(needle), std::string::npos)
+        << "'" << needle << "' not in: " << response.status.message;
+  };
+  InferRequest r = DemoRequest(1, 0);
+  r.inputs[0].type = DataType::INT32;
+  check(r, StatusCode::kInvalidArgument, "datatype INT32, expected FP32");
+  r = DemoRequest(1, 0);
+  r.inputs[0].shape = {3, 32, 32};
+  check(r, StatusCode::kInvalidArgument, "expected rank 4");
+  r = DemoRequest(1, 0);
+  r.inputs[0].shape = {2, 3, 32, 32};  // twice the elements given
+  check(r, StatusCode::kInvalidArgument, "needs 6144 elements, got 3072");
+  r = DemoRequest(1, 0);
+  r.inputs[0].shape = {int64_t{1} << 40, 1 << 20, 32, 32};
+  check(r, StatusCode::kInvalidArgument, "more than 2^64 elements, got 3072");
+  r = DemoRequest(1, 0);
+  r.inputs[0].name = "y";
+  check(r, StatusCode::kInvalidArgument,
+        "has no input 'y'; its inputs are 'x'");
+  r = DemoRequest(1, 0);
+  r.inputs.clear();
+  check(r, StatusCode::kInvalidArgument, "needs input 'x' (FP32 [-1,3,32,32])");
+  r = DemoRequest(1, 0);
+  r.inputs.push_back(r.inputs[0]);
+  check(r, StatusCode::kInvalidArgument, "given twice");
+  r = DemoRequest(1, 0);
+  r.outputs = {"nope"};
+  check(r, StatusCode::kInvalidArgument, "has no output 'nope'");
+  // Shapes the program cannot run are the runtime's InvalidArgument.
+  r = DemoRequest(1, 0);
+  r.inputs[0] =
+      Floats("x", {1, 4, 32, 32}, std::vector<float>(4 * 32 * 32, 1.f));
+  check(r, StatusCode::kInvalidArgument, "model 'demo' version 1");
+  r = DemoRequest(1, 0);
+  r.model = "nope";
+  check(r, StatusCode::kNotFound, "unknown model 'nope'");
+  r = DemoRequest(1, 0);
+  r.version = "2";
+  check(r, StatusCode::kNotFound, "has no version '2'");
+  // And the model still answers.
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+}
+
+TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  repo.Add("typo", kDemo, R"({"instance": 2})");
+  repo.Add("bad_value", kDemo, R"({"queue_limit": 0})");
+  repo.Add("not_json", kDemo, R"({"instances": )");
+  fs::create_directories(repo.path() + "/broken/1");
+  std::ofstream(repo.path() + "/broken/1/model.pdmodel") << "not a program";
+  InferenceServer server(repo.path());
+  EXPECT_FALSE(server.Ready());
+  const ModelVersion* m = nullptr;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  EXPECT_TRUE(m->ready());
+  ASSERT_TRUE(server.Find("typo", "", &m).ok());
+  EXPECT_FALSE(m->ready());
+  EXPECT_NE(m->error().find("unknown key \"instance\""), std::string::npos)
+      << m->error();
+  ASSERT_TRUE(server.Find("bad_value", "", &m).ok());
+  EXPECT_NE(m->error().find("\"queue_limit\" must be an integer in [1,"),
+            std::string::npos)
+      << m->error();
+  ASSERT_TRUE(server.Find("not_json", "", &m).ok());
+  EXPECT_NE(m->error().find("not valid JSON"), std::string::npos) << m->error();
+  ASSERT_TRUE(server.Find("broken", "", &m).ok());
+  EXPECT_FALSE(m->ready());
+  EXPECT_FALSE(m->error().empty());
+  InferResponse r = server.Infer(DemoRequest(1, 0, "broken"));
+  EXPECT_EQ(r.status.code, StatusCode::kUnavailable);
+  EXPECT_NE(r.status.message.find("is not ready"), std::string::npos);
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+}
+
+TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
+  Repository repo;
+  repo.Add("plain", kDemo);
+  // A long delay so that every request below joins one batch.
+  repo.Add("batched", kDemo,
+           R"({"max_batch_size": 16, "batch_delay_us": 300000})");
+  InferenceServer server(repo.path());
+  const std::vector<int> rows = {1, 3, 2, 1, 4, 1};
+  std::vector<InferResponse> alone;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    alone.push_back(
+        server.Infer(DemoRequest(rows[i], static_cast<int>(i), "plain")));
+    ASSERT_TRUE(alone.back().status.ok()) << alone.back().status.message;
+  }
+  std::vector<std::future<InferResponse>> futures;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    futures.push_back(std::async(std::launch::async, [&, i] {
+      return server.Infer(DemoRequest(rows[i], static_cast<int>(i), "batched"));
+    }));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    InferResponse b = futures[i].get();
+    ASSERT_TRUE(b.status.ok()) << b.status.message;
+    ASSERT_EQ(b.outputs.size(), 1u);
+    EXPECT_EQ(b.outputs[0].shape, alone[i].outputs[0].shape);
+    auto got = AsFloats(b.outputs[0]);
+    auto want = AsFloats(alone[i].outputs[0]);
+    ASSERT_EQ(got.size(), want.size());
+    float worst = 0;
+    for (size_t k = 0; k < got.size(); ++k) {
+      worst = std::max(worst, std::abs(got[k] - want[k]));
+    }
+    EXPECT_EQ(worst, 0.0f) << "request " << i;
+  }
+  // The runs were batched: fewer runs than requests.
+  EXPECT_LT(Runs(&server, "batched"), static_cast<int>(rows.size()));
+}
+
+TEST(ServerCore, BatchingARealModelGivesTheResultsOfUnbatchedRuns) {
+  const std::string dir = kModels + "/ppocr_cls_mobile_v2";
+  if (!fs::exists(dir)) GTEST_SKIP() << dir << " not present";
+  Repository repo;
+  repo.Add("plain", dir);
+  repo.Add("batched", dir,
+           R"({"max_batch_size": 8, "batch_delay_us": 300000})");
+  InferenceServer server(repo.path());
+  auto x = paddle_lite::framework::ReadNpy(dir + "/ref/input_x.npy");
+  const std::vector<float> base(x.data<float>(), x.data<float>() + x.numel());
+  const size_t row = base.size() / static_cast<size_t>(x.dims()[0]);
+  auto make = [&](const std::string& model, int rows, int seed) {
+    InferRequest r;
+    r.model = model;
+    std::vector<float> values;
+    for (int k = 0; k < rows; ++k) {
+      for (size_t i = 0; i < row; ++i) {
+        values.push_back(base[i] * (1.0f - 0.05f * (k + seed)));
+      }
+    }
+    std::vector<int64_t> shape = x.dims();
+    shape[0] = rows;
+    r.inputs.push_back(Floats("x", shape, values));
+    return r;
+  };
+  const std::vector<int> rows = {1, 2, 1, 3};
+  std::vector<std::future<InferResponse>> batched;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    batched.push_back(std::async(std::launch::async, [&, i] {
+      return server.Infer(make("batched", rows[i], static_cast<int>(i)));
+    }));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    InferResponse b = batched[i].get();
+    InferResponse alone =
+        server.Infer(make("plain", rows[i], static_cast<int>(i)));
+    ASSERT_TRUE(b.status.ok()) << b.status.message;
+    ASSERT_TRUE(alone.status.ok()) << alone.status.message;
+    EXPECT_EQ(b.outputs[0].shape, alone.outputs[0].shape);
+    EXPECT_EQ(AsFloats(b.outputs[0]), AsFloats(alone.outputs[0]))
+        << "request " << i;
+  }
+  EXPECT_GE(Runs(&server, "batched"), 1);
+  EXPECT_LT(Runs(&server, "batched"), static_cast<int>(rows.size()));
+}
+
+TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
+  Repository repo;
+  repo.Add("demo", kDemo, R"({"queue_limit": 2})");
+  InferenceServer server(repo.path());
+  // A long run holds the only instance; while it runs the queue takes two
+  // requests and refuses the third.
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(DemoRequest(8000, 0)); });
+  const ModelVersion* m = nullptr;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  // Wait until the worker took the long run.
+  for (int i = 0; i < 2000 && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  InferRequest timed = DemoRequest(1, 0);
+  timed.timeout_us = 200000;
+  auto expiring =
+      std::async(std::launch::async, [&] { return server.Infer(timed); });
+  auto waiting = std::async(std::launch::async,
+                            [&] { return server.Infer(DemoRequest(1, 1)); });
+  for (int i = 0; i < 2000 && m->queued() < 2; ++i) usleep(1000);
+  ASSERT_EQ(m->queued(), 2u);
+  auto start = std::chrono::steady_clock::now();
+  InferResponse refused = server.Infer(DemoRequest(1, 0));
+  EXPECT_EQ(refused.status.code, StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status.message.find("queue is full"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(50));
+  InferResponse expired = expiring.get();
+  EXPECT_EQ(expired.status.code, StatusCode::kDeadlineExceeded)
+      << expired.status.message;
+  EXPECT_TRUE(waiting.get().status.ok());
+  EXPECT_TRUE(busy.get().status.ok());
+}
+
+TEST(ServerCore, StopAnswersEveryQueuedRequest) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  InferenceServer server(repo.path());
+  std::vector<std::future<InferResponse>> futures;
+  for (int i = 0; i < 8; ++i) {
+    futures.push_back(std::async(std::launch::async, [&, i] {
+      return server.Infer(DemoRequest(200, i));
+    }));
+  }
+  const ModelVersion* m = nullptr;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  for (int i = 0; i < 2000 && m->queued() < 4; ++i) usleep(1000);
+  server.Stop();
+  int ok = 0, refused = 0;
+  for (auto& f : futures) {
+    InferResponse r = f.get();
+    if (r.status.ok()) ++ok;
+    if (r.status.code == StatusCode::kUnavailable ||
+        r.status.code == StatusCode::kResourceExhausted) {
+      ++refused;
+    }
+  }
+  // Those queued before Stop() ran (at least the four seen queued); any
+  // arriving after it was refused.
+  EXPECT_EQ(ok + refused, 8);
+  EXPECT_GE(ok, 4);
+  EXPECT_EQ(server.Infer(DemoRequest(1, 0)).status.code,
+            StatusCode::kUnavailable);
+}
+
+TEST(ServerCore, LoDModelMatchesReference) {
+  const std::string dir = kModels + "/textcnn_news_fluid";
+  if (!fs::exists(dir)) GTEST_SKIP() << dir << " not present";
+  Repository repo;
+  repo.Add("textcnn", dir, R"({"max_batch_size": 8, "batch_delay_us": 1000})");
+  InferenceServer server(repo.path());
+  const ModelVersion* m = nullptr;
+  ASSERT_TRUE(server.Find("textcnn", "", &m).ok());
+  ASSERT_TRUE(m->ready()) << m->error();
+  ASSERT_EQ(m->inputs().size(), 1u);
+  EXPECT_GT(m->inputs()[0].lod_level, 0);
+  auto words = paddle_lite::framework::ReadNpy(dir + "/ref/input_words.npy");
+  InferRequest r;
+  r.model = "textcnn";
+  TensorData t;
+  t.name = m->inputs()[0].name;
+  t.type = DataType::INT64;
+  t.shape = words.dims();
+  t.bytes.assign(reinterpret_cast<const char*>(words.data<int64_t>()),
+                 words.numel() * sizeof(int64_t));
+  t.lod = {{0, 30, 59, 89, 100, 121, 153, 181, 200, 230, 262}};
+  r.inputs.push_back(t);
+  InferRequest no_lod = r;
+  no_lod.inputs[0].lod.clear();
+  EXPECT_EQ(server.Infer(no_lod).status.code, StatusCode::kInvalidArgument);
+  InferRequest bad_lod = r;
+  bad_lod.inputs[0].lod = {{0, 30, 500}};
+  EXPECT_EQ(server.Infer(bad_lod).status.code, StatusCode::kInvalidArgument);
+  auto expected =
+      paddle_lite::framework::ReadNpy(dir + "/ref/expected_fc_0.tmp_4.npy");
+  // Twice at once: LoD requests are never batched, each must match.
+  auto a = std::async(std::launch::async, [&] { return server.Infer(r); });
+  InferResponse b = server.Infer(r);
+  for (InferResponse response : {a.get(), b}) {
+    ASSERT_TRUE(response.status.ok()) << response.status.message;
+    auto got = AsFloats(response.outputs[0]);
+    ASSERT_EQ(got.size(), static_cast<size_t>(expected.numel()));
+    for (size_t i = 0; i < got.size(); ++i) {
+      float e = expected.data<float>()[i];
+      EXPECT_NEAR(got[i], e, 1e-4 + 1e-3 * std::abs(e));
+    }
+  }
+}
+
+// The wire format of the binary tensor data extension, without a socket.
+TEST(HttpCodec, BinaryFramingMustAddUp) {
+  const std::string header =
+      R"({"id":"7","inputs":[{"name":"x","shape":[2],"datatype":"FP32",)"
+      R"("parameters":{"binary_data_size":8}}],)"
+      R"("outputs":[{"name":"y","parameters":{"binary_data":true}}]})";
+  const std::string data(8, '\0');
+  InferRequest r;
+  WireOptions o;
+  ASSERT_TRUE(DecodeInferRequest(header + data, header.size(), &r, &o).ok());
+  EXPECT_EQ(r.id, "7");
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.inputs[0].bytes.size(), 8u);
+  EXPECT_TRUE(o.binary_output["y"]);
+  auto fails = [&](const std::string& body, int64_t length,
+                   const std::string& needle) {
+    InferRequest req;
+    WireOptions opt;
+    Status s = DecodeInferRequest(body, length, &req, &opt);
+    EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message.find(needle), std::string::npos) << s.message;
+  };
+  fails(header + data.substr(0, 4), header.size(), "runs past the end");
+  fails(header + data + "xx", header.size(), "2 bytes after the JSON header");
+  fails(header + data, header.size() + 100, "Inference-Header-Content-Length");
+  fails(header + data, 10, "not valid JSON");
+  fails(header, -1, "without the Inference-Header-Content-Length");
+  fails(R"({"inputs":[{"name":"x","shape":[2],"datatype":"FP32",)"
+        R"("data":[1,"a"]}]})",
+        -1, "array of FP32 values");
+  fails(R"({"inputs":[{"name":"x","shape":[-2],"datatype":"FP32","data":[]}]})",
+        -1, "integers >= 0");
+  fails(
+      R"({"inputs":[{"name":"x","shape":[1],"datatype":"BYTES","data":["a"]}]})",
+      -1, "'BYTES' is not supported");
+  fails(
+      R"({"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[300]}]})",
+      -1, "array of INT8 values");
+  // Nested data flattens row major.
+  InferRequest nested;
+  ASSERT_TRUE(DecodeInferRequest(
+                  R"({"inputs":[{"name":"x","shape":[2,2],"datatype":"INT64",)"
+                  R"("data":[[1,2],[3,4]]}]})",
+                  -1, &nested, &o)
+                  .ok());
+  std::vector<int64_t> values(4);
+  std::memcpy(values.data(), nested.inputs[0].bytes.data(), 32);
+  EXPECT_EQ(values, (std::vector<int64_t>{1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace serve
+}  // namespace pdlite
