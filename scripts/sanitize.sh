@@ -19,12 +19,15 @@ fi
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 passed=0
 failed=0
-all_suites=(platform_test framework_test paddle_lite_api_test operators_test)
+# Test binaries under DIR/unittests/ (serve/serve_test: the server's core,
+# queues, batching and shutdown across worker threads).
+all_suites=(platform_test framework_test paddle_lite_api_test operators_test
+            serve/serve_test)
 for kind in "${kinds[@]}"; do
   compiler=()
   case "$kind" in
     address) dir=build-asan; suites=("${all_suites[@]}") ;;
-    thread) dir=build-tsan; suites=(framework_test paddle_lite_api_test) ;;
+    thread) dir=build-tsan; suites=(framework_test paddle_lite_api_test serve/serve_test) ;;
     undefined) dir=build-ubsan; suites=("${all_suites[@]}") ;;
     address,undefined)
       dir=build-fuzz; suites=("${all_suites[@]}")
@@ -36,7 +39,9 @@ for kind in "${kinds[@]}"; do
   esac
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[@]}" \
     -DPDLITE_SANITIZE="$kind" >/dev/null
-  cmake --build "$dir" -j"$(nproc)" --target "${suites[@]}" >/dev/null
+  targets=()
+  for suite in "${suites[@]}"; do targets+=("${suite##*/}"); done
+  cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
   for suite in "${suites[@]}"; do
     # oneDNN's OpenMP runtime synchronizes in ways TSan cannot see: one
     # OpenMP thread keeps its reports about our code meaningful.
@@ -44,12 +49,12 @@ for kind in "${kinds[@]}"; do
     if ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 \
        UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
        TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp" \
-       "$dir/unittests/$suite" --gtest_brief=1 > "$dir/$suite.log" 2>&1; then
-      echo "$kind $suite: $(grep -E '^\[  PASSED  \]' "$dir/$suite.log")"
+       "$dir/unittests/$suite" --gtest_brief=1 > "$dir/${suite##*/}.log" 2>&1; then
+      echo "$kind $suite: $(grep -E '^\[  PASSED  \]' "$dir/${suite##*/}.log")"
       passed=$((passed + 1))
     else
       echo "$kind $suite: FAILED"
-      tail -40 "$dir/$suite.log"
+      tail -40 "$dir/${suite##*/}.log"
       failed=$((failed + 1))
     fi
   done

@@ -76,7 +76,10 @@ bool ParseModelConfig(const std::string& text,
     *error = "config.json must hold a JSON object";
     return false;
   }
-  for (auto& [key, value] : j.items()) {
+  for (auto& item : j.items()) {
+    // Named, not structured bindings: lambdas capture those only in C++20.
+    const std::string key = item.key();
+    const auto& value = item.value();
     auto integer = [&](int64_t min, int64_t max, auto* field) {
       if (!value.is_number_integer() || value.get<int64_t>() < min ||
           value.get<int64_t>() > max) {
