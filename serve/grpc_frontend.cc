@@ -320,8 +320,11 @@ int GrpcFrontend::Start() {
       options_.max_message_bytes, std::numeric_limits<int>::max()));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
-  // Bounds the threads serving RPCs: requests beyond wait in gRPC's own
-  // queue until one is free, rather than growing the process.
+  // Bounds the threads serving RPCs, so a flood of calls cannot grow the
+  // process without limit. gRPC refuses a call that finds every thread
+  // busy (RESOURCE_EXHAUSTED) rather than queueing it; the model queues,
+  // which answer a full queue at once, keep the threads in use far below
+  // the default.
   grpc::ResourceQuota quota("pdlite-grpc");
   quota.SetMaxThreads(options_.threads);
   builder.SetResourceQuota(quota);

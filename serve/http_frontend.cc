@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cmath>
@@ -386,13 +387,36 @@ HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
 HttpFrontend::~HttpFrontend() = default;
 
 int HttpFrontend::Bind() {
-  if (options_.port == 0) return http_->bind_to_any_port(options_.host);
-  return http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  const int port =
+      options_.port == 0
+          ? http_->bind_to_any_port(options_.host)
+          : (http_->bind_to_port(options_.host, options_.port) ? options_.port
+                                                               : -1);
+  // httplib listens with a backlog of 5: a burst of clients connecting at
+  // once overflows it, and some of them are reset. Listening again on the
+  // listening socket only raises the backlog.
+  if (port >= 0 && listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
+  return port;
 }
 
 void HttpFrontend::Serve() { http_->listen_after_bind(); }
 
-void HttpFrontend::Stop() { http_->stop(); }
+void HttpFrontend::Stop() {
+  stopping_ = true;
+  if (listen_fd_ < 0) {  // never bound
+    http_->stop();
+    return;
+  }
+  // Not httplib's stop(): it marks the listening socket invalid, and every
+  // connection thread checks that before reading its next request, so a
+  // connection accepted but still queued for a pool thread, or a kept-alive
+  // one whose next request had already arrived, was closed unread: requests
+  // lost. Shutting the listening socket down instead makes accept() fail,
+  // httplib stops accepting, closes it and drains its pool; the connections
+  // it holds end after their current request (Connection: close below) or
+  // their keep-alive timeout.
+  if (!listener_shut_.exchange(true)) ::shutdown(listen_fd_, SHUT_RDWR);
+}
 
 void HttpFrontend::Route() {
   using httplib::Request;
@@ -403,6 +427,20 @@ void HttpFrontend::Route() {
   // 503 rather than as connections waiting in the pool.
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(options_.max_body_bytes);
+  // httplib writes a response's headers and body separately: with Nagle's
+  // algorithm the body waits for the client's delayed ACK of the headers
+  // (40 ms on Linux) on every kept-alive request.
+  http.set_tcp_nodelay(true);
+  // httplib creates the listening socket through this hook and has no
+  // other way to give it out; Stop() needs it.
+  http.set_socket_options([this](auto sock) {
+    httplib::default_socket_options(sock);
+    listen_fd_ = sock;
+  });
+  // Once stopping, clients are told to send nothing more on a connection.
+  http.set_post_routing_handler([this](const Request&, Response& res) {
+    if (stopping_) res.set_header("Connection", "close");
+  });
   auto send_json = [](Response& res, int status, const json& j) {
     res.status = status;
     res.set_content(j.dump(), "application/json");

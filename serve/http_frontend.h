@@ -4,6 +4,7 @@
 // and InferenceServer's protocol-neutral calls.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -61,7 +62,9 @@ class HttpFrontend {
   /// Answers requests until Stop(); returns once every accepted request
   /// has been answered.
   void Serve();
-  /// Stops accepting; safe from another thread.
+  /// Stops accepting; safe from another thread, and to call again.
+  /// Connections already accepted (those still waiting for a thread too)
+  /// are served; their responses say "Connection: close".
   void Stop();
 
  private:
@@ -70,6 +73,9 @@ class HttpFrontend {
   InferenceServer* server_;
   HttpOptions options_;
   std::unique_ptr<httplib::Server> http_;
+  int listen_fd_ = -1;  // set by Bind()
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> listener_shut_{false};
 };
 
 }  // namespace serve

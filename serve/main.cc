@@ -21,7 +21,7 @@ int Usage(const std::string& problem) {
   if (!problem.empty()) std::cerr << "pdlite serve: " << problem << "\n\n";
   std::cerr << R"(usage: pdlite serve --model-repository DIR [--http-port 8000]
                     [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 32]
-                    [--grpc-threads 32] [--max-body-mb 64] [--verbose]
+                    [--grpc-threads 256] [--max-body-mb 64] [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
       if (!ParseInt(value, -1, 65535, &n)) return Usage("bad --grpc-port");
       grpc_options.port = static_cast<int>(n);
     } else if (arg == "--grpc-threads") {
-      if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --grpc-threads");
+      if (!ParseInt(value, 2, 4096, &n)) return Usage("bad --grpc-threads");
       grpc_options.threads = static_cast<int>(n);
     } else if (arg == "--http-threads") {
       if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --http-threads");

@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Benchmark of `pdlite serve` (issue 15; a benchmark, not a test).
+
+  python3 bench/serve_bench.py [--seconds 10] [--json OUT]
+
+ppocr_cls_mobile_v2 at batch 1 (the first row of ref/input_x.npy), 1, 8 and
+64 concurrent clients, over HTTP with the binary tensor extension, HTTP with
+JSON tensors, and gRPC; once with a model config without batching and once
+with dynamic batching (max_batch_size 16, batch_delay_us 2000), one
+instance each. Reports throughput and p50/p99 latency per cell, and the bare
+baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
+p50 the server adds over it at 1 client.
+
+Clients: every request's bytes are prepared once; HTTP clients are threads
+with one keep-alive http.client connection each, gRPC clients one
+tritonclient.grpc client per thread. A cell's clients are spread over
+--procs processes (threads within each), so one Python process's GIL does
+not cap the 8- and 64-client cells. The table says how many were used.
+
+tritonclient[http,grpc] and numpy come from build/serve-venv (made by
+unittests/serve/serve_test.py's ensure_venv); the script re-executes itself
+under it.
+"""
+
+import argparse
+import collections
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SERVE_TESTS = os.path.join(ROOT, "unittests", "serve")
+DEFAULT_MODEL = os.path.join(os.path.dirname(ROOT), "shared", "models",
+                             "ppocr_cls_mobile_v2")
+
+TRANSPORTS = ("http-binary", "http-json", "grpc")
+CONFIGS = {
+    # One instance both ways, so the cells differ only by batching.
+    "off": {"instances": 1, "queue_limit": 256},
+    "on": {"instances": 1, "max_batch_size": 16, "batch_delay_us": 2000,
+           "queue_limit": 256},
+}
+
+
+def percentile(sorted_values, q):
+    """Nearest-rank percentile of an already sorted list."""
+    if not sorted_values:
+        return float("nan")
+    k = max(0, min(len(sorted_values) - 1,
+                   int(round(q / 100.0 * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[k]
+
+
+# ---- requests, built once per client process --------------------------------
+
+def make_request(transport, model, x, output):
+    """(path, body, headers) for HTTP; None for gRPC (built by the client)."""
+    path = "/v2/models/%s/infer" % model
+    if transport == "http-binary":
+        header = json.dumps({
+            "inputs": [{"name": "x", "shape": list(x.shape),
+                        "datatype": "FP32",
+                        "parameters": {"binary_data_size": x.nbytes}}],
+            "outputs": [{"name": output,
+                         "parameters": {"binary_data": True}}]}).encode()
+        return path, header + x.astype("<f4").tobytes(), {
+            "Content-Type": "application/octet-stream",
+            "Inference-Header-Content-Length": str(len(header))}
+    if transport == "http-json":
+        body = json.dumps({
+            "inputs": [{"name": "x", "shape": list(x.shape),
+                        "datatype": "FP32",
+                        "data": x.flatten().tolist()}],
+            "outputs": [{"name": output,
+                         "parameters": {"binary_data": False}}]}).encode()
+        return path, body, {"Content-Type": "application/json"}
+    return None
+
+
+def timed_loop(call, start, measure_from, end):
+    """Calls `call` (None, or why it failed) back to back from `start` to
+    `end`; latencies (s) and error kinds of the calls inside the window."""
+    latencies, errors = [], collections.Counter()
+    time.sleep(max(0.0, start - time.monotonic()))
+    while True:
+        t = time.monotonic()
+        if t >= end:
+            break
+        why = call()
+        done = time.monotonic()
+        if t >= measure_from and done <= end:
+            if why is None:
+                latencies.append(done - t)
+            else:
+                errors[why] += 1
+    return latencies, errors
+
+
+def http_worker(port, request, start, measure_from, end, out):
+    path, body, headers = request
+    conn = [http.client.HTTPConnection("127.0.0.1", port, timeout=60)]
+
+    def call():
+        try:
+            conn[0].request("POST", path, body=body, headers=headers)
+            resp = conn[0].getresponse()
+            data = resp.read()
+            why = None
+            if resp.status != 200 or not data:
+                why = "HTTP %d %s" % (resp.status, data[:120])
+            if resp.will_close:
+                conn[0].close()
+            return why
+        except (OSError, http.client.HTTPException) as e:
+            conn[0].close()
+            return repr(e)[:160]
+
+    out.append(timed_loop(call, start, measure_from, end))
+    conn[0].close()
+
+
+def grpc_worker(port, model, x, output, start, measure_from, end, out):
+    import tritonclient.grpc as grpcclient
+    client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    outputs = [grpcclient.InferRequestedOutput(output)]
+
+    def call():
+        try:
+            client.infer(model, [inp], outputs=outputs)
+            return None
+        except Exception as e:  # any failed call is an error of the cell
+            return str(e)[:160]
+
+    out.append(timed_loop(call, start, measure_from, end))
+    client.close()
+
+
+def client_process(args):
+    """One process's share of a cell: `threads` clients; returns their
+    latencies (s) and error count."""
+    (transport, port, grpc_port, model, x_path, output, threads, start,
+     measure_from, end) = args
+    import numpy as np
+    x = np.ascontiguousarray(np.load(x_path), dtype=np.float32)
+    request = make_request(transport, model, x, output)
+    out = []
+    workers = []
+    for _ in range(threads):
+        if transport == "grpc":
+            target, a = grpc_worker, (grpc_port, model, x, output, start,
+                                      measure_from, end, out)
+        else:
+            target, a = http_worker, (port, request, start, measure_from,
+                                      end, out)
+        workers.append(threading.Thread(target=target, args=a))
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    latencies = [v for lat, _ in out for v in lat]
+    errors = collections.Counter()
+    for _, e in out:
+        errors.update(e)
+    return latencies, dict(errors)
+
+
+def run_cell(pool, procs, transport, port, grpc_port, model, x_path, output,
+             clients, warmup, seconds):
+    procs = min(procs, clients)
+    shares = [clients // procs + (1 if i < clients % procs else 0)
+              for i in range(procs)]
+    # Processes start their clients together, after a short lead.
+    start = time.monotonic() + 1.0
+    measure_from = start + warmup
+    end = measure_from + seconds
+    results = pool.map(client_process, [
+        (transport, port, grpc_port, model, x_path, output, n, start,
+         measure_from, end) for n in shares], chunksize=1)
+    latencies = sorted(v for lat, _ in results for v in lat)
+    errors = collections.Counter()
+    for _, e in results:
+        errors.update(e)
+    return {
+        "requests": len(latencies), "errors": sum(errors.values()),
+        "error_kinds": dict(errors.most_common(5)),
+        "throughput_rps": len(latencies) / seconds,
+        "p50_ms": 1000 * percentile(latencies, 50),
+        "p99_ms": 1000 * percentile(latencies, 99),
+        "client_processes": procs, "threads_per_process": shares,
+    }
+
+
+# ---- the bare baseline ------------------------------------------------------
+
+def bare_baseline(pdlite, model_dir, inputs_dir, seconds):
+    """`pdlite bench` at batch 1, 1 thread, for about `seconds`."""
+    def bench(iters):
+        out = subprocess.run(
+            [pdlite, "bench", "--model", model_dir, "--inputs", inputs_dir,
+             "--threads", "1", "--warmup", "10", "--iters", str(iters),
+             "--json"], capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            raise RuntimeError("pdlite bench failed: %s" % out.stderr[-2000:])
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    probe = bench(20)
+    iters = int(max(100, min(100000, seconds * 1000.0 /
+                             max(probe["latency_ms"]["median"], 1e-3))))
+    result = bench(iters)
+    samples = sorted(result["samples_ms"])
+    return {
+        "iters": iters, "p50_ms": percentile(samples, 50),
+        "p99_ms": percentile(samples, 99),
+        "throughput_rps": 1000.0 * len(samples) / sum(samples),
+        "peak_rss_mb": result.get("peak_rss_mb"),
+    }
+
+
+# ---- main -------------------------------------------------------------------
+
+def start_server(server, repo, log_path, http_threads, grpc_threads):
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [server, "--model-repository", repo, "--host", "127.0.0.1",
+         "--http-port", "0", "--grpc-port", "0",
+         "--http-threads", str(http_threads),
+         "--grpc-threads", str(grpc_threads)],
+        stdout=subprocess.PIPE, stderr=log)
+    ports = []
+    for pattern in (r"listening on 127\.0\.0\.1:(\d+)",
+                    r"grpc listening on 127\.0\.0\.1:(\d+)"):
+        m = re.match(pattern, proc.stdout.readline().decode())
+        if not m:
+            proc.kill()
+            proc.wait()
+            log.close()
+            with open(log_path, errors="replace") as f:
+                raise RuntimeError("server did not start:\n" +
+                                   f.read()[-3000:])
+        ports.append(int(m.group(1)))
+    return proc, log, ports[0], ports[1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", default=os.path.join(
+        ROOT, "build", "tools", "pdlite_server"))
+    ap.add_argument("--pdlite", default=os.path.join(
+        ROOT, "build", "tools", "pdlite"))
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                    help="where build/serve-venv is (or is made)")
+    ap.add_argument("--model", default=DEFAULT_MODEL)
+    ap.add_argument("--seconds", type=float, default=10,
+                    help="measured seconds per cell (default 10)")
+    ap.add_argument("--warmup", type=float, default=1,
+                    help="unmeasured seconds before each cell (default 1)")
+    ap.add_argument("--clients", default="1,8,64")
+    ap.add_argument("--transports", default=",".join(TRANSPORTS))
+    ap.add_argument("--procs", type=int,
+                    default=max(1, min(8, os.cpu_count() or 1)),
+                    help="client processes per cell at most (default: the "
+                         "CPU count, at most 8)")
+    ap.add_argument("--http-threads", type=int, default=64,
+                    help="the server's --http-threads (default 64: one per "
+                         "client)")
+    ap.add_argument("--grpc-threads", type=int, default=128,
+                    help="the server's --grpc-threads (default 128: gRPC's "
+                         "sync server refuses calls, RESOURCE_EXHAUSTED, "
+                         "once handlers and pollers use them all)")
+    ap.add_argument("--json", metavar="OUT", help="write the results here")
+    args = ap.parse_args()
+
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, SERVE_TESTS)
+    from serve_test import ensure_venv
+    venv, python = ensure_venv(args.build_dir)
+    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+        os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
+    import numpy as np
+
+    clients_list = [int(c) for c in args.clients.split(",")]
+    model_dir = os.path.abspath(args.model)
+    ref = os.path.join(model_dir, "ref")
+    outputs = [f for f in os.listdir(ref) if f.startswith("expected_")]
+    output = outputs[0][len("expected_"):-len(".npy")].replace("__", "/")
+    x1 = np.load(os.path.join(ref, "input_x.npy"))[:1]
+
+    tmp = tempfile.mkdtemp(prefix="pdlite_serve_bench_")
+    proc = log = None
+    results = {"model": model_dir, "input_shape": list(x1.shape),
+               "seconds_per_cell": args.seconds, "cells": []}
+    try:
+        inputs_dir = os.path.join(tmp, "inputs")
+        os.makedirs(inputs_dir)
+        x_path = os.path.join(inputs_dir, "input_x.npy")
+        np.save(x_path, x1.astype(np.float32))
+        print("bare Predictor::Run loop (pdlite bench, batch 1, 1 thread)...",
+              file=sys.stderr)
+        results["bare"] = bare_baseline(args.pdlite, model_dir, inputs_dir,
+                                        args.seconds)
+
+        repo = os.path.join(tmp, "repo")
+        for batching, config in CONFIGS.items():
+            name = "cls_batch_" + batching
+            os.makedirs(os.path.join(repo, name))
+            os.symlink(model_dir, os.path.join(repo, name, "1"))
+            with open(os.path.join(repo, name, "config.json"), "w") as f:
+                json.dump(config, f)
+        proc, log, port, grpc_port = start_server(
+            args.server, repo, os.path.join(tmp, "server.log"),
+            args.http_threads, args.grpc_threads)
+        results["server"] = {"http_threads": args.http_threads,
+                             "grpc_threads": args.grpc_threads,
+                             "configs": CONFIGS}
+        # Fresh interpreters: no gRPC state forked from this process.
+        pool = multiprocessing.get_context("spawn").Pool(args.procs)
+        try:
+            for batching in CONFIGS:
+                for transport in args.transports.split(","):
+                    for clients in clients_list:
+                        print("cell: %s, batching %s, %d clients..." % (
+                            transport, batching, clients), file=sys.stderr)
+                        cell = run_cell(
+                            pool, args.procs, transport, port, grpc_port,
+                            "cls_batch_" + batching, x_path, output, clients,
+                            args.warmup, args.seconds)
+                        cell.update(transport=transport, batching=batching,
+                                    clients=clients)
+                        for why, n in cell["error_kinds"].items():
+                            print("  %d errors: %s" % (n, why),
+                                  file=sys.stderr)
+                        results["cells"].append(cell)
+        finally:
+            pool.close()
+            pool.join()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+    finally:
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+        if log is not None:
+            log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    bare = results["bare"]
+    print("\n`pdlite serve` on %s, batch 1 %s, %.0f s per cell "
+          "(after %.0f s unmeasured); server --http-threads %d "
+          "--grpc-threads %d; batching off: %s; on: %s\n" % (
+              os.path.basename(model_dir), list(x1.shape), args.seconds,
+              args.warmup, args.http_threads, args.grpc_threads,
+              json.dumps(CONFIGS["off"]), json.dumps(CONFIGS["on"])))
+    print("| transport | batching | clients | client procs x threads | "
+          "req/s | p50 ms | p99 ms | errors | p50 added over bare |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for c in results["cells"]:
+        added = ("%+.3f ms" % (c["p50_ms"] - bare["p50_ms"])
+                 if c["clients"] == 1 else "")
+        c["p50_added_over_bare_ms"] = (c["p50_ms"] - bare["p50_ms"]
+                                       if c["clients"] == 1 else None)
+        threads = sorted(set(c["threads_per_process"]))
+        print("| %s | %s | %d | %d x %s | %.1f | %.3f | %.3f | %d | %s |" % (
+            c["transport"], c["batching"], c["clients"],
+            c["client_processes"], "/".join(str(t) for t in threads),
+            c["throughput_rps"], c["p50_ms"], c["p99_ms"], c["errors"],
+            added))
+    print("| bare Predictor::Run (pdlite bench, %d runs) | - | 1 | - | %.1f "
+          "| %.3f | %.3f | - | |" % (bare["iters"], bare["throughput_rps"],
+                                    bare["p50_ms"], bare["p99_ms"]))
+    for c in results["cells"]:
+        for why, n in c["error_kinds"].items():
+            print("errors, %s batching %s %d clients: %d x %s" % (
+                c["transport"], c["batching"], c["clients"], n, why))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
