@@ -54,7 +54,8 @@ class YoloBoxOp : public framework::OperatorWithKernel {
                           ctx->Attr<int>("downsample_ratio"), "."));
 
     const int64_t anchor_num = static_cast<int64_t>(anchors.size() / 2);
-    const int64_t per_anchor = (iou_aware ? 6 : 5) + class_num;
+    // In 64 bits: a hostile class_num of INT_MAX overflows int.
+    const int64_t per_anchor = int64_t{iou_aware ? 6 : 5} + class_num;
     PADDLE_ENFORCE_EQ(
         x_dims[1], anchor_num * per_anchor,
         errors::InvalidArgument("yolo_box: X dims ", x_dims,
