@@ -84,6 +84,10 @@ std::vector<float> DemoRows(int rows, int seed) {
   return out;
 }
 
+// The longest a test waits for the server to reach a state, in ms; the
+// wait ends as soon as it does.
+constexpr int kWaitMs = 30000;
+
 InferRequest DemoRequest(int rows,
                          int seed,
                          const std::string& model = "demo") {
@@ -326,8 +330,9 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
                          [&] { return server.Infer(DemoRequest(8000, 0)); });
   const ModelVersion* m = nullptr;
   ASSERT_TRUE(server.Find("demo", "", &m).ok());
-  // Wait until the worker took the long run.
-  for (int i = 0; i < 2000 && !m->busy(); ++i) usleep(1000);
+  // Wait until the worker took the long run. Generous: making and checking
+  // 8000 rows takes seconds under ThreadSanitizer.
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
   ASSERT_TRUE(m->busy());
   InferRequest timed = DemoRequest(1, 0);
   timed.timeout_us = 200000;
@@ -335,7 +340,7 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
       std::async(std::launch::async, [&] { return server.Infer(timed); });
   auto waiting = std::async(std::launch::async,
                             [&] { return server.Infer(DemoRequest(1, 1)); });
-  for (int i = 0; i < 2000 && m->queued() < 2; ++i) usleep(1000);
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
   ASSERT_EQ(m->queued(), 2u);
   auto start = std::chrono::steady_clock::now();
   InferResponse refused = server.Infer(DemoRequest(1, 0));
@@ -362,7 +367,7 @@ TEST(ServerCore, StopAnswersEveryQueuedRequest) {
   }
   const ModelVersion* m = nullptr;
   ASSERT_TRUE(server.Find("demo", "", &m).ok());
-  for (int i = 0; i < 2000 && m->queued() < 4; ++i) usleep(1000);
+  for (int i = 0; i < kWaitMs && m->queued() < 4; ++i) usleep(1000);
   server.Stop();
   int ok = 0, refused = 0;
   for (auto& f : futures) {
