@@ -257,6 +257,23 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
       }
     }
   }
+  // The feed and fetch ops' `col` index the caller's lists: they must be
+  // 0..n-1 (a col of 2^31-1 would size the fetch list by it), and only the
+  // main block binds them.
+  for (int b = 1; b < blocks; ++b) {
+    for (const OpDesc& op : program.blocks[b].ops) {
+      PADDLE_ENFORCE(op.type != "feed" && op.type != "fetch",
+                     errors::InvalidArgument(
+                         source, ": block ", b, " holds a '", op.type,
+                         "' op; only the main block (0) feeds and fetches."));
+    }
+  }
+  try {
+    program.FeedTargetNames();
+    program.FetchTargetNames();
+  } catch (const Exception& e) {
+    platform::RethrowWithContext(e, source + ": ");
+  }
 }
 
 }  // namespace framework

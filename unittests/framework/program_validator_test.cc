@@ -158,6 +158,21 @@ TEST(ProgramValidator, BlocksAndSubBlockReferences) {
   ExpectRejected(program, {"'sub_block'", "block 7"});
 }
 
+TEST(ProgramValidator, FeedAndFetchColumns) {
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "fetch").attrs["col"] = INT_MAX;  // found by fuzzing
+  ExpectRejected(program, {"'fetch'", "col values are not 0..0"});
+  program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "feed").attrs["col"] = -1;
+  ExpectRejected(program, {"'feed'", "missing 0"});
+  program = ConvAddBatchNormPool().Build();
+  program.blocks.push_back(BlockDesc());
+  program.blocks[1].idx = 1;
+  program.blocks[1].parent_idx = 0;
+  program.blocks[1].ops.push_back(OpOfType(&program, "fetch"));
+  ExpectRejected(program, {"block 1 holds a 'fetch' op"});
+}
+
 TEST(ProgramValidator, LoadingRejectsBeforeThePasses) {
   ProgramBuilder b = ConvAddBatchNormPool();
   ProgramDesc program = b.Build();
