@@ -560,6 +560,14 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
       continue;
     }
     if (arena.memory) ReleaseArena(state, need.first);
+    // Sized for every cached plan, not only this one: a stream of shapes
+    // then replaces the arena once, not each time a larger one comes back.
+    size_t bytes = need.second;
+    for (const auto& other : state.plans) {
+      if (other->evicted) continue;
+      auto it = other->arena_need.find(need.first);
+      if (it != other->arena_need.end()) bytes = std::max(bytes, it->second);
+    }
     const platform::Place& place =
         std::find_if(plan.buffers.begin(), plan.buffers.end(),
                      [&need](const Plan::Buffer& b) {
@@ -567,14 +575,14 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
                      })
             ->place;
     BlockState::Arena& fresh = state.arenas[need.first];
-    fresh.memory = platform::GetAllocator(place)->Allocate(need.second);
-    fresh.bytes = need.second;
+    fresh.memory = platform::GetAllocator(place)->Allocate(bytes);
+    fresh.bytes = bytes;
     // Host arenas count in the budget; a device's memory has its own
     // limit (Config::SetGpuMemoryLimit).
     if (place.is_cpu()) {
       BlockState* owner = &state;
       const std::string key = need.first;
-      fresh.budget_id = budget_->Add("arena", need.second, [owner, key] {
+      fresh.budget_id = budget_->Add("arena", bytes, [owner, key] {
         owner->arenas[key].evicted = true;
       });
       budget_->SetPinned(fresh.budget_id, true);

@@ -100,6 +100,30 @@ void CheckFlatMemory(const std::string& dir,
   ::testing::Test::RecordProperty("rss_after_1000", std::to_string(after_1000));
 }
 
+// The arena is sized for the largest plan cached when it must grow: a
+// stream of shapes replaces it once, not each time a larger shape comes
+// back (each replacement is fresh pages to fault in).
+TEST(PlanReplay, ArenaGrowsOnceToTheLargestCachedPlan) {
+  auto p = CreatePredictor(Config(kDemo));
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 3, 16, 16}, {1, 3, 48, 48}, {1, 3, 32, 32}};
+  for (auto& shape : shapes) RunOnce(p.get(), "x", shape, 0.5f);  // record
+  // The first replay, of the smallest shape, makes the arena.
+  RunOnce(p.get(), "x", shapes[0], 0.5f);
+  ASSERT_TRUE(p->last_run_stats().replayed);
+  const size_t smallest_need = p->last_run_stats().arena_bytes;
+  const size_t arena = p->last_run_stats().cache_bytes["arena"];
+  size_t largest_need = 0;
+  for (auto& shape : shapes) {
+    RunOnce(p.get(), "x", shape, 0.5f);
+    ASSERT_TRUE(p->last_run_stats().replayed);
+    largest_need = std::max(largest_need, p->last_run_stats().arena_bytes);
+    EXPECT_EQ(p->last_run_stats().cache_bytes["arena"], arena);
+  }
+  EXPECT_LT(smallest_need, largest_need);
+  EXPECT_EQ(arena, largest_need);
+}
+
 TEST(Memory, FlatOverAlternatingShapesDemo) {
   CheckFlatMemory(kDemo, "x", {1, 3, 32, 32}, {3, 3, 48, 40});
 }
