@@ -9,7 +9,9 @@ JSON tensors, and gRPC; once with a model config without batching and once
 with dynamic batching (max_batch_size 16, batch_delay_us 2000), one
 instance each. Reports throughput and p50/p99 latency per cell, and the bare
 baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
-p50 the server adds over it at 1 client.
+p50 the server adds over it at 1 client. A second table splits each cell's
+time with the server's own /metrics histograms (in the model, queued,
+computing), scraped before and after the cell.
 
 Clients: every request's bytes are prepared once; HTTP clients are threads
 with one keep-alive http.client connection each, gRPC clients one
@@ -202,6 +204,43 @@ def run_cell(pool, procs, transport, port, grpc_port, model, x_path, output,
     }
 
 
+# ---- the server's own timing ------------------------------------------------
+
+METRIC_LINE = re.compile(
+    r'^pdlite_(queue|compute|request)_duration_seconds_(sum|count)'
+    r'\{model="([^"]*)",version="[^"]*"\} (\S+)$')
+
+
+def scrape(port):
+    """{(model, stage): [sum, count]} from the server's /metrics."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    found = collections.defaultdict(lambda: [0.0, 0.0])
+    for line in text.splitlines():
+        m = METRIC_LINE.match(line)
+        if m:
+            stage, field, model, value = m.groups()
+            found[(model, stage)][0 if field == "sum" else 1] = float(value)
+    return found
+
+
+def server_means(before, after, model):
+    """Mean ms per request of each stage between two scrapes: request (from
+    ModelVersion::Infer's entry, after decoding, to its answer, before
+    encoding), compute (Predictor::Run with the copies in and out) and
+    queue."""
+    means = {}
+    for stage in ("queue", "compute", "request"):
+        d_sum = after[(model, stage)][0] - before[(model, stage)][0]
+        d_count = after[(model, stage)][1] - before[(model, stage)][1]
+        means[stage] = 1000 * d_sum / d_count if d_count else None
+    return means
+
+
 # ---- the bare baseline ------------------------------------------------------
 
 def bare_baseline(pdlite, model_dir, inputs_dir, seconds):
@@ -331,10 +370,13 @@ def main():
                     for clients in clients_list:
                         print("cell: %s, batching %s, %d clients..." % (
                             transport, batching, clients), file=sys.stderr)
+                        before = scrape(port)
                         cell = run_cell(
                             pool, args.procs, transport, port, grpc_port,
                             "cls_batch_" + batching, x_path, output, clients,
                             args.warmup, args.seconds)
+                        cell["server_mean_ms"] = server_means(
+                            before, scrape(port), "cls_batch_" + batching)
                         cell.update(transport=transport, batching=batching,
                                     clients=clients)
                         for why, n in cell["error_kinds"].items():
@@ -380,6 +422,25 @@ def main():
     print("| bare Predictor::Run (pdlite bench, %d runs) | - | 1 | - | %.1f "
           "| %.3f | %.3f | - | |" % (bare["iters"], bare["throughput_rps"],
                                     bare["p50_ms"], bare["p99_ms"]))
+    print("\nWhere a request's time goes, from the server's own histograms "
+          "(mean ms per request, warm-up included): in the model (from "
+          "ModelVersion::Infer's entry, after decoding, to its answer, "
+          "before encoding), of which queued and computing; the rest of the "
+          "client's p50 is decoding, encoding, the transport and the "
+          "client.\n")
+    print("| transport | batching | clients | client p50 | in the model | "
+          "queued | computing | in the model, not computing |")
+    print("|---|---|---|---|---|---|---|---|")
+    fmt = lambda v: "-" if v is None else "%.3f" % v
+    for c in results["cells"]:
+        m = c["server_mean_ms"]
+        rest = (m["request"] - m["compute"]
+                if m["request"] is not None and m["compute"] is not None
+                else None)
+        print("| %s | %s | %d | %.3f | %s | %s | %s | %s |" % (
+            c["transport"], c["batching"], c["clients"], c["p50_ms"],
+            fmt(m["request"]), fmt(m["queue"]), fmt(m["compute"]),
+            fmt(rest)))
     for c in results["cells"]:
         for why, n in c["error_kinds"].items():
             print("errors, %s batching %s %d clients: %d x %s" % (
