@@ -137,6 +137,9 @@ struct ModelVersion::Pending {
 struct ModelVersion::Instance {
   std::unique_ptr<paddle_lite::Predictor> predictor;
   std::thread thread;
+  // Running a request, on its worker or inline on the request's thread
+  // (guarded by mutex_).
+  bool busy = false;
 };
 
 ModelVersion::ModelVersion(std::string name,
@@ -201,6 +204,9 @@ void ModelVersion::Stop() {
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
   }
+  // Requests running inline hold an instance until they answer.
+  std::unique_lock<std::mutex> lock(mutex_);
+  work_ready_.wait(lock, [&] { return inline_runs_ == 0; });
 }
 
 Status ModelVersion::Validate(const InferRequest& request) const {
@@ -337,6 +343,58 @@ InferResponse ModelVersion::Infer(InferRequest request) {
     pending->deadline = start + std::chrono::microseconds(timeout_us);
   }
   auto future = pending->promise.get_future();
+  // With nothing queued and an instance idle, the request runs on this
+  // thread: handing it to the worker costs a wake-up and two context
+  // switches, about what the rest of the server adds. Requests that may
+  // be batched wait in the queue for others; so do those of instances
+  // with an OpenMP team or a device (each calling thread would get a team
+  // of its own, or would have to bind the device).
+  const bool may_batch =
+      batchable_ && pending->batchable && config_.max_batch_size >= 2;
+  const bool may_run_inline =
+      !may_batch && config_.threads == 1 && config_.device == "cpu";
+  Instance* idle = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!stopping_ && may_run_inline && queue_.empty()) {
+      for (auto& instance : instances_) {
+        if (!instance->busy) {
+          idle = instance.get();
+          break;
+        }
+      }
+    }
+    if (idle != nullptr) {
+      idle->busy = true;
+      ++running_;
+      ++inline_runs_;
+      lock.unlock();
+      std::vector<std::shared_ptr<Pending>> group = {pending};
+      auto release = [&] {
+        lock.lock();
+        idle->busy = false;
+        --running_;
+        --inline_runs_;
+      };
+      try {
+        RunGroup(idle, group);
+      } catch (...) {
+        release();
+        lock.unlock();
+        work_ready_.notify_all();
+        throw;
+      }
+      release();
+    }
+  }
+  if (idle != nullptr) {
+    // A worker may wait for this instance, Stop for this run.
+    work_ready_.notify_all();
+    response = future.get();
+    record(response, Seconds(pending->started - pending->enqueued),
+           pending->compute_s);
+    return response;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) {
@@ -383,10 +441,14 @@ InferResponse ModelVersion::Infer(InferRequest request) {
 }
 
 std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
-    std::unique_lock<std::mutex>* lock) {
+    Instance* instance, std::unique_lock<std::mutex>* lock) {
   std::vector<std::shared_ptr<Pending>> group;
   while (group.empty()) {
-    work_ready_.wait(*lock, [&] { return stopping_ || !queue_.empty(); });
+    // The instance may be running a request inline (see Infer).
+    work_ready_.wait(*lock, [&] {
+      return (stopping_ && queue_.empty()) ||
+             (!queue_.empty() && !instance->busy);
+    });
     if (queue_.empty()) return group;  // stopping, nothing left
     auto first = queue_.front();
     queue_.pop_front();
@@ -401,6 +463,7 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       continue;
     }
     group.push_back(first);
+    instance->busy = true;  // before the batch delay lets the lock go
   }
   // A copy: `group` grows below.
   const std::shared_ptr<Pending> first = group.front();
@@ -449,13 +512,14 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
 void ModelVersion::WorkerLoop(Instance* instance) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    auto group = TakeWork(&lock);
+    auto group = TakeWork(instance, &lock);
     if (group.empty()) return;
     ++running_;
     lock.unlock();
     RunGroup(instance, group);
     lock.lock();
     --running_;
+    instance->busy = false;
   }
 }
 

@@ -62,7 +62,9 @@ class ModelVersion {
   }
 
   /// Checks, queues and runs one request; blocks until it is answered.
-  /// Thread-safe. Unavailable at once when the queue is full.
+  /// Thread-safe. Unavailable at once when the queue is full. With nothing
+  /// queued and an instance idle, an unbatched request runs on the
+  /// caller's thread.
   InferResponse Infer(InferRequest request);
 
   /// Requests waiting in the queue, and whether a worker is running one
@@ -81,7 +83,7 @@ class ModelVersion {
   void WorkerLoop(Instance* instance);
   // Takes the next request and, when batching, compatible ones after it.
   std::vector<std::shared_ptr<Pending>> TakeWork(
-      std::unique_lock<std::mutex>* lock);
+      Instance* instance, std::unique_lock<std::mutex>* lock);
   void RunGroup(Instance* instance,
                 std::vector<std::shared_ptr<Pending>>& group);
   InferResponse RunOne(paddle_lite::Predictor* predictor,
@@ -103,6 +105,7 @@ class ModelVersion {
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
   std::atomic<int> running_{0};
+  int inline_runs_ = 0;  // requests running on their own thread (mutex_)
   std::vector<std::unique_ptr<Instance>> instances_;
 };
 

@@ -320,6 +320,35 @@ TEST(ServerCore, BatchingARealModelGivesTheResultsOfUnbatchedRuns) {
   EXPECT_LT(Runs(&server, "batched"), static_cast<int>(rows.size()));
 }
 
+// Requests that find the instance idle run on their own thread, the
+// others wait for its worker: mixed, every answer is the one it gets
+// alone.
+TEST(ServerCore, InlineAndQueuedRunsGiveTheSameAnswers) {
+  Repository repo;
+  repo.Add("demo", kDemo);
+  InferenceServer server(repo.path());
+  std::vector<std::vector<float>> alone;
+  for (int seed = 0; seed < 4; ++seed) {
+    InferResponse r = server.Infer(DemoRequest(1 + seed % 2, seed));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    alone.push_back(AsFloats(r.outputs[0]));
+  }
+  std::vector<std::future<int>> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.push_back(std::async(std::launch::async, [&, c] {
+      int wrong = 0;
+      for (int i = 0; i < 12; ++i) {
+        const int seed = (c + i) % 4;
+        InferResponse r = server.Infer(DemoRequest(1 + seed % 2, seed));
+        if (!r.status.ok() || AsFloats(r.outputs[0]) != alone[seed]) ++wrong;
+      }
+      return wrong;
+    }));
+  }
+  for (auto& c : clients) EXPECT_EQ(c.get(), 0);
+  EXPECT_EQ(Runs(&server, "demo"), 4 + 6 * 12);
+}
+
 TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   Repository repo;
   repo.Add("demo", kDemo, R"({"queue_limit": 2})");
