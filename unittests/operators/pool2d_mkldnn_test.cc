@@ -68,16 +68,6 @@ TEST(Pool2dMkldnn, GlobalAndAdaptive) {
                              {"global_pooling", true},
                              {"ksize", std::vector<int>{1, 1}},
                              {"data_format", std::string("NHWC")}});
-    // Averages of whole images are computed without a primitive: one
-    // pixel, odd channel counts, batches, not exclusive.
-    CheckPool({3, 5, 1, 1}, {{"pooling_type", type},
-                             {"global_pooling", true},
-                             {"ksize", std::vector<int>{1, 1}}});
-    CheckPool({2, 33, 4, 3}, {{"pooling_type", type},
-                              {"exclusive", false},
-                              {"global_pooling", true},
-                              {"ksize", std::vector<int>{1, 1}},
-                              {"data_format", std::string("NHWC")}});
     // A grid: 12 / 3 and 6 / 2.
     CheckPool({1, 8, 12, 6}, {{"pooling_type", type},
                               {"adaptive", true},

@@ -134,6 +134,7 @@ class MkldnnContext {
   /// while their buffer is rewritten (see ConvertToPlainLayout).
   platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
 
+
   /// Memory of descriptor `md` in scratch buffer `slot` (0 or 1), for the
   /// temporaries of one call (activations reordered to a primitive's
   /// format). Every call reuses the buffers; each grows to the largest
@@ -567,8 +568,7 @@ void KeepState(const framework::ExecutionContext& ctx,
 
 /// What a kernel with one input X and one output Out (activations,
 /// pooling, interpolation) keeps between runs: the call it made for the
-/// input it last saw, when it read that input as it came (no call: the
-/// kernel computed it without oneDNN and keeps only Out's layout).
+/// input it last saw, when it read that input as it came.
 struct KeptUnaryState {
   InputSignature signature;
   framework::DDim out_dims;  // Out's dims then (they may come from tensors)
@@ -583,7 +583,7 @@ bool RunKeptUnary(const framework::ExecutionContext& ctx) {
   auto* state = KeptState<KeptUnaryState>(ctx);
   const auto* x = ctx.Input<framework::Tensor>("X");
   auto* out = ctx.Output<framework::Tensor>("Out");
-  if (state == nullptr || !state->call || !state->signature.Matches(ctx, {x}) ||
+  if (state == nullptr || !state->signature.Matches(ctx, {x}) ||
       state->out_dims != out->dims()) {
     return false;
   }

@@ -6,7 +6,6 @@
 // whose divisor Paddle clips (it divides by the window clipped to
 // in + pad_begin, oneDNN always by kernel_h * kernel_w).
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -60,75 +59,6 @@ PoolDim ResolvePoolDim(int64_t in,
   return d;
 }
 
-/// True when `md` is a dense 4-D layout whose dims [N, C, H, W] are
-/// stored in `order`, outermost first.
-bool IsDenseIn(const dnnl::memory::desc& md, const std::array<int, 4>& order) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.format_kind != dnnl_blocked || d.ndims != 4 ||
-      d.format_desc.blocking.inner_nblks != 0) {
-    return false;
-  }
-  int64_t stride = 1;
-  for (int i = 3; i >= 0; --i) {
-    if (d.format_desc.blocking.strides[order[i]] != stride) return false;
-    stride *= d.dims[order[i]];
-  }
-  return true;
-}
-
-bool IsChannelLast(const dnnl::memory::desc& md) {
-  return IsDenseIn(md, {0, 2, 3, 1});
-}
-
-bool IsChannelFirst(const dnnl::memory::desc& md) {
-  return IsDenseIn(md, {0, 1, 2, 3});
-}
-
-/// Whether GlobalAverage reads `md` (dense NCHW or NHWC, not blocked).
-bool GlobalAverageReads(const dnnl::memory::desc& md,
-                        int64_t h,
-                        int64_t w,
-                        int64_t c) {
-  const auto& dims = md.data.dims;
-  return md.data.ndims == 4 && dims[1] == c && dims[2] == h && dims[3] == w &&
-         (IsChannelLast(md) || IsChannelFirst(md));
-}
-
-/// Averages each channel of each image over all its pixels (global or
-/// adaptive 1x1 average pooling: the squeeze of a squeeze-and-excitation
-/// block) from `src` stored as `md` (GlobalAverageReads) into `out`
-/// [N, C]. oneDNN would make a primitive per input size, a cost every
-/// new size paid tens of times per run.
-void GlobalAverage(const dnnl::memory::desc& md,
-                   const float* src,
-                   int64_t n,
-                   int64_t c,
-                   int64_t h,
-                   int64_t w,
-                   float* out) {
-  const float scale = 1.f / static_cast<float>(h * w);
-  if (IsChannelLast(md)) {
-    // Add up the pixels' channel vectors.
-    for (int64_t i = 0; i < n; ++i) {
-      float* sum = out + i * c;
-      std::fill(sum, sum + c, 0.f);
-      const float* image = src + i * h * w * c;
-      for (int64_t p = 0; p < h * w; ++p) {
-        const float* pixel = image + p * c;
-        for (int64_t k = 0; k < c; ++k) sum[k] += pixel[k];
-      }
-      for (int64_t k = 0; k < c; ++k) sum[k] *= scale;
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n * c; ++i) {
-    const float* plane = src + i * h * w;
-    float sum = 0.f;
-    for (int64_t p = 0; p < h * w; ++p) sum += plane[p];
-    out[i] = sum * scale;
-  }
-}
-
 struct PoolPrimitive {
   dnnl::pooling_forward::primitive_desc pd;
   dnnl::pooling_forward prim;
@@ -166,37 +96,6 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     const dnnl::memory::desc dst_plain =
         ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last);
-    if (!is_max && g.out_h == 1 && g.out_w == 1 && h.kernel == g.in_h &&
-        w.kernel == g.in_w && h.pad_begin == 0 && h.pad_end == 0 &&
-        w.pad_begin == 0 && w.pad_end == 0 &&
-        GlobalAverageReads(src_md, g.in_h, g.in_w, g.channels)) {
-      // Out is declared as oneDNN's pooling would write it: channel-last
-      // when X is (the same bytes as plain for one pixel, but readers
-      // key their primitives on it), with one layout object per input
-      // shape, kept, as readers compare layouts by address.
-      const dnnl::memory::desc channel_last_dst =
-          ActivationMd({g.batch, g.channels, 1, 1}, /*channel_last=*/true);
-      std::shared_ptr<const MkldnnLayout> layout;
-      if (src_md != src_plain && IsChannelLast(src_md)) {
-        auto* kept = KeptState<KeptUnaryState>(ctx);
-        if (kept != nullptr && !kept->call &&
-            kept->signature.Matches(ctx, {x}) &&
-            kept->out_dims == out->dims()) {
-          layout = kept->out_layout;
-        } else {
-          layout = MakeLayout(channel_last_dst, dst_plain, mk.engine());
-          auto state = std::make_shared<KeptUnaryState>();
-          state->signature = signature;
-          state->out_dims = out->dims();
-          state->out_layout = layout;
-          KeepState(ctx, std::move(state));
-        }
-      }
-      out->set_opaque_layout(layout);
-      GlobalAverage(src_md, x->data<T>(), g.batch, g.channels, g.in_h, g.in_w,
-                    out->mutable_data<T>(ctx.GetPlace()));
-      return;
-    }
     KeyBuilder key("pool2d", ctx);
     key.Add(src_md)
         .Add(g.channel_last)
