@@ -320,7 +320,10 @@ def main():
     ap.add_argument("--json", metavar="OUT", help="write the results here")
     args = ap.parse_args()
 
+    # No __pycache__ in the source tree, from this process or the client
+    # processes it spawns (they import this file).
     sys.dont_write_bytecode = True
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     sys.path.insert(0, SERVE_TESTS)
     from serve_test import ensure_venv
     venv, python = ensure_venv(args.build_dir)

@@ -204,9 +204,33 @@ void ModelVersion::Stop() {
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
   }
-  // Requests running inline hold an instance until they answer.
+  // With the workers gone, a busy instance is a request running inline
+  // (see Infer): it holds the instance until it answers.
   std::unique_lock<std::mutex> lock(mutex_);
-  work_ready_.wait(lock, [&] { return inline_runs_ == 0; });
+  work_ready_.wait(lock, [&] { return !AnyBusy(); });
+}
+
+bool ModelVersion::AnyBusy() const {
+  return std::any_of(
+      instances_.begin(), instances_.end(),
+      [](const std::unique_ptr<Instance>& i) { return i->busy; });
+}
+
+bool ModelVersion::busy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return AnyBusy();
+}
+
+ModelVersion::Instance* ModelVersion::TakeIdleInstance(bool may_run_inline) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_ || !may_run_inline || !queue_.empty()) return nullptr;
+  for (auto& instance : instances_) {
+    if (!instance->busy) {
+      instance->busy = true;
+      return instance.get();
+    }
+  }
+  return nullptr;
 }
 
 Status ModelVersion::Validate(const InferRequest& request) const {
@@ -349,47 +373,27 @@ InferResponse ModelVersion::Infer(InferRequest request) {
   // be batched wait in the queue for others; so do those of instances
   // with an OpenMP team or a device (each calling thread would get a team
   // of its own, or would have to bind the device).
-  const bool may_batch =
-      batchable_ && pending->batchable && config_.max_batch_size >= 2;
+  const bool may_batch = pending->batchable && config_.max_batch_size >= 2;
   const bool may_run_inline =
       !may_batch && config_.threads == 1 && config_.device == "cpu";
-  Instance* idle = nullptr;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!stopping_ && may_run_inline && queue_.empty()) {
-      for (auto& instance : instances_) {
-        if (!instance->busy) {
-          idle = instance.get();
-          break;
+  if (Instance* idle = TakeIdleInstance(may_run_inline)) {
+    {
+      // Frees the instance however RunGroup ends; a worker may wait for
+      // it, Stop for this run.
+      struct Release {
+        ModelVersion* self;
+        Instance* instance;
+        ~Release() {
+          {
+            std::lock_guard<std::mutex> lock(self->mutex_);
+            instance->busy = false;
+          }
+          self->work_ready_.notify_all();
         }
-      }
-    }
-    if (idle != nullptr) {
-      idle->busy = true;
-      ++running_;
-      ++inline_runs_;
-      lock.unlock();
+      } release{this, idle};
       std::vector<std::shared_ptr<Pending>> group = {pending};
-      auto release = [&] {
-        lock.lock();
-        idle->busy = false;
-        --running_;
-        --inline_runs_;
-      };
-      try {
-        RunGroup(idle, group);
-      } catch (...) {
-        release();
-        lock.unlock();
-        work_ready_.notify_all();
-        throw;
-      }
-      release();
+      RunGroup(idle, group);
     }
-  }
-  if (idle != nullptr) {
-    // A worker may wait for this instance, Stop for this run.
-    work_ready_.notify_all();
     response = future.get();
     record(response, Seconds(pending->started - pending->enqueued),
            pending->compute_s);
@@ -514,11 +518,9 @@ void ModelVersion::WorkerLoop(Instance* instance) {
   for (;;) {
     auto group = TakeWork(instance, &lock);
     if (group.empty()) return;
-    ++running_;
     lock.unlock();
     RunGroup(instance, group);
     lock.lock();
-    --running_;
     instance->busy = false;
   }
 }

@@ -67,10 +67,10 @@ class ModelVersion {
   /// caller's thread.
   InferResponse Infer(InferRequest request);
 
-  /// Requests waiting in the queue, and whether a worker is running one
-  /// (for tests and metrics).
+  /// Requests waiting in the queue, and whether an instance is running
+  /// one (for tests and metrics).
   size_t queued() const;
-  bool busy() const { return running_ > 0; }
+  bool busy() const;
 
   /// Stops taking requests, answers every queued one, joins the workers.
   void Stop();
@@ -84,6 +84,10 @@ class ModelVersion {
   // Takes the next request and, when batching, compatible ones after it.
   std::vector<std::shared_ptr<Pending>> TakeWork(
       Instance* instance, std::unique_lock<std::mutex>* lock);
+  // An idle instance, marked busy, for a request to run on its own
+  // thread; nullptr when it must queue (see Infer).
+  Instance* TakeIdleInstance(bool may_run_inline);
+  bool AnyBusy() const;  // with mutex_ held
   void RunGroup(Instance* instance,
                 std::vector<std::shared_ptr<Pending>>& group);
   InferResponse RunOne(paddle_lite::Predictor* predictor,
@@ -104,8 +108,6 @@ class ModelVersion {
   std::condition_variable work_ready_;
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
-  std::atomic<int> running_{0};
-  int inline_runs_ = 0;  // requests running on their own thread (mutex_)
   std::vector<std::unique_ptr<Instance>> instances_;
 };
 

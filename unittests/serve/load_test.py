@@ -58,32 +58,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = os.path.join(os.path.dirname(ROOT), "shared", "models")
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, HERE)
+from serve_test import Results, close, ensure_venv  # noqa: E402
 DEMO = os.path.join(ROOT, "models", "demo_convnet")
 CLS = os.path.join(MODELS, "ppocr_cls_mobile_v2")
 
 # Outcomes of one request.
 OK, WRONG, REFUSED, DROPPED = "ok", "wrong", "refused", "dropped"
-
-
-class Checks:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, name, detail=""):
-        if ok:
-            self.passed += 1
-            print("PASS %s" % name)
-        else:
-            self.failed += 1
-            print("FAIL %s %s" % (name, detail))
-        return ok
-
-
-def matches(got, want, atol=1e-4, rtol=1e-3):
-    import numpy as np
-    return (got.shape == want.shape and
-            bool((np.abs(got - want) <= atol + rtol * np.abs(want)).all()))
 
 
 class ModelLoad:
@@ -117,7 +100,7 @@ class ModelLoad:
             got = np.frombuffer(body[n:], dtype="<f4").reshape(out["shape"])
         except (TypeError, ValueError, KeyError, IndexError) as e:
             return DROPPED, "malformed response: %r %r" % (e, body[:200])
-        if not matches(got, self.want):
+        if not close(got, self.want)[0]:
             return WRONG, "output differs from the reference"
         return OK, ""
 
@@ -217,7 +200,7 @@ def grpc_client(run, port, load):
             res = client.infer(load.name, [inp], outputs=outputs,
                                client_timeout=120)
             got = res.as_numpy(load.output)
-            ok = got is not None and matches(got, load.want)
+            ok = got is not None and close(got, load.want)[0]
             records.append((load.name, "grpc", time.monotonic(),
                             OK if ok else WRONG,
                             "" if ok else "output differs from the reference"))
@@ -294,15 +277,12 @@ def main():
     ap.add_argument("--max-drift", type=float, default=0.02)
     args = ap.parse_args()
 
-    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-    sys.path.insert(0, HERE)
-    from serve_test import ensure_venv
     venv, python = ensure_venv(args.build_dir)
     if os.path.realpath(sys.prefix) != os.path.realpath(venv):
         os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
     import numpy as np
 
-    C = Checks()
+    C = Results()
     with_shared = os.path.isdir(CLS)
     if not with_shared:
         print("load_test: %s absent: the demo model serves as both" % CLS)
@@ -491,8 +471,7 @@ def main():
             log.close()
         shutil.rmtree(tmp, ignore_errors=True)
     C.check(not os.path.exists(tmp), "temporary folder removed")
-    print("%d passed, %d failed" % (C.passed, C.failed))
-    return 1 if C.failed else 0
+    return C.summary()
 
 
 if __name__ == "__main__":

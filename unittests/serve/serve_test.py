@@ -88,6 +88,11 @@ class Results:
                 print("FAIL %s %s" % (name, detail))
         return ok
 
+    def summary(self):
+        """Prints the counts; the exit status for them."""
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        return 1 if self.failed else 0
+
 
 R = Results()
 
@@ -882,8 +887,7 @@ def main():
                 s.stop(signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
     R.check(not os.path.exists(tmp), "temporary folder removed")
-    print("%d passed, %d failed" % (R.passed, R.failed))
-    return 1 if R.failed else 0
+    return R.summary()
 
 
 if __name__ == "__main__":
