@@ -13,11 +13,17 @@ p50 the server adds over it at 1 client. A second table splits each cell's
 time with the server's own /metrics histograms (in the model, queued,
 computing), scraped before and after the cell.
 
-Clients: every request's bytes are prepared once; HTTP clients are threads
-with one keep-alive http.client connection each, gRPC clients one
-tritonclient.grpc client per thread. A cell's clients are spread over
---procs processes (threads within each), so one Python process's GIL does
-not cap the 8- and 64-client cells. The table says how many were used.
+Clients (--client): by default build/bench/pdlite_serve_load
+(bench/serve_load.cc), one C++ process per cell with a thread per client,
+each on its own keep-alive connection or gRPC channel, every answer checked
+against the reference. The Python clients measure mostly themselves: at
+batch 1 they spent longer per request than the server does, and at 64
+clients they take a core from it. --client python keeps them: every
+request's bytes are prepared once; HTTP clients are threads with one
+keep-alive http.client connection each, gRPC clients one tritonclient.grpc
+client per thread, spread over --procs processes (threads within each) so
+that one Python process's GIL does not cap the 8- and 64-client cells. The
+table says how many were used.
 
 tritonclient[http,grpc] and numpy come from build/serve-venv (made by
 unittests/serve/serve_test.py's ensure_venv); the script re-executes itself
@@ -178,6 +184,32 @@ def client_process(args):
     return latencies, dict(errors)
 
 
+def run_cell_cxx(load_client, transport, port, grpc_port, model, raw_x, shape,
+                 raw_expected, output, clients, warmup, seconds,
+                 refused=False):
+    """A cell from pdlite_serve_load: one process, a thread per client.
+    refused: ask for an output the model lacks, so that the server decodes
+    and checks the request and answers 400 without running the model."""
+    extra = ["--expect-refusal", "1"] if refused else []
+    if refused:
+        output = "no such output"
+    out = subprocess.run(
+        [load_client, "--transport", transport,
+         "--port", str(grpc_port if transport == "grpc" else port),
+         "--model", model,
+         "--input", "x:FP32:%s:%s" % ("x".join(map(str, shape)), raw_x),
+         "--output", output, "--expect", raw_expected,
+         "--clients", str(clients), "--warmup", str(warmup),
+         "--seconds", str(seconds)] + extra,
+        capture_output=True, text=True, timeout=seconds + warmup + 300)
+    if out.returncode != 0:
+        raise RuntimeError("pdlite_serve_load failed: %s" % out.stderr[-2000:])
+    cell = json.loads(out.stdout.strip().splitlines()[-1])
+    cell.update(client_processes=1, threads_per_process=[clients],
+                client="cxx")
+    return cell
+
+
 def run_cell(pool, procs, transport, port, grpc_port, model, x_path, output,
              clients, warmup, seconds):
     procs = min(procs, clients)
@@ -201,6 +233,7 @@ def run_cell(pool, procs, transport, port, grpc_port, model, x_path, output,
         "p50_ms": 1000 * percentile(latencies, 50),
         "p99_ms": 1000 * percentile(latencies, 99),
         "client_processes": procs, "threads_per_process": shares,
+        "client": "python",
     }
 
 
@@ -306,6 +339,13 @@ def main():
                     help="unmeasured seconds before each cell (default 1)")
     ap.add_argument("--clients", default="1,8,64")
     ap.add_argument("--transports", default=",".join(TRANSPORTS))
+    ap.add_argument("--client", choices=("cxx", "python"), default="cxx",
+                    help="the load client: pdlite_serve_load (default) or "
+                         "Python threads (tritonclient for gRPC)")
+    ap.add_argument("--load-client", default=os.path.join(
+        ROOT, "build", "bench", "pdlite_serve_load"))
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads per instance, both configs (default 1)")
     ap.add_argument("--procs", type=int,
                     default=max(1, min(8, os.cpu_count() or 1)),
                     help="client processes per cell at most (default: the "
@@ -332,6 +372,8 @@ def main():
     import numpy as np
 
     clients_list = [int(c) for c in args.clients.split(",")]
+    for config in CONFIGS.values():
+        config["threads"] = args.threads
     model_dir = os.path.abspath(args.model)
     ref = os.path.join(model_dir, "ref")
     outputs = [f for f in os.listdir(ref) if f.startswith("expected_")]
@@ -347,6 +389,12 @@ def main():
         os.makedirs(inputs_dir)
         x_path = os.path.join(inputs_dir, "input_x.npy")
         np.save(x_path, x1.astype(np.float32))
+        # The C++ client's input and the answer it checks, as raw bytes.
+        raw_x = os.path.join(tmp, "x.raw")
+        x1.astype("<f4").tofile(raw_x)
+        raw_expected = os.path.join(tmp, "expected.raw")
+        np.load(os.path.join(ref, outputs[0]))[:1].astype("<f4").tofile(
+            raw_expected)
         print("bare Predictor::Run loop (pdlite bench, batch 1, 1 thread)...",
               file=sys.stderr)
         results["bare"] = bare_baseline(args.pdlite, model_dir, inputs_dir,
@@ -362,11 +410,22 @@ def main():
         proc, log, port, grpc_port = start_server(
             args.server, repo, os.path.join(tmp, "server.log"),
             args.http_threads, args.grpc_threads)
+        if args.client == "cxx":
+            # The round trip without the model, per transport, 1 client.
+            results["no_model"] = {}
+            for transport in args.transports.split(","):
+                print("round trip without the model: %s..." % transport,
+                      file=sys.stderr)
+                results["no_model"][transport] = run_cell_cxx(
+                    args.load_client, transport, port, grpc_port,
+                    "cls_batch_off", raw_x, x1.shape, raw_expected, output, 1,
+                    args.warmup, args.seconds, refused=True)
         results["server"] = {"http_threads": args.http_threads,
                              "grpc_threads": args.grpc_threads,
                              "configs": CONFIGS}
         # Fresh interpreters: no gRPC state forked from this process.
-        pool = multiprocessing.get_context("spawn").Pool(args.procs)
+        pool = (multiprocessing.get_context("spawn").Pool(args.procs)
+                if args.client == "python" else None)
         try:
             for batching in CONFIGS:
                 for transport in args.transports.split(","):
@@ -374,10 +433,17 @@ def main():
                         print("cell: %s, batching %s, %d clients..." % (
                             transport, batching, clients), file=sys.stderr)
                         before = scrape(port)
-                        cell = run_cell(
-                            pool, args.procs, transport, port, grpc_port,
-                            "cls_batch_" + batching, x_path, output, clients,
-                            args.warmup, args.seconds)
+                        if args.client == "cxx":
+                            cell = run_cell_cxx(
+                                args.load_client, transport, port, grpc_port,
+                                "cls_batch_" + batching, raw_x, x1.shape,
+                                raw_expected, output, clients, args.warmup,
+                                args.seconds)
+                        else:
+                            cell = run_cell(
+                                pool, args.procs, transport, port, grpc_port,
+                                "cls_batch_" + batching, x_path, output,
+                                clients, args.warmup, args.seconds)
                         cell["server_mean_ms"] = server_means(
                             before, scrape(port), "cls_batch_" + batching)
                         cell.update(transport=transport, batching=batching,
@@ -387,8 +453,9 @@ def main():
                                   file=sys.stderr)
                         results["cells"].append(cell)
         finally:
-            pool.close()
-            pool.join()
+            if pool is not None:
+                pool.close()
+                pool.join()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
     finally:
@@ -408,8 +475,9 @@ def main():
               os.path.basename(model_dir), list(x1.shape), args.seconds,
               args.warmup, args.http_threads, args.grpc_threads,
               json.dumps(CONFIGS["off"]), json.dumps(CONFIGS["on"])))
-    print("| transport | batching | clients | client procs x threads | "
-          "req/s | p50 ms | p99 ms | errors | p50 added over bare |")
+    print("| transport | batching | clients | client procs x threads (%s) | "
+          "req/s | p50 ms | p99 ms | errors | p50 added over bare |" %
+          ("C++" if args.client == "cxx" else "Python"))
     print("|---|---|---|---|---|---|---|---|---|")
     for c in results["cells"]:
         added = ("%+.3f ms" % (c["p50_ms"] - bare["p50_ms"])
@@ -431,19 +499,36 @@ def main():
           "before encoding), of which queued and computing; the rest of the "
           "client's p50 is decoding, encoding, the transport and the "
           "client.\n")
-    print("| transport | batching | clients | client p50 | in the model | "
-          "queued | computing | in the model, not computing |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| transport | batching | clients | client p50 | client mean | "
+          "in the model | queued | computing | in the model, not computing "
+          "| outside the model (client mean - in the model) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     fmt = lambda v: "-" if v is None else "%.3f" % v
     for c in results["cells"]:
         m = c["server_mean_ms"]
         rest = (m["request"] - m["compute"]
                 if m["request"] is not None and m["compute"] is not None
                 else None)
-        print("| %s | %s | %d | %.3f | %s | %s | %s | %s |" % (
+        # Closed loop: each client's mean latency is clients / throughput.
+        mean = (1000.0 * c["clients"] / c["throughput_rps"]
+                if c["throughput_rps"] else None)
+        outside = (mean - m["request"]
+                   if mean is not None and m["request"] is not None else None)
+        print("| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s |" % (
             c["transport"], c["batching"], c["clients"], c["p50_ms"],
-            fmt(m["request"]), fmt(m["queue"]), fmt(m["compute"]),
-            fmt(rest)))
+            fmt(mean), fmt(m["request"]), fmt(m["queue"]), fmt(m["compute"]),
+            fmt(rest), fmt(outside)))
+    if results.get("no_model"):
+        print("\nThe same request with an output the model lacks: the server "
+              "reads, decodes and checks it, and answers 400 without running "
+              "the model (1 C++ client). Its p50 is the round trip's floor "
+              "here: transport, decoding, checking, an answer, the client.\n")
+        print("| transport | req/s | p50 ms | p99 ms | errors |")
+        print("|---|---|---|---|---|")
+        for transport, c in results["no_model"].items():
+            print("| %s | %.1f | %.3f | %.3f | %d |" % (
+                transport, c["throughput_rps"], c["p50_ms"], c["p99_ms"],
+                c["errors"]))
     for c in results["cells"]:
         for why, n in c["error_kinds"].items():
             print("errors, %s batching %s %d clients: %d x %s" % (

@@ -431,6 +431,11 @@ void HttpFrontend::Route() {
   // algorithm the body waits for the client's delayed ACK of the headers
   // (40 ms on Linux) on every kept-alive request.
   http.set_tcp_nodelay(true);
+  // httplib closes a kept-alive connection after 5 requests by default, so
+  // a client paid a new connection (handshake, accept, a pool thread with
+  // cold caches) every 5th request. A connection still ends after its
+  // keep-alive timeout when idle, which is what frees its thread.
+  http.set_keep_alive_max_count(std::numeric_limits<size_t>::max());
   // httplib creates the listening socket through this hook and has no
   // other way to give it out; Stop() needs it.
   http.set_socket_options([this](auto sock) {

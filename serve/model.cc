@@ -378,17 +378,21 @@ InferResponse ModelVersion::Infer(InferRequest request) {
       !may_batch && config_.threads == 1 && config_.device == "cpu";
   if (Instance* idle = TakeIdleInstance(may_run_inline)) {
     {
-      // Frees the instance however RunGroup ends; a worker may wait for
-      // it, Stop for this run.
+      // Frees the instance however RunGroup ends. Only a queued request
+      // (for a worker) or Stop waits for that: waking the workers after
+      // every inline run for nothing cost a futex call and two context
+      // switches a request.
       struct Release {
         ModelVersion* self;
         Instance* instance;
         ~Release() {
+          bool waited_for;
           {
             std::lock_guard<std::mutex> lock(self->mutex_);
             instance->busy = false;
+            waited_for = self->stopping_ || !self->queue_.empty();
           }
-          self->work_ready_.notify_all();
+          if (waited_for) self->work_ready_.notify_all();
         }
       } release{this, idle};
       std::vector<std::shared_ptr<Pending>> group = {pending};

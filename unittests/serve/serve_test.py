@@ -297,6 +297,27 @@ def check_infer_demo(port, client, httpclient):
             "demo JSON infer with nested data", body[:300])
 
 
+def check_keep_alive(port):
+    """One kept-alive connection serves many requests: httplib's default
+    closed it after 5, so clients reconnected every 5th request."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.connect()
+        sock = conn.sock
+        statuses, closed = [], False
+        for _ in range(20):
+            conn.request("GET", "/v2/health/live")
+            resp = conn.getresponse()
+            resp.read()
+            statuses.append(resp.status)
+            closed = closed or resp.will_close or conn.sock is not sock
+        R.check(statuses == [200] * 20 and not closed,
+                "one kept-alive connection serves 20 requests",
+                "statuses %s, closed %s" % (statuses, closed))
+    finally:
+        conn.close()
+
+
 def check_curl(port, tmp):
     import numpy as np
     x, y = demo_data()
@@ -843,6 +864,7 @@ def main():
             url="127.0.0.1:%d" % a.port, concurrency=2)
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
+        check_keep_alive(a.port)
         check_curl(a.port, tmp)
         if with_shared:
             check_shared_models(a.port, client, httpclient)
