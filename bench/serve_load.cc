@@ -112,40 +112,50 @@ void ParseInput(const std::string& spec, Options* options) {
   }
 }
 
+void ParseFlag(const std::string& flag,
+               const std::string& value,
+               Options* options) {
+  if (flag == "--transport") {
+    options->transport = value;
+  } else if (flag == "--host") {
+    options->host = value;
+  } else if (flag == "--port") {
+    options->port = std::stoi(value);
+  } else if (flag == "--model") {
+    options->model = value;
+  } else if (flag == "--input") {
+    ParseInput(value, options);
+  } else if (flag == "--output") {
+    options->output_name = value;
+  } else if (flag == "--expect") {
+    std::string bytes = ReadFile(value);
+    options->expect.resize(bytes.size() / sizeof(float));
+    std::memcpy(options->expect.data(), bytes.data(),
+                options->expect.size() * sizeof(float));
+    options->check = true;
+  } else if (flag == "--expect-refusal") {
+    options->expect_refusal = value == "1" || value == "true";
+  } else if (flag == "--clients") {
+    options->clients = std::stoi(value);
+  } else if (flag == "--warmup") {
+    options->warmup_s = std::stod(value);
+  } else if (flag == "--seconds") {
+    options->seconds = std::stod(value);
+  } else {
+    Fail("unknown flag " + flag);
+  }
+}
+
 Options ParseArgs(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (i + 1 >= argc) Fail("missing value after " + flag);
     std::string value = argv[++i];
-    if (flag == "--transport") {
-      options.transport = value;
-    } else if (flag == "--host") {
-      options.host = value;
-    } else if (flag == "--port") {
-      options.port = std::stoi(value);
-    } else if (flag == "--model") {
-      options.model = value;
-    } else if (flag == "--input") {
-      ParseInput(value, &options);
-    } else if (flag == "--output") {
-      options.output_name = value;
-    } else if (flag == "--expect") {
-      std::string bytes = ReadFile(value);
-      options.expect.resize(bytes.size() / sizeof(float));
-      std::memcpy(options.expect.data(), bytes.data(),
-                  options.expect.size() * sizeof(float));
-      options.check = true;
-    } else if (flag == "--expect-refusal") {
-      options.expect_refusal = value == "1" || value == "true";
-    } else if (flag == "--clients") {
-      options.clients = std::stoi(value);
-    } else if (flag == "--warmup") {
-      options.warmup_s = std::stod(value);
-    } else if (flag == "--seconds") {
-      options.seconds = std::stod(value);
-    } else {
-      Fail("unknown flag " + flag);
+    try {
+      ParseFlag(flag, value, &options);
+    } catch (const std::logic_error&) {  // from std::stoi and std::stod
+      Fail("bad value '" + value + "' for " + flag);
     }
   }
   if (options.port <= 0 || options.model.empty() ||
@@ -300,7 +310,12 @@ void TimedLoop(const Call& call,
   while (true) {
     Clock::time_point start = Clock::now();
     if (start >= end) return;
-    std::string why = call();
+    std::string why;
+    try {
+      why = call();
+    } catch (const std::exception& e) {  // a malformed answer
+      why = std::string("bad answer: ") + e.what();
+    }
     Clock::time_point done = Clock::now();
     if (start < measure_from || done > end) continue;
     if (why.empty()) {
