@@ -9,7 +9,9 @@ JSON tensors, and gRPC; once with a model config without batching and once
 with dynamic batching (max_batch_size 16, batch_delay_us 2000), one
 instance each. Reports throughput and p50/p99 latency per cell, and the bare
 baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
-p50 the server adds over it at 1 client. A second table splits each cell's
+p50 the server adds over it at 1 client, and the floor no transport goes
+below on this machine: a bare TCP round trip of the request's bytes between
+two processes (build/bench/pdlite_tcp_round_trip). A second table splits each cell's
 time with the server's own /metrics histograms (in the model, queued,
 computing), scraped before and after the cell.
 
@@ -344,6 +346,10 @@ def main():
                          "Python threads (tritonclient for gRPC)")
     ap.add_argument("--load-client", default=os.path.join(
         ROOT, "build", "bench", "pdlite_serve_load"))
+    ap.add_argument("--tcp-round-trip", default=os.path.join(
+        ROOT, "build", "bench", "pdlite_tcp_round_trip"),
+                    help="the floor: a bare TCP round trip of the request's "
+                         "bytes between two processes (skipped when missing)")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads per instance, both configs (default 1)")
     ap.add_argument("--procs", type=int,
@@ -410,6 +416,18 @@ def main():
         proc, log, port, grpc_port = start_server(
             args.server, repo, os.path.join(tmp, "server.log"),
             args.http_threads, args.grpc_threads)
+        if os.path.exists(args.tcp_round_trip):
+            # No transport can go below this: the loopback copy and two
+            # processes waking each other up. The request's bytes are the
+            # tensor's and about 250 of JSON header and HTTP headers.
+            print("bare TCP round trip...", file=sys.stderr)
+            out = subprocess.run(
+                [args.tcp_round_trip, "--bytes", str(x1.nbytes + 250),
+                 "--warmup", str(args.warmup), "--seconds", str(args.seconds)],
+                capture_output=True, text=True, check=True,
+                timeout=args.seconds + args.warmup + 60)
+            results["tcp_round_trip"] = json.loads(
+                out.stdout.strip().splitlines()[-1])
         if args.client == "cxx":
             # The round trip without the model, per transport, 1 client.
             results["no_model"] = {}
@@ -529,6 +547,22 @@ def main():
             print("| %s | %.1f | %.3f | %.3f | %d |" % (
                 transport, c["throughput_rps"], c["p50_ms"], c["p99_ms"],
                 c["errors"]))
+    tcp = results.get("tcp_round_trip")
+    if tcp:
+        print("\nThe floor under any transport: %d bytes sent and %d "
+              "answered over one loopback TCP connection between two "
+              "processes, nothing else (pdlite_tcp_round_trip): p50 %.3f ms, "
+              "p99 %.3f ms (%d round trips)." % (
+                  tcp["bytes"], tcp["answer_bytes"], tcp["p50_ms"],
+                  tcp["p99_ms"], tcp["requests"]))
+        ones = [c for c in results["cells"] if c["clients"] == 1 and
+                c["transport"] in ("http-binary", "grpc")]
+        for c in ones:
+            print("%s, batching %s: adds %+.3f ms over bare, %+.3f ms over "
+                  "bare plus the TCP floor" % (
+                      c["transport"], c["batching"],
+                      c["p50_ms"] - bare["p50_ms"],
+                      c["p50_ms"] - bare["p50_ms"] - tcp["p50_ms"]))
     for c in results["cells"]:
         for why, n in c["error_kinds"].items():
             print("errors, %s batching %s %d clients: %d x %s" % (

@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "serve/grpc_predict_v2.grpc.pb.h"
 
 namespace {
@@ -327,13 +328,6 @@ void TimedLoop(const Call& call,
   }
 }
 
-double Percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return std::nan("");
-  long k = std::lround(q / 100.0 * sorted.size() + 0.5) - 1;
-  k = std::max(0L, std::min<long>(sorted.size() - 1, k));
-  return sorted[k];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -399,8 +393,8 @@ int main(int argc, char** argv) {
       {"errors", error_count},
       {"error_kinds", errors},
       {"throughput_rps", latencies.size() / options.seconds},
-      {"p50_ms", Percentile(latencies, 50)},
-      {"p99_ms", Percentile(latencies, 99)},
+      {"p50_ms", pdlite_bench::Percentile(latencies, 50)},
+      {"p99_ms", pdlite_bench::Percentile(latencies, 99)},
       {"checked", options.check},
   };
   std::cout << report.dump() << std::endl;
