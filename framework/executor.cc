@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "framework/make_only.h"
 #include "framework/memory_plan.h"
 #include "framework/op_registry.h"
 #include "platform/host_block_pool.h"
@@ -582,9 +583,8 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
     if (place.is_cpu()) {
       BlockState* owner = &state;
       const std::string key = need.first;
-      fresh.budget_id = budget_->Add("arena", bytes, [owner, key] {
-        owner->arenas[key].evicted = true;
-      });
+      fresh.budget_id = budget_->Add(
+          "arena", bytes, [owner, key] { owner->arenas[key].evicted = true; });
       budget_->SetPinned(fresh.budget_id, true);
     }
     ++state.arena_epoch;
@@ -1134,6 +1134,14 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
                             OpRecord* record) {
   const OperatorBase& op = *prepared.op;
   try {
+    // A run that only makes primitives (framework/make_only.h) computes
+    // nothing. Ops without a kernel other than feed and fetch (control
+    // flow) would act on values never written, so it stops there.
+    if (MakingOnly() && !op.IsKernelOp() && op.Type() != "feed" &&
+        op.Type() != "fetch") {
+      PADDLE_THROW(errors::Unavailable(
+          "a run that only makes primitives stops at op '", op.Type(), "'"));
+    }
     if (!op.IsKernelOp()) {
       SettleLayouts(ctx, nullptr, &layout_scratch_);
       RunEnv env{scope, &preference_.place, this, &program_};
@@ -1169,6 +1177,20 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
         record->read_values = shape_ctx.read_values();
         record->read_vars = shape_ctx.read_variables();
       }
+    }
+    if (MakingOnly() && choice.chosen.library != LibraryType::MKLDNN()) {
+      // Only oneDNN's kernels make primitives; the others' outputs get
+      // their inferred dims' memory, unwritten (their pages untouched), so
+      // the ops after them can make theirs.
+      for (auto& kv : run_ctx->outputs) {
+        for (auto* v : kv.second) {
+          if (v == nullptr || !v->IsType<Tensor>()) continue;
+          Tensor* t = v->GetMutable<Tensor>();
+          t->set_opaque_layout(nullptr);
+          t->mutable_data(place, choice.chosen.data_type);
+        }
+      }
+      return;
     }
     if (record == nullptr) {
       choice.kernel->fn(exec_ctx);

@@ -1,7 +1,15 @@
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <dnnl.hpp>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
 
 #include "framework/executor.h"
+#include "framework/make_only.h"
 #include "framework/model_io.h"
 #include "framework/pass.h"
 #include "framework/plugin.h"
@@ -71,6 +79,8 @@ const char* DataTypeName(DataType type) {
 
 // ---------------------------------------------------------------- Predictor
 
+class PrimitiveMaker;
+
 struct Predictor::Impl {
   Config config;
   std::shared_ptr<const fw::ProgramDesc> program;
@@ -83,11 +93,19 @@ struct Predictor::Impl {
   std::vector<std::string> fetch_names;
   platform::Place staging_place;  // where input handles put their data
   platform::DeviceContext* device_context = nullptr;  // of the target place
+  // Makes each new input shape's primitives ahead of the real run (see
+  // PrimitiveMaker); null when off or not yet needed.
+  std::unique_ptr<PrimitiveMaker> maker;
+  // Input shapes seen (as text), the oldest first out past kSeenShapes.
+  static constexpr size_t kSeenShapes = 256;
+  // The budget of the maker's clone: a shape's worth of its entries.
+  static constexpr size_t kMakerCacheBytes = size_t{16} << 20;
+  std::unordered_set<std::string> seen_shapes;
+  std::deque<std::string> seen_order;
 
-  ~Impl() {
-    executor.reset();
-    if (scope) weights->DeleteScope(scope);
-  }
+  ~Impl();
+  // Before a run: starts the maker on the inputs' shapes if they are new.
+  void MaybeMakeAhead();
 
   // The configured device, or PDLITE_DEVICE when none was configured.
   platform::Place TargetPlace() const {
@@ -150,6 +168,151 @@ struct Predictor::Impl {
     return *scope->FindVar("fetch")->GetMutable<fw::TensorList>();
   }
 };
+
+// A new input shape costs its first run the making of every oneDNN
+// primitive for it (about 40% more time for an OCR detector). When the
+// predictor's threads leave a core free, a clone of it runs each new shape
+// first on a thread of its own, only making the primitives
+// (framework/make_only.h: the kernels skip their computation), while the
+// real run starts at once; oneDNN's process-wide primitive cache hands
+// what the clone made to the real run, which then finds most of them
+// made. One shape at a time: a shape offered while the clone is busy is
+// left to the real run.
+class PrimitiveMaker {
+ public:
+  /// Primitives oneDNN's own cache holds for the hand-over (several
+  /// detector shapes' worth; our caches keep what stays).
+  static constexpr int kHandoverPrimitives = 512;
+
+  explicit PrimitiveMaker(std::unique_ptr<Predictor::Impl> clone)
+      : clone_(std::move(clone)) {
+    HandOverThroughOneDnnCache();
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~PrimitiveMaker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+
+  /// Shapes run ahead so far (to the end, or to an op it cannot run).
+  size_t made() const { return made_; }
+
+  /// Starts making primitives for inputs of these dims and types, unless
+  /// a shape is being made.
+  void Offer(std::vector<std::pair<fw::DDim, fw::DataType>> inputs) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (busy_ || stop_) return;
+      busy_ = true;
+      job_ = std::move(inputs);
+    }
+    wake_.notify_one();
+  }
+
+  /// oneDNN's cache is off unless asked for (MkldnnContext): a hand-over
+  /// needs it on, at this size.
+  static void HandOverThroughOneDnnCache() {
+    fw::internal::primitive_handover = true;
+    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr &&
+        dnnl::get_primitive_cache_capacity() < kHandoverPrimitives) {
+      dnnl::set_primitive_cache_capacity(kHandoverPrimitives);
+    }
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || busy_; });
+      if (stop_) return;
+      auto inputs = std::move(job_);
+      lock.unlock();
+      try {
+        Make(inputs);
+      } catch (...) {
+        // It stopped at an op it cannot run without computing, or at an
+        // error the real run will report: what it made until then stays.
+      }
+      ++made_;
+      lock.lock();
+      busy_ = false;
+    }
+  }
+
+  void Make(const std::vector<std::pair<fw::DDim, fw::DataType>>& inputs) {
+    fw::TensorList& feeds = clone_->feeds();
+    for (size_t i = 0; i < inputs.size() && i < feeds.size(); ++i) {
+      feeds[i].Resize(inputs[i].first);
+      // Never written: its pages stay untouched.
+      feeds[i].mutable_data(platform::CPUPlace{}, inputs[i].second);
+    }
+    fw::MakeOnlyScope making_only;
+    clone_->executor->Run(0, clone_->scope);
+  }
+
+  std::unique_ptr<Predictor::Impl> clone_;
+  std::atomic<size_t> made_{0};
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::vector<std::pair<fw::DDim, fw::DataType>> job_;
+  std::thread thread_;
+};
+
+Predictor::Impl::~Impl() {
+  maker.reset();  // its clone shares the weights scope
+  executor.reset();
+  if (scope) weights->DeleteScope(scope);
+}
+
+void Predictor::Impl::MaybeMakeAhead() {
+  static const bool kWanted = [] {
+    const char* env = std::getenv("PDLITE_MAKE_AHEAD");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  // Only where a core is left for it, on the CPU with oneDNN kernels.
+  if (!kWanted || !config.make_ahead_enabled() || !TargetPlace().is_cpu() ||
+      static_cast<unsigned>(config.cpu_threads()) >=
+          std::thread::hardware_concurrency()) {
+    return;
+  }
+  const auto& libraries = config.kernel_libraries();
+  if (!libraries.empty() && std::find(libraries.begin(), libraries.end(),
+                                      "MKLDNN") == libraries.end()) {
+    return;
+  }
+  std::string key;
+  std::vector<std::pair<fw::DDim, fw::DataType>> inputs;
+  for (auto& t : feeds()) {
+    for (int64_t d : t.dims()) key += std::to_string(d) + 'x';
+    key += std::to_string(static_cast<int>(t.dtype())) + ';';
+    inputs.emplace_back(t.dims(), t.dtype());
+  }
+  if (!seen_shapes.insert(key).second) return;
+  seen_order.push_back(key);
+  if (seen_order.size() > kSeenShapes) {
+    seen_shapes.erase(seen_order.front());
+    seen_order.pop_front();
+  }
+  if (seen_order.size() == 1) return;  // the first shape: nothing to race
+  if (!maker) {
+    auto clone = std::make_unique<Impl>();
+    clone->config = config;
+    // What the clone makes lives on in oneDNN's cache and ours; what it
+    // keeps itself (descriptors, reordered weights, plans) nobody reads.
+    clone->config.SetCacheBudget(kMakerCacheBytes);
+    clone->program = program;
+    clone->weights = weights;
+    clone->Init();
+    maker = std::make_unique<PrimitiveMaker>(std::move(clone));
+  }
+  maker->Offer(std::move(inputs));
+}
 
 struct Tensor::Impl {
   Predictor::Impl* predictor;
@@ -251,6 +414,7 @@ void Predictor::Run() {
                        "' has no data: Reshape it and CopyFromCpu before "
                        "Run()."));
   }
+  impl_->MaybeMakeAhead();
   impl_->executor->Run(0, impl_->scope);
   // Run() is synchronous: a device's queued work (and errors) end here,
   // and staged feeds may be reused once it returns.
@@ -269,6 +433,7 @@ RunStats Predictor::last_run_stats() const {
   out.graph_refusal = s.graph_refusal;
   out.cache_bytes = impl_->cache_budget->UsedByCache();
   out.cache_budget_bytes = impl_->cache_budget->limit();
+  out.shapes_made_ahead = impl_->maker ? impl_->maker->made() : 0;
   for (auto& t : s.op_timings) {
     out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <type_traits>
 
 namespace pdlite {
@@ -162,6 +163,13 @@ ModelVersion::ModelVersion(std::string name,
     paddle_lite::Config pconfig(dir);
     pconfig.SetCpuThreads(config.threads);
     pconfig.SetDevice(config.device);
+    // A predictor makes new shapes' primitives ahead on a core its threads
+    // leave free; here the instances together may use every core, and
+    // under load that core serves requests.
+    const unsigned cores = std::thread::hardware_concurrency();
+    pconfig.EnableMakeAhead(static_cast<unsigned>(config.instances) *
+                                static_cast<unsigned>(config.threads) <
+                            cores);
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <string>
+#include <thread>
 
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
@@ -212,6 +215,57 @@ TEST(CacheBudget, HoldsOverAShapeStreamRealModel) {
     shapes.push_back({1 + w % 3, 3, 48, w});
   }
   CheckBudgetHoldsOverAShapeStream(dir, "x", shapes, size_t{4} << 20);
+}
+
+// With new shapes' primitives made ahead by a clone (Config::
+// EnableMakeAhead, on by default), every result equals that of a predictor
+// making its own, shape after shape and pass after pass; the clone made
+// some shapes where a core is left for it.
+void CheckMakeAheadKeepsResults(
+    const std::string& dir,
+    const std::string& input,
+    const std::vector<std::vector<int64_t>>& shapes) {
+  Config ahead(dir);
+  ahead.EnableMakeAhead(true);
+  Config own(dir);
+  own.EnableMakeAhead(false);
+  auto a = CreatePredictor(ahead);
+  auto b = CreatePredictor(own);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const float v = 0.03f * static_cast<float>(i + 1);
+      auto got = RunOnce(a.get(), input, shapes[i], v);
+      auto want = RunOnce(b.get(), input, shapes[i], v);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_NEAR(got[k], want[k], 1e-5f + 1e-5f * std::abs(want[k]))
+            << "pass " << pass << " shape " << i << " element " << k;
+      }
+    }
+  }
+  EXPECT_EQ(b->last_run_stats().shapes_made_ahead, 0u);
+  const char* env = std::getenv("PDLITE_MAKE_AHEAD");
+  const bool off = env != nullptr && std::string(env) == "0";
+  if (off || std::thread::hardware_concurrency() < 2) {
+    EXPECT_EQ(a->last_run_stats().shapes_made_ahead, 0u);
+  } else {
+    EXPECT_GT(a->last_run_stats().shapes_made_ahead, 0u);
+  }
+}
+
+TEST(MakeAhead, KeepsResultsOverAShapeStreamDemo) {
+  CheckMakeAheadKeepsResults(kDemo, "x", ImageStream(3, 24, 12));
+}
+
+TEST(MakeAhead, KeepsResultsOverAShapeStreamRealModel) {
+  std::string dir = std::string(PDLITE_SHARED_DIR) + "/models/ppocr_det_ch_v3";
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
+  std::vector<std::vector<int64_t>> shapes;
+  for (int64_t h : {96, 128, 160}) {
+    for (int64_t w : {96, 160}) shapes.push_back({1, 3, h, w});
+  }
+  CheckMakeAheadKeepsResults(dir, "x", shapes);
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ class MkldnnBatchNormKernel : public framework::OpKernel<T> {
     // Y takes X's layout (the same tensor's, when it is made for `plain`).
     args[DNNL_ARG_DST] =
         OutputMemory<T>(ctx, &mk, y, LayoutFor(*x, plain), src_md);
-    bn->prim.execute(mk.stream(), args);
+    RunPrimitive(bn->prim, mk.stream(), args);
     mk.stream().wait();
   }
 };

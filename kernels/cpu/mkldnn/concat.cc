@@ -125,7 +125,7 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
             UserMemory(srcs[i], mk.engine(), inputs[i]->data<T>());
         dnnl::memory to =
             UserMemory(concat->slices[i], mk.engine(), dst.get_data_handle());
-        concat->to_slices[i].execute(mk.stream(), from, to);
+        RunReorder(concat->to_slices[i], mk.stream(), from, to);
       }
       mk.stream().wait();
       return;
@@ -137,7 +137,7 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
     }
     args[DNNL_ARG_DST] = OutputMemory<T>(ctx, &mk, out, concat->dst_layout,
                                          concat->pd.dst_desc());
-    concat->prim.execute(mk.stream(), args);
+    RunPrimitive(concat->prim, mk.stream(), args);
     mk.stream().wait();
   }
 };

@@ -367,9 +367,10 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         {DNNL_ARG_DST, dst}};
     ExecuteWithScratchpad(&mk, deconv->pd, deconv->prim, &args);
     if (with_bias) {
-      deconv->add_bias.execute(mk.stream(), {{DNNL_ARG_SRC_0, dst},
-                                             {DNNL_ARG_SRC_1, *bias_mem},
-                                             {DNNL_ARG_DST, dst}});
+      RunPrimitive(deconv->add_bias, mk.stream(),
+                   {{DNNL_ARG_SRC_0, dst},
+                    {DNNL_ARG_SRC_1, *bias_mem},
+                    {DNNL_ARG_DST, dst}});
       mk.stream().wait();
     }
   }
@@ -405,7 +406,7 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         UserMemory(deconv.product_6d, mk->engine(), product.get_data_handle());
     dnnl::memory to =
         UserMemory(deconv.output_6d, mk->engine(), dst_nhwc.get_data_handle());
-    deconv.to_output.execute(mk->stream(), from, to);
+    RunReorder(deconv.to_output, mk->stream(), from, to);
     mk->stream().wait();
   }
 };

@@ -172,7 +172,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
         {DNNL_ARG_SRC_1,
          UserMemory(binary->pd.src1_desc(), engine, src1->data<T>())},
         {DNNL_ARG_DST, UserMemory(binary->pd.dst_desc(), engine, o)}};
-    binary->prim.execute(mk.stream(), args);
+    RunPrimitive(binary->prim, mk.stream(), args);
     mk.stream().wait();
     // Kept only if no input had to be converted (the signature still holds).
     if (signature.Matches(ctx, {x, y})) {
@@ -245,7 +245,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     const dnnl::memory dst = OutputMemory<T>(ctx, mk, out, target, md);
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, dst}};
-    binary->prim.execute(mk->stream(), args);
+    RunPrimitive(binary->prim, mk->stream(), args);
     mk->stream().wait();
     if (as_they_came &&
         signature.Matches(ctx, {ctx.Input<framework::Tensor>("X"),

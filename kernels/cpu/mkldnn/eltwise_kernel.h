@@ -87,7 +87,7 @@ class MkldnnEltwiseKernel : public framework::OpKernel<T> {
         OutputMemory<T>(ctx, &mk, out, layout, eltwise->pd.dst_desc());
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
                                                   {DNNL_ARG_DST, dst}};
-    eltwise->prim.execute(mk.stream(), args);
+    RunPrimitive(eltwise->prim, mk.stream(), args);
     mk.stream().wait();
     // Kept only if X was read as it came (the signature still holds).
     if (signature.Matches(ctx, {x})) {

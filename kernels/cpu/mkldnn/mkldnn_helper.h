@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "framework/kernel_registry.h"
+#include "framework/make_only.h"
 #include "framework/scope.h"
 #include "kernels/cpu/mkldnn/lru_cache.h"
 #include "operators/fused_activation.h"
@@ -52,6 +53,7 @@ class MkldnnLayout : public framework::OpaqueLayout {
   }
   size_t bytes() const override { return md_.get_size(); }
   void ToPlain(const void* src, void* plain) const override {
+    if (framework::MakingOnly()) return;
     // Made on first use: most layouts are never converted, and making a
     // reorder compiles code, a cost every new input shape would pay.
     std::call_once(to_plain_made_, [this] {
@@ -133,7 +135,6 @@ class MkldnnContext {
   /// Where tensors converted to their plain layout by a kernel are held
   /// while their buffer is rewritten (see ConvertToPlainLayout).
   platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
-
 
   /// Memory of descriptor `md` in scratch buffer `slot` (0 or 1), for the
   /// temporaries of one call (activations reordered to a primitive's
@@ -310,9 +311,11 @@ inline MkldnnContext::MkldnnContext(platform::CacheBudget* budget)
   // oneDNN keeps its own process-wide cache of primitives (1024 by
   // default), which would hold every shape's JIT code past our budget's
   // evictions. Ours is the cache; theirs is turned off unless the user
-  // sized it (DNNL_PRIMITIVE_CACHE_CAPACITY).
+  // sized it (DNNL_PRIMITIVE_CACHE_CAPACITY) or a predictor hands new
+  // shapes' primitives over through it (framework/make_only.h).
   static const bool kOnce = [] {
-    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr) {
+    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr &&
+        !framework::PrimitiveHandover()) {
       dnnl::set_primitive_cache_capacity(0);
     }
     return true;
@@ -423,6 +426,25 @@ inline dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
+/// Runs `prim` with `args` on `stream`, unless this thread only makes
+/// primitives (framework::MakingOnly(): a run ahead of a new shape's real
+/// one, whose outputs nobody reads).
+inline void RunPrimitive(const dnnl::primitive& prim,
+                         const dnnl::stream& stream,
+                         const std::unordered_map<int, dnnl::memory>& args) {
+  if (framework::MakingOnly()) return;
+  prim.execute(stream, args);
+}
+
+/// Runs reorder `prim` from `from` to `to` on `stream`, as RunPrimitive.
+inline void RunReorder(const dnnl::reorder& prim,
+                       const dnnl::stream& stream,
+                       dnnl::memory from,
+                       dnnl::memory to) {
+  if (framework::MakingOnly()) return;
+  prim.execute(stream, from, to);
+}
+
 /// A oneDNN view of one of our buffers (no copy).
 inline dnnl::memory UserMemory(const dnnl::memory::desc& md,
                                const dnnl::engine& engine,
@@ -442,6 +464,7 @@ void ExecuteWithScratchpad(MkldnnContext* mk,
     (*args)[DNNL_ARG_SCRATCHPAD] =
         mk->Scratch(MkldnnContext::kScratchpadSlot, scratchpad);
   }
+  if (framework::MakingOnly()) return;
   prim.execute(mk->stream(), *args);
   mk->stream().wait();
 }
@@ -482,6 +505,7 @@ class KeptCall {
           DNNL_ARG_SCRATCHPAD,
           mk->ScratchBuffer(MkldnnContext::kScratchpadSlot, scratchpad_bytes_));
     }
+    if (framework::MakingOnly()) return;
     prim_.execute(mk->stream(), args_);
     mk->stream().wait();
   }
@@ -713,7 +737,7 @@ inline dnnl::memory InputMemory(MkldnnContext* mk,
   dnnl::memory mine = UserMemory(stored, mk->engine(), t.raw_data());
   if (stored == wanted) return mine;
   dnnl::memory theirs = mk->Scratch(slot, wanted);
-  mk->Reorder(stored, wanted).execute(mk->stream(), mine, theirs);
+  RunReorder(mk->Reorder(stored, wanted), mk->stream(), mine, theirs);
   return theirs;
 }
 
@@ -745,6 +769,21 @@ inline bool IsSlowImplementation(const dnnl::primitive_desc_base& pd) {
 /// decline then).
 template <typename T>
 void RunPlainKernel(const framework::ExecutionContext& ctx) {
+  if (framework::MakingOnly()) {
+    // A run that only makes primitives has none to make here (see
+    // framework/make_only.h): its outputs get their inferred dims' memory,
+    // unwritten, and the ops after it go on.
+    for (const auto& slot : ctx.op().Outputs()) {
+      for (framework::Variable* var : ctx.OutputVars(slot.first)) {
+        if (var != nullptr && var->IsType<framework::Tensor>()) {
+          auto* t = var->GetMutable<framework::Tensor>();
+          t->set_opaque_layout(nullptr);  // as the PLAIN kernel writes it
+          t->mutable_data<T>(ctx.GetPlace());
+        }
+      }
+    }
+    return;
+  }
   MakeInputsPlain(ctx);
   framework::OpKernelType key;
   key.data_type = framework::ToDataType<T>();

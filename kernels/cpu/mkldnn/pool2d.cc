@@ -133,7 +133,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
         OutputMemory<T>(ctx, &mk, out, pool->dst_layout, pool->pd.dst_desc());
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
                                                   {DNNL_ARG_DST, dst}};
-    pool->prim.execute(mk.stream(), args);
+    RunPrimitive(pool->prim, mk.stream(), args);
     mk.stream().wait();
     // Kept only if X was read as it came (the signature still holds).
     if (signature.Matches(ctx, {x})) {

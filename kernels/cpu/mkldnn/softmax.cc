@@ -53,8 +53,8 @@ class MkldnnSoftmaxKernel : public framework::OpKernel<T> {
       return;
     }
     const dnnl::engine& engine = mk.engine();
-    softmax->prim.execute(
-        mk.stream(),
+    RunPrimitive(
+        softmax->prim, mk.stream(),
         {{DNNL_ARG_SRC,
           UserMemory(softmax->pd.src_desc(), engine, x->data<T>())},
          {DNNL_ARG_DST, UserMemory(softmax->pd.dst_desc(), engine, o)}});

@@ -1,0 +1,42 @@
+// A run that only makes kernels' primitives. When an input shape is new, a
+// predictor may run a clone of itself on another thread with this flag
+// set, ahead of the real run, so that the real run finds the shape's
+// oneDNN primitives made (oneDNN's process-wide primitive cache hands
+// them over). Kernels that honour it make what they would make and skip
+// their computation and copies; the outputs of such a run are garbage.
+#pragma once
+
+#include <atomic>
+
+namespace paddle_lite {
+namespace framework {
+
+namespace internal {
+inline thread_local bool making_only = false;
+// Set once a predictor hands primitives over through oneDNN's cache, which
+// must then stay on (MkldnnContext turns it off otherwise).
+inline std::atomic<bool> primitive_handover{false};
+}  // namespace internal
+
+/// Whether some predictor makes primitives ahead through oneDNN's cache.
+inline bool PrimitiveHandover() { return internal::primitive_handover; }
+
+/// True on a thread running a program only to make its primitives.
+inline bool MakingOnly() { return internal::making_only; }
+
+/// Sets MakingOnly() on this thread for its lifetime.
+class MakeOnlyScope {
+ public:
+  MakeOnlyScope() : was_(internal::making_only) {
+    internal::making_only = true;
+  }
+  ~MakeOnlyScope() { internal::making_only = was_; }
+  MakeOnlyScope(const MakeOnlyScope&) = delete;
+  MakeOnlyScope& operator=(const MakeOnlyScope&) = delete;
+
+ private:
+  bool was_;
+};
+
+}  // namespace framework
+}  // namespace paddle_lite
