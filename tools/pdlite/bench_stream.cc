@@ -149,6 +149,7 @@ int BenchStreamCommand() {
             ? 0
             : *std::max_element(first_vs_steady.begin(), first_vs_steady.end());
     const auto budget = predictor->last_run_stats().cache_budget_bytes;
+    const size_t made_ahead = predictor->last_run_stats().shapes_made_ahead;
 
     if (FLAGS_json) {
       std::ostringstream json;
@@ -157,7 +158,8 @@ int BenchStreamCommand() {
            << ", \"baseline_rss_mb\": " << baseline_rss_mb
            << ", \"peak_rss_mb\": " << ProcStatusMb("VmHWM")
            << ", \"threads\": " << FLAGS_threads
-           << ", \"cache_budget_bytes\": " << budget << ", \"stream\": [";
+           << ", \"cache_budget_bytes\": " << budget
+           << ", \"shapes_made_ahead\": " << made_ahead << ", \"stream\": [";
       for (size_t s = 0; s < stream.size(); ++s) {
         json << (s ? ", " : "") << JsonString(SampleToString(stream[s]));
       }
@@ -220,8 +222,9 @@ int BenchStreamCommand() {
     }
     std::printf(
         "\na new shape against its steady latency: median %.2fx, worst "
-        "%.2fx\nRSS: baseline %.1f MB, peak %.1f MB\n",
-        Median(first_vs_steady), worst_ratio, baseline_rss_mb,
+        "%.2fx\nshapes made ahead by a clone (Config::EnableMakeAhead): "
+        "%zu\nRSS: baseline %.1f MB, peak %.1f MB\n",
+        Median(first_vs_steady), worst_ratio, made_ahead, baseline_rss_mb,
         ProcStatusMb("VmHWM"));
     return 0;
   } catch (const paddle_lite::Exception& e) {

@@ -840,7 +840,9 @@ inline std::shared_ptr<dnnl::memory> PrepareWeights(
     });
     if (prim == nullptr) return nullptr;
     auto reordered = std::make_shared<dnnl::memory>(wanted, mk->engine());
-    prim->execute(mk->stream(), *user, *reordered);
+    // Not in a run that only makes primitives: its cache is its own and
+    // nothing it runs reads the weights.
+    RunReorder(*prim, mk->stream(), *user, *reordered);
     mk->stream().wait();
     return reordered;
   };
