@@ -351,6 +351,13 @@ PD_Status PD_ConfigSetCacheBudget(PD_Config* config, size_t bytes) {
   });
 }
 
+PD_Status PD_ConfigEnableMakeAhead(PD_Config* config, int enable) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.EnableMakeAhead(enable != 0);
+  });
+}
+
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes) {

@@ -145,6 +145,10 @@ PD_Status PD_ConfigEnableMemoryOptim(PD_Config* config, int enable);
 /// Bytes the predictor's shape-dependent caches may hold together; 0: the
 /// default (224 MB).
 PD_Status PD_ConfigSetCacheBudget(PD_Config* config, size_t bytes);
+/// Non-zero (the default) makes each new input shape's oneDNN primitives
+/// ahead of its run, on a core the predictor's threads leave free
+/// (Config::EnableMakeAhead); zero leaves each run to make its own.
+PD_Status PD_ConfigEnableMakeAhead(PD_Config* config, int enable);
 /// Host memory limits in bytes for one tensor and for all tensors of a
 /// run; 0 keeps the default (a quarter, a half of physical memory).
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
