@@ -1184,10 +1184,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       // the ops after them can make theirs.
       for (auto& kv : run_ctx->outputs) {
         for (auto* v : kv.second) {
-          if (v == nullptr || !v->IsType<Tensor>()) continue;
-          Tensor* t = v->GetMutable<Tensor>();
-          t->set_opaque_layout(nullptr);
-          t->mutable_data(place, choice.chosen.data_type);
+          GiveUnwrittenMemory(v, place, choice.chosen.data_type);
         }
       }
       return;

@@ -8,6 +8,10 @@
 
 #include <atomic>
 
+#include "framework/tensor.h"
+#include "framework/variable.h"
+#include "platform/place.h"
+
 namespace paddle_lite {
 namespace framework {
 
@@ -23,6 +27,18 @@ inline bool PrimitiveHandover() { return internal::primitive_handover; }
 
 /// True on a thread running a program only to make its primitives.
 inline bool MakingOnly() { return internal::making_only; }
+
+/// What a kernel that computes nothing leaves in its output `var` (if a
+/// tensor): memory of its inferred dims in plain layout, unwritten (its
+/// pages untouched), so the ops after it can make their primitives.
+inline void GiveUnwrittenMemory(Variable* var,
+                                const platform::Place& place,
+                                DataType type) {
+  if (var == nullptr || !var->IsType<Tensor>()) return;
+  Tensor* t = var->GetMutable<Tensor>();
+  t->set_opaque_layout(nullptr);
+  t->mutable_data(place, type);
+}
 
 /// Sets MakingOnly() on this thread for its lifetime.
 class MakeOnlyScope {

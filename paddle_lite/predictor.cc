@@ -102,8 +102,22 @@ struct Predictor::Impl {
   static constexpr size_t kMakerCacheBytes = size_t{16} << 20;
   std::unordered_set<std::string> seen_shapes;
   std::deque<std::string> seen_order;
+  // The last run's input dims and types: a run of the same shape (the
+  // common case) skips the lookup above.
+  std::vector<std::pair<fw::DDim, fw::DataType>> last_inputs;
+  // Whether this predictor may make ahead at all (decided in Init).
+  bool make_ahead_possible = false;
 
   ~Impl();
+  // Another Impl on the same program and weights (with `config`).
+  std::unique_ptr<Impl> CloneWith(const Config& clone_config) const {
+    auto impl = std::make_unique<Impl>();
+    impl->config = clone_config;
+    impl->program = program;
+    impl->weights = weights;
+    impl->Init();
+    return impl;
+  }
   // Before a run: starts the maker on the inputs' shapes if they are new.
   void MaybeMakeAhead();
 
@@ -159,6 +173,25 @@ struct Predictor::Impl {
       scope->Var(list)->GetMutable<fw::TensorList>();
     }
     scope->Var("feed")->GetMutable<fw::TensorList>()->resize(feed_names.size());
+    make_ahead_possible = MakeAheadPossible(preference);
+  }
+
+  // Make-ahead needs it wanted, a CPU core the predictor's threads leave
+  // free, and oneDNN kernels to make primitives for.
+  bool MakeAheadPossible(const fw::KernelPreference& preference) const {
+    static const bool kWanted = [] {
+      const char* env = std::getenv("PDLITE_MAKE_AHEAD");
+      return env == nullptr || std::string(env) != "0";
+    }();
+    if (!kWanted || !config.make_ahead_enabled() ||
+        !preference.place.is_cpu() ||
+        static_cast<unsigned>(config.cpu_threads()) >=
+            std::thread::hardware_concurrency()) {
+      return false;
+    }
+    const auto& libraries = config.kernel_libraries();
+    return libraries.empty() || std::find(libraries.begin(), libraries.end(),
+                                          "MKLDNN") != libraries.end();
   }
 
   fw::TensorList& feeds() {
@@ -271,27 +304,20 @@ Predictor::Impl::~Impl() {
 }
 
 void Predictor::Impl::MaybeMakeAhead() {
-  static const bool kWanted = [] {
-    const char* env = std::getenv("PDLITE_MAKE_AHEAD");
-    return env == nullptr || std::string(env) != "0";
-  }();
-  // Only where a core is left for it, on the CPU with oneDNN kernels.
-  if (!kWanted || !config.make_ahead_enabled() || !TargetPlace().is_cpu() ||
-      static_cast<unsigned>(config.cpu_threads()) >=
-          std::thread::hardware_concurrency()) {
-    return;
+  if (!make_ahead_possible) return;
+  fw::TensorList& inputs = feeds();
+  bool same = last_inputs.size() == inputs.size();
+  for (size_t i = 0; same && i < inputs.size(); ++i) {
+    same = last_inputs[i].first == inputs[i].dims() &&
+           last_inputs[i].second == inputs[i].dtype();
   }
-  const auto& libraries = config.kernel_libraries();
-  if (!libraries.empty() && std::find(libraries.begin(), libraries.end(),
-                                      "MKLDNN") == libraries.end()) {
-    return;
-  }
+  if (same) return;
+  last_inputs.clear();
   std::string key;
-  std::vector<std::pair<fw::DDim, fw::DataType>> inputs;
-  for (auto& t : feeds()) {
+  for (auto& t : inputs) {
     for (int64_t d : t.dims()) key += std::to_string(d) + 'x';
     key += std::to_string(static_cast<int>(t.dtype())) + ';';
-    inputs.emplace_back(t.dims(), t.dtype());
+    last_inputs.emplace_back(t.dims(), t.dtype());
   }
   if (!seen_shapes.insert(key).second) return;
   seen_order.push_back(key);
@@ -301,17 +327,13 @@ void Predictor::Impl::MaybeMakeAhead() {
   }
   if (seen_order.size() == 1) return;  // the first shape: nothing to race
   if (!maker) {
-    auto clone = std::make_unique<Impl>();
-    clone->config = config;
     // What the clone makes lives on in oneDNN's cache and ours; what it
-    // keeps itself (descriptors, reordered weights, plans) nobody reads.
-    clone->config.SetCacheBudget(kMakerCacheBytes);
-    clone->program = program;
-    clone->weights = weights;
-    clone->Init();
-    maker = std::make_unique<PrimitiveMaker>(std::move(clone));
+    // keeps itself (descriptors, plans) nobody reads.
+    Config clone_config = config;
+    clone_config.SetCacheBudget(kMakerCacheBytes);
+    maker = std::make_unique<PrimitiveMaker>(CloneWith(clone_config));
   }
-  maker->Offer(std::move(inputs));
+  maker->Offer(last_inputs);
 }
 
 struct Tensor::Impl {
@@ -462,12 +484,8 @@ std::vector<OpPlacement> Predictor::GetOpPlacement() const {
 }
 
 std::unique_ptr<Predictor> Predictor::Clone() const {
-  auto impl = std::make_unique<Impl>();
-  impl->config = impl_->config;
-  impl->program = impl_->program;
-  impl->weights = impl_->weights;
-  impl->Init();
-  return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
+  return std::unique_ptr<Predictor>(
+      new Predictor(impl_->CloneWith(impl_->config)));
 }
 
 std::unique_ptr<Predictor> CreatePredictor(const Config& config) {

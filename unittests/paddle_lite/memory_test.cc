@@ -140,6 +140,18 @@ TEST(Memory, FlatOverAlternatingShapesRealModel) {
 }
 
 // A stream of input shapes under a budget far too small for all of them:
+// Every element of `got` within 1e-5 (absolute plus relative) of `want`.
+void ExpectSameOutputs(const std::vector<float>& got,
+                       const std::vector<float>& want,
+                       int pass,
+                       size_t shape) {
+  ASSERT_EQ(got.size(), want.size()) << "pass " << pass << " shape " << shape;
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_NEAR(got[k], want[k], 1e-5f + 1e-5f * std::abs(want[k]))
+        << "pass " << pass << " shape " << shape << " element " << k;
+  }
+}
+
 // after every run the caches hold at most the budget (what may not be
 // evicted, scratch in use, aside), plans and primitives are evicted and
 // rebuilt, and every result equals that of a predictor whose budget holds
@@ -165,13 +177,8 @@ void CheckBudgetHoldsOverAShapeStream(
       auto got = RunOnce(a.get(), input, shapes[i], v);
       auto want = RunOnce(b.get(), input, shapes[i], v);
       auto plain = RunOnce(c.get(), input, shapes[i], v);
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_NEAR(got[k], want[k], 1e-5f + 1e-5f * std::abs(want[k]))
-            << "pass " << pass << " shape " << i << " element " << k;
-        ASSERT_NEAR(got[k], plain[k], 1e-5f + 1e-5f * std::abs(plain[k]))
-            << "pass " << pass << " shape " << i << " element " << k;
-      }
+      ASSERT_NO_FATAL_FAILURE(ExpectSameOutputs(got, want, pass, i));
+      ASSERT_NO_FATAL_FAILURE(ExpectSameOutputs(got, plain, pass, i));
       auto stats = a->last_run_stats();
       EXPECT_EQ(stats.cache_budget_bytes, budget);
       size_t total = 0;
@@ -236,11 +243,7 @@ void CheckMakeAheadKeepsResults(
       const float v = 0.03f * static_cast<float>(i + 1);
       auto got = RunOnce(a.get(), input, shapes[i], v);
       auto want = RunOnce(b.get(), input, shapes[i], v);
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_NEAR(got[k], want[k], 1e-5f + 1e-5f * std::abs(want[k]))
-            << "pass " << pass << " shape " << i << " element " << k;
-      }
+      ASSERT_NO_FATAL_FAILURE(ExpectSameOutputs(got, want, pass, i));
     }
   }
   EXPECT_EQ(b->last_run_stats().shapes_made_ahead, 0u);

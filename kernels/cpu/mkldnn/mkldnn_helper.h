@@ -459,12 +459,12 @@ void ExecuteWithScratchpad(MkldnnContext* mk,
                            const PrimitiveDesc& pd,
                            const Primitive& prim,
                            std::unordered_map<int, dnnl::memory>* args) {
+  if (framework::MakingOnly()) return;
   const dnnl::memory::desc scratchpad = pd.scratchpad_desc();
   if (scratchpad.get_size() > 0) {
     (*args)[DNNL_ARG_SCRATCHPAD] =
         mk->Scratch(MkldnnContext::kScratchpadSlot, scratchpad);
   }
-  if (framework::MakingOnly()) return;
   prim.execute(mk->stream(), *args);
   mk->stream().wait();
 }
@@ -499,13 +499,13 @@ class KeptCall {
   /// waits for it.
   void Execute(MkldnnContext* mk,
                std::initializer_list<std::pair<int, const void*>> buffers) {
+    if (framework::MakingOnly()) return;
     for (const auto& b : buffers) Point(b.first, b.second);
     if (scratchpad_bytes_ > 0) {
       Point(
           DNNL_ARG_SCRATCHPAD,
           mk->ScratchBuffer(MkldnnContext::kScratchpadSlot, scratchpad_bytes_));
     }
-    if (framework::MakingOnly()) return;
     prim_.execute(mk->stream(), args_);
     mk->stream().wait();
   }
@@ -775,11 +775,8 @@ void RunPlainKernel(const framework::ExecutionContext& ctx) {
     // unwritten, and the ops after it go on.
     for (const auto& slot : ctx.op().Outputs()) {
       for (framework::Variable* var : ctx.OutputVars(slot.first)) {
-        if (var != nullptr && var->IsType<framework::Tensor>()) {
-          auto* t = var->GetMutable<framework::Tensor>();
-          t->set_opaque_layout(nullptr);  // as the PLAIN kernel writes it
-          t->mutable_data<T>(ctx.GetPlace());
-        }
+        framework::GiveUnwrittenMemory(var, ctx.GetPlace(),
+                                       framework::ToDataType<T>());
       }
     }
     return;
