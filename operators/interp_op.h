@@ -12,6 +12,7 @@
 
 #include "framework/op_registry.h"
 #include "operators/shape_op_utils.h"
+#include "operators/value_inputs_context.h"
 
 namespace paddle_lite {
 namespace operators {
@@ -140,10 +141,10 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
         // (or NaN) would make the conversion undefined.
         const float size = static_cast<float>(g.in[i]) * g.scale[i];
         PADDLE_ENFORCE(size < 2147483648.f,
-                       errors::InvalidArgument(
-                           type, ": scale ", g.scale[i], " of input dim ",
-                           g.in[i], " gives an output size of ", size,
-                           ", over 2^31"));
+                       errors::InvalidArgument(type, ": scale ", g.scale[i],
+                                               " of input dim ", g.in[i],
+                                               " gives an output size of ",
+                                               size, ", over 2^31"));
         g.out[i] = static_cast<int64_t>(size);
       }
     } else {
@@ -177,7 +178,8 @@ class InterpOp : public framework::OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
   void InferShape(framework::InferShapeContext* ctx) const override {
-    const InterpGeometry g = ResolveInterp(ctx->exec_context());
+    const ValueInputsContext values(*ctx, {"OutSize", "SizeTensor", "Scale"});
+    const InterpGeometry g = ResolveInterp(values.context());
     ctx->SetOutputDim("Out", g.OutputDims());
     ctx->ShareLoD("X", "Out");
   }

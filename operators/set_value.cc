@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "operators/set_value_region.h"
+#include "operators/value_inputs_context.h"
 #include "operators/value_list_attr.h"
 
 namespace paddle_lite {
@@ -67,7 +68,9 @@ class SetValueOp : public framework::OperatorWithKernel {
 
   void InferShape(framework::InferShapeContext* ctx) const override {
     const framework::Tensor& input = ctx->GetInputTensor("Input");
-    const SetValueRegion region = ComputeSetValueRegion(ctx->exec_context());
+    const ValueInputsContext values(
+        *ctx, {"StartsTensorList", "EndsTensorList", "StepsTensorList"});
+    const SetValueRegion region = ComputeSetValueRegion(values.context());
     framework::DDim value_dims;
     if (ctx->HasInput("ValueTensor")) {
       const framework::Tensor& value = ctx->GetInputTensor("ValueTensor");

@@ -1,6 +1,7 @@
 // slice: the sub-block [start, end) of Input on each of `axes`
 // (ops.md 8.5).
 #include "operators/slice_utils.h"
+#include "operators/value_inputs_context.h"
 
 namespace paddle_lite {
 namespace operators {
@@ -39,7 +40,10 @@ class SliceOp : public framework::OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 
   void InferShape(framework::InferShapeContext* ctx) const override {
-    const SliceBounds bounds = ComputeSliceBounds(ctx->exec_context());
+    const ValueInputsContext values(
+        *ctx,
+        {"StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"});
+    const SliceBounds bounds = ComputeSliceBounds(values.context());
     ctx->SetOutputDim("Out", bounds.out_dims);
     // Rows keep their sequences only when dim 0 is not sliced.
     const auto axes = ctx->Attr<std::vector<int64_t>>("axes");

@@ -175,6 +175,39 @@ TEST(Executor, ValuesFromInputsAreReinferred) {
   EXPECT_GT(r.executor.last_run_stats().ops_inferred, 0);
 }
 
+// Output sizes and slice bounds given as fed tensors: a run with the same
+// shapes but other values replays the plan, and still re-infers the
+// shapes that those values decide.
+TEST(Executor, SizeAndBoundTensorsFromInputsAreReinferred) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {1, 1, 2, 6});
+  auto size = builder.AddInput("size", DataType::kInt32, {2});
+  auto start = builder.AddInput("start", DataType::kInt32, {1});
+  auto resized = builder.AddVar("resized");
+  auto sliced = builder.AddVar("sliced");
+  builder.AddOp("nearest_interp_v2", {{"X", {x}}, {"OutSize", {size}}},
+                {{"Out", {resized}}}, {{"align_corners", false}});
+  builder.AddOp("slice", {{"Input", {x}}, {"StartsTensor", {start}}},
+                {{"Out", {sliced}}},
+                {{"axes", std::vector<int32_t>{3}},
+                 {"starts", std::vector<int32_t>{0}},
+                 {"ends", std::vector<int32_t>{6}}});
+  builder.AddOutput(resized);
+  builder.AddOutput(sliced);
+  Runner r(builder.Build());
+  const std::vector<std::pair<std::vector<int32_t>, int32_t>> runs = {
+      {{4, 4}, 1}, {{3, 5}, 4}, {{4, 4}, 1}, {{2, 9}, 0}};
+  for (const auto& run : runs) {
+    r.Feed(0, MakeTensor<float>({1, 1, 2, 6}, std::vector<float>(12, 1)));
+    r.Feed(1, MakeTensor<int32_t>({2}, run.first));
+    r.Feed(2, MakeTensor<int32_t>({1}, {run.second}));
+    r.executor.Run(0, &r.scope);
+    EXPECT_EQ(r.Fetched(0).dims(), (DDim{1, 1, run.first[0], run.first[1]}));
+    EXPECT_EQ(r.Fetched(1).dims(), (DDim{1, 1, 2, 6 - run.second}));
+  }
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+}
+
 TEST(Executor, DeclaredShapesAreOnlyHints) {
   Runner r(CrossedProgram());  // declares [-1, 2]
   r.Feed(0, MakeTensor<float>({2, 2, 2}, std::vector<float>(8, 1)));
