@@ -278,13 +278,14 @@ def server_means(before, after, model):
 
 # ---- the bare baseline ------------------------------------------------------
 
-def bare_baseline(pdlite, model_dir, inputs_dir, seconds):
+def bare_baseline(pdlite, model_dir, inputs_dir, seconds, device):
     """`pdlite bench` at batch 1, 1 thread, for about `seconds`."""
     def bench(iters):
         out = subprocess.run(
             [pdlite, "bench", "--model", model_dir, "--inputs", inputs_dir,
              "--threads", "1", "--warmup", "10", "--iters", str(iters),
-             "--json"], capture_output=True, text=True, timeout=600)
+             "--device", device, "--json"],
+            capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError("pdlite bench failed: %s" % out.stderr[-2000:])
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -363,6 +364,15 @@ def main():
                     help="the server's --grpc-threads (default 128: gRPC's "
                          "sync server refuses calls, RESOURCE_EXHAUSTED, "
                          "once handlers and pollers use them all)")
+    ap.add_argument("--device", default="cpu",
+                    help="the models' device, both configs and the bare "
+                         "baseline (cpu, cuda:0)")
+    ap.add_argument("--max-batch-size", type=int,
+                    default=CONFIGS["on"]["max_batch_size"],
+                    help="the batching config's max_batch_size")
+    ap.add_argument("--batch-delay-us", type=int,
+                    default=CONFIGS["on"]["batch_delay_us"],
+                    help="the batching config's batch_delay_us")
     ap.add_argument("--json", metavar="OUT", help="write the results here")
     args = ap.parse_args()
 
@@ -371,15 +381,26 @@ def main():
     sys.dont_write_bytecode = True
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     sys.path.insert(0, SERVE_TESTS)
-    from serve_test import ensure_venv
-    venv, python = ensure_venv(args.build_dir)
-    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
-        os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
-    import numpy as np
+    try:
+        # The C++ client needs only numpy; a python3 that has it will do.
+        if args.client == "python":
+            raise ImportError("tritonclient comes from the venv")
+        import numpy as np
+    except ImportError:
+        from serve_test import ensure_venv
+        venv, python = ensure_venv(args.build_dir)
+        if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+            os.execv(python,
+                     [python, os.path.abspath(__file__)] + sys.argv[1:])
+        import numpy as np
 
     clients_list = [int(c) for c in args.clients.split(",")]
     for config in CONFIGS.values():
         config["threads"] = args.threads
+        if args.device != "cpu":
+            config["device"] = args.device
+    CONFIGS["on"]["max_batch_size"] = args.max_batch_size
+    CONFIGS["on"]["batch_delay_us"] = args.batch_delay_us
     model_dir = os.path.abspath(args.model)
     ref = os.path.join(model_dir, "ref")
     outputs = [f for f in os.listdir(ref) if f.startswith("expected_")]
@@ -404,7 +425,7 @@ def main():
         print("bare Predictor::Run loop (pdlite bench, batch 1, 1 thread)...",
               file=sys.stderr)
         results["bare"] = bare_baseline(args.pdlite, model_dir, inputs_dir,
-                                        args.seconds)
+                                        args.seconds, args.device)
 
         repo = os.path.join(tmp, "repo")
         for batching, config in CONFIGS.items():

@@ -10,6 +10,7 @@
 # with ../shared/models beside it, then run
 #   scripts/test_gpu.sh --prebuilt
 #   . build/env.sh && bench/gpu_bench.sh
+#   . build/env.sh && bench/serve_bench.py --device cuda:0
 # Usage: scripts/pack_gpu_tests.sh [ARCHIVE]   (default build/gpu_tests.tar.xz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,11 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 binaries="tools/pdlite unittests/operators_test unittests/cuda/cuda_gpu_test
   libpaddle_lite.so libpaddle_lite_cuda.so"
+# The server and its load clients too, where built: bench/serve_bench.py
+# --device cuda:0 runs from the same archive.
+for b in tools/pdlite_server bench/pdlite_serve_load bench/pdlite_tcp_round_trip; do
+  [ -x "build/$b" ] && binaries="$binaries $b"
+done
 (
   cd build
   find . -name CMakeFiles -prune -o \( -name CTestTestfile.cmake \
