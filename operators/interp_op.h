@@ -173,6 +173,18 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
   return g;
 }
 
+/// What a kernel checks before writing Out: its dims, set by shape
+/// inference, are those the op's inputs give now. A mismatch (a framework
+/// fault) would otherwise write past Out's buffer.
+inline void CheckInterpOutput(const framework::Tensor& out,
+                              const InterpGeometry& g,
+                              const std::string& type) {
+  PADDLE_ENFORCE(
+      out.dims() == g.OutputDims(),
+      errors::PreconditionNotMet(type, ": Out was sized ", out.dims(),
+                                 " but its inputs now give ", g.OutputDims()));
+}
+
 /// The op class: Out gets the resolved dims and X's LoD.
 class InterpOp : public framework::OperatorWithKernel {
  public:

@@ -120,5 +120,16 @@ inline SliceBounds ComputeSliceBounds(const framework::ExecutionContext& ctx) {
   return b;
 }
 
+/// What a kernel checks before writing Out: shape inference sized it for
+/// as many elements as these bounds take. A mismatch (a framework fault)
+/// would otherwise write past Out's buffer.
+inline void CheckSliceOutput(const framework::Tensor& out,
+                             const SliceBounds& bounds) {
+  PADDLE_ENFORCE(out.numel() == framework::Product(bounds.sliced_dims),
+                 errors::PreconditionNotMet("slice: Out was sized ", out.dims(),
+                                            " but its inputs now take ",
+                                            bounds.sliced_dims));
+}
+
 }  // namespace operators
 }  // namespace paddle_lite

@@ -71,6 +71,7 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     // the output's dims, set before the kernel runs, stand for them.
     if (RunKeptUnary<T>(ctx)) return;
     const operators::InterpGeometry g = operators::ResolveInterp(ctx);
+    operators::CheckInterpOutput(*out, g, ctx.op().Type());
     const bool align_corners = ctx.Attr<bool>("align_corners");
     bool exact = !align_corners && x->numel() > 0;
     if (kMethod == InterpMethod::kBilinear) {

@@ -214,6 +214,7 @@ class InterpKernel : public framework::OpKernel<T> {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
     const operators::InterpGeometry g = operators::ResolveInterp(ctx);
+    operators::CheckInterpOutput(*out, g, ctx.op().Type());
     T* o = out->mutable_data<T>(ctx.GetPlace());
     if (out->numel() == 0) return;
     const T* in = x->data<T>();

@@ -17,6 +17,7 @@ class SliceKernel : public framework::OpKernel<T> {
     const auto* input = ctx.Input<framework::Tensor>("Input");
     auto* out = ctx.Output<framework::Tensor>("Out");
     const operators::SliceBounds b = operators::ComputeSliceBounds(ctx);
+    operators::CheckSliceOutput(*out, b);
     T* o = out->mutable_data<T>(ctx.GetPlace());
     const int64_t n = out->numel();
     if (n == 0) return;

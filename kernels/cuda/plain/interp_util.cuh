@@ -166,6 +166,7 @@ class InterpCUDAKernel : public framework::OpKernel<T> {
     const HostInputsContext host_ctx(ctx, {"OutSize", "SizeTensor", "Scale"});
     const operators::InterpGeometry g =
         operators::ResolveInterp(host_ctx.context());
+    operators::CheckInterpOutput(*out, g, ctx.op().Type());
     T* o = AllocateOutput<T>(ctx, out);
     const int64_t n = out->numel();
     if (n == 0) return;

@@ -25,6 +25,7 @@ class SliceCUDAKernel : public framework::OpKernel<T> {
         {"StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"});
     const operators::SliceBounds b =
         operators::ComputeSliceBounds(host_ctx.context());
+    operators::CheckSliceOutput(*out, b);
     T* o = AllocateOutput<T>(ctx, out);
     if (out->numel() == 0) return;
     const framework::DDim& in_dims = input->dims();
