@@ -13,6 +13,7 @@
 #include "paddle_lite/paddle_lite.h"
 #include "platform/allocator.h"
 #include "platform/place.h"
+#include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
 namespace {
@@ -21,6 +22,8 @@ const std::string kDemo =
     std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
 const std::string kCls =
     std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+const std::string kDet =
+    std::string(PDLITE_SHARED_DIR) + "/models/ppocr_det_ch_v3";
 
 // A predictor on cuda:0, or nullptr (and the test skipped) without a GPU.
 std::unique_ptr<Predictor> GpuPredictor(Config config) {
@@ -188,6 +191,29 @@ TEST(CudaPlace, CudaGraphReplayEqualsEager) {
           << "run " << run << ": " << stats.graph_refusal;
     }
   }
+}
+
+// A stream of input sizes in one predictor: new sizes of each layer take
+// the algorithms chosen for its earlier sizes (conv_util.h), sizes come
+// back (plan replay, then CUDA-graph capture and launches), and every run
+// matches the CPU.
+TEST(CudaPlace, ShapeStreamMatchesTheCpu) {
+  auto gpu = GpuPredictor(Config(kDet));
+  SKIP_WITHOUT_GPU(gpu);
+  auto cpu = CreatePredictor(Config(kDet));
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {
+      {96, 160}, {160, 96}, {128, 224}, {96, 160}, {224, 128},
+      {160, 96}, {96, 160}, {128, 224}, {96, 160}};
+  uint32_t seed = 1;
+  for (const auto& hw : sizes) {
+    SCOPED_TRACE("1x3x" + std::to_string(hw.first) + "x" +
+                 std::to_string(hw.second));
+    framework::Tensor x =
+        testing::RandomTensor<float>({1, 3, hw.first, hw.second}, 0, 1, seed++);
+    ExpectClose(RunOnce(gpu.get(), x), RunOnce(cpu.get(), x), 1e-4f);
+  }
+  EXPECT_TRUE(gpu->last_run_stats().graph_replayed)
+      << gpu->last_run_stats().graph_refusal;
 }
 
 }  // namespace

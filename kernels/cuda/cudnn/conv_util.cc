@@ -107,6 +107,14 @@ std::string CudnnConvShape::Key() const {
   return os.str();
 }
 
+std::string CudnnConvShape::FamilyKey() const {
+  std::ostringstream os;
+  os << batch << ',' << in_channels << ':' << out_channels << ':' << kernel_h
+     << ',' << kernel_w << ',' << groups << ':' << pad_h << ',' << pad_w << ','
+     << stride_h << ',' << stride_w << ',' << dilation_h << ',' << dilation_w;
+  return os.str();
+}
+
 bool ConvAlgoCache::Find(const std::string& key, ConvAlgoChoice* choice) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(key);
@@ -177,23 +185,62 @@ void CudnnConvPlan::Choose(const CUDADeviceContext& dev,
                            const float* w,
                            float* y) {
   if (chosen_) return;
-  std::ostringstream key;
-  key << (direction_ == ConvDirection::kForward ? "fwd|" : "bwd_data|")
-      << (allow_tf32_ ? "tf32|" : "fp32|")
-      << (exhaustive_ ? "search|" : "heuristic|") << shape_.Key();
+  std::ostringstream prefix;
+  prefix << (direction_ == ConvDirection::kForward ? "fwd|" : "bwd_data|")
+         << (allow_tf32_ ? "tf32|" : "fp32|")
+         << (exhaustive_ ? "search|" : "heuristic|");
+  const std::string key = prefix.str() + shape_.Key();
+  // A timed search is asked for per shape; only the heuristics' choice
+  // carries over to other input sizes.
+  const std::string family_key =
+      exhaustive_ ? std::string() : prefix.str() + "any|" + shape_.FamilyKey();
   ConvAlgoCache& cache = dev.GetResource<ConvAlgoCache>();
-  if (cache.Find(key.str(), &choice_)) {
+  ConvAlgoChoice family;
+  if (cache.Find(key, &choice_)) {
     PDLITE_CUDNN_CHECK(
         cudnnSetConvolutionMathType(conv_desc_.get(), choice_.math_type));
+  } else if (!family_key.empty() && cache.Find(family_key, &family) &&
+             ReuseFamilyChoice(dev, family)) {
+    cache.Insert(key, choice_);
   } else {
     if (direction_ == ConvDirection::kForward) {
       ChooseForward(dev, x, w, y);
     } else {
       ChooseBackwardData(dev, x, w, y);
     }
-    cache.Insert(key.str(), choice_);
+    cache.Insert(key, choice_);
+    if (!family_key.empty()) cache.Insert(family_key, choice_);
   }
   chosen_ = true;
+}
+
+bool CudnnConvPlan::ReuseFamilyChoice(const CUDADeviceContext& dev,
+                                      const ConvAlgoChoice& family) {
+  PDLITE_CUDNN_CHECK(
+      cudnnSetConvolutionMathType(conv_desc_.get(), family.math_type));
+  size_t bytes = 0;
+  cudnnStatus_t status;
+  if (direction_ == ConvDirection::kForward) {
+    status = cudnnGetConvolutionForwardWorkspaceSize(
+        dev.cudnn_handle(), x_desc_.get(), w_desc_.get(), conv_desc_.get(),
+        y_desc_.get(), static_cast<cudnnConvolutionFwdAlgo_t>(family.algo),
+        &bytes);
+  } else {
+    status = cudnnGetConvolutionBackwardDataWorkspaceSize(
+        dev.cudnn_handle(), w_desc_.get(), y_desc_.get(), conv_desc_.get(),
+        x_desc_.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(family.algo),
+        &bytes);
+  }
+  if (status != CUDNN_STATUS_SUCCESS || bytes > kWorkspaceLimit) {
+    // Not at this size: the heuristics choose, from the default math.
+    PDLITE_CUDNN_CHECK(cudnnSetConvolutionMathType(
+        conv_desc_.get(),
+        allow_tf32_ ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION : CUDNN_FMA_MATH));
+    return false;
+  }
+  choice_ = family;
+  choice_.workspace_bytes = bytes;
+  return true;
 }
 
 void CudnnConvPlan::ChooseForward(const CUDADeviceContext& dev,

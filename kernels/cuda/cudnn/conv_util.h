@@ -57,6 +57,9 @@ struct CudnnConvShape {
 
   /// Every field as text: the shape part of an algorithm cache key.
   std::string Key() const;
+  /// Every field but the spatial sizes: convolutions of one layer at any
+  /// input size.
+  std::string FamilyKey() const;
 };
 
 enum class ConvDirection { kForward, kBackwardData };
@@ -96,7 +99,11 @@ class ConvAlgoCache {
 /// The descriptors of one CudnnConvShape and the algorithm for one
 /// direction, chosen on the first run: the heuristics' first choice whose
 /// workspace fits, or with dev.cudnn_exhaustive_search() the fastest of a
-/// timed search. Math: FMA only, unless dev.allow_tf32().
+/// timed search. A new input size of a layer already planned takes the
+/// algorithm the heuristics gave that layer when cuDNN accepts it at this
+/// size within the workspace limit: the heuristics' query costs more than
+/// a new shape's whole run otherwise (about 25 ms a detector shape on an
+/// H200). Math: FMA only, unless dev.allow_tf32().
 class CudnnConvPlan {
  public:
   CudnnConvPlan(const CUDADeviceContext& dev,
@@ -124,6 +131,9 @@ class CudnnConvPlan {
               const float* x,
               const float* w,
               float* y);
+  // The layer's algorithm from another input size, if it fits this one.
+  bool ReuseFamilyChoice(const CUDADeviceContext& dev,
+                         const ConvAlgoChoice& family);
   void ChooseForward(const CUDADeviceContext& dev,
                      const float* x,
                      const float* w,
