@@ -484,14 +484,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       // The plan's kernel states, for this replay only (also on a throw).
       struct ReplayStates {
         Executor* executor;
-        ~ReplayStates() {
-          executor->replay_kernel_states_ = nullptr;
-          executor->replay_ops_ = nullptr;
-        }
+        ~ReplayStates() { executor->replay_kernel_states_ = nullptr; }
       } replay_states{this};
-      plan.kernel_states.resize(ops.size());
       replay_kernel_states_ = &plan.kernel_states;
-      replay_ops_ = ops.data();
       if (!RunAsGraph(state, plan, scope)) {
         for (size_t i = 0; i < ops.size(); ++i) {
           stats_.ops_inferred += plan.infer_shape[i];
@@ -1209,10 +1204,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     ExecutionContext exec_ctx(op, *scope, *dev_ctx, *run_ctx);
     std::shared_ptr<void>* kernel_state = &prepared.kernel_state;
     if (block_idx == 0 && replay_kernel_states_ != nullptr) {
-      const size_t i = static_cast<size_t>(&prepared - replay_ops_);
-      if (i < replay_kernel_states_->size()) {
-        kernel_state = &(*replay_kernel_states_)[i];
-      }
+      kernel_state = &replay_kernel_states_->at(prepared.index);
     }
     exec_ctx.set_kernel_state(kernel_state);
     if (infer_shape) {

@@ -200,13 +200,12 @@ class Executor {
   // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
   // in place; grows to the largest tensor converted and stays.
   platform::AllocationPtr layout_scratch_;
-  // While a plan replays: its kernel states, a slot per op of block 0 in
-  // op order (`replay_ops_` is that order's first op), which the ops use
-  // instead of their PreparedOp's one slot. So each signature keeps the
-  // calls its kernels made for it, and a stream that alternates shapes
-  // replays them rather than rebuilding every call.
+  // While a plan replays: its kernel states, a slot per op of block 0 (by
+  // PreparedOp::index), which the ops use instead of their PreparedOp's
+  // one slot. So each signature keeps the calls its kernels made for it,
+  // and a stream that alternates shapes replays them rather than
+  // rebuilding every call.
   std::vector<std::shared_ptr<void>>* replay_kernel_states_ = nullptr;
-  const PreparedOp* replay_ops_ = nullptr;
   // The budget's eviction count when plans' kernel states were last
   // checked: states hold primitives and weights the budget may have let go.
   uint64_t kernel_state_evictions_ = 0;

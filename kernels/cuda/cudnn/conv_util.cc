@@ -98,20 +98,18 @@ size_t SearchWorkspace(int algo_count, WorkspaceOf workspace_of) {
 
 }  // namespace
 
-std::string CudnnConvShape::Key() const {
-  std::ostringstream os;
-  os << batch << ',' << in_channels << ',' << in_h << ',' << in_w << ':'
-     << out_channels << ',' << out_h << ',' << out_w << ':' << kernel_h << ','
-     << kernel_w << ',' << groups << ':' << pad_h << ',' << pad_w << ','
-     << stride_h << ',' << stride_w << ',' << dilation_h << ',' << dilation_w;
-  return os.str();
-}
-
 std::string CudnnConvShape::FamilyKey() const {
   std::ostringstream os;
   os << batch << ',' << in_channels << ':' << out_channels << ':' << kernel_h
      << ',' << kernel_w << ',' << groups << ':' << pad_h << ',' << pad_w << ','
      << stride_h << ',' << stride_w << ',' << dilation_h << ',' << dilation_w;
+  return os.str();
+}
+
+std::string CudnnConvShape::Key() const {
+  std::ostringstream os;
+  os << FamilyKey() << '|' << in_h << ',' << in_w << ':' << out_h << ','
+     << out_w;
   return os.str();
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "framework/operator.h"
+#include "framework/rebound_inputs_context.h"
 #include "framework/variable.h"
 #include "kernels/cuda/cuda_helper.h"
 #include "operators/shape_op_utils.h"
@@ -65,48 +66,26 @@ inline std::vector<int64_t> HostIntValues(const CUDADeviceContext& dev,
 /// and compute exactly what they computed there. Every other slot is
 /// bound as in the original context (device tensors; only their dims may
 /// be read through it). One synchronization covers all copies.
-class HostInputsContext {
+class HostInputsContext : public framework::ReboundInputsContext {
  public:
   HostInputsContext(const framework::ExecutionContext& ctx,
-                    std::initializer_list<const char*> host_slots) {
-    const auto& dev = ctx.device_context<CUDADeviceContext>();
-    bool copied = false;
-    for (const auto& slot : ctx.op().Inputs()) {
-      std::vector<framework::Variable*> vars = ctx.InputVars(slot.first);
-      bool wanted = false;
-      for (const char* s : host_slots) wanted = wanted || slot.first == s;
-      for (framework::Variable*& var : vars) {
-        if (!wanted || var == nullptr || !var->IsType<framework::Tensor>()) {
-          continue;
-        }
-        const framework::Tensor& t = var->Get<framework::Tensor>();
-        if (!t.IsInitialized() || t.place().is_host()) continue;
-        copies_.push_back(std::make_unique<framework::Variable>());
-        QueueCopyToHost(dev, t,
-                        copies_.back()->GetMutable<framework::Tensor>());
-        var = copies_.back().get();
-        copied = true;
-      }
-      runtime_.inputs.emplace_back(slot.first, std::move(vars));
+                    std::initializer_list<const char*> host_slots)
+      : ReboundInputsContext(
+            ctx,
+            host_slots,
+            [&ctx](const std::string&,
+                   size_t,
+                   const framework::Tensor& t,
+                   framework::Tensor* copy) {
+              if (!t.IsInitialized() || t.place().is_host()) return false;
+              QueueCopyToHost(ctx.device_context<CUDADeviceContext>(), t, copy);
+              return true;
+            }) {
+    if (rebound() > 0) {
+      PDLITE_CUDA_CHECK(cudaStreamSynchronize(
+          ctx.device_context<CUDADeviceContext>().stream()));
     }
-    for (const auto& slot : ctx.op().Outputs()) {
-      runtime_.outputs.emplace_back(slot.first, ctx.OutputVars(slot.first));
-    }
-    if (copied) PDLITE_CUDA_CHECK(cudaStreamSynchronize(dev.stream()));
-    context_ = std::make_unique<framework::ExecutionContext>(
-        ctx.op(), ctx.scope(), ctx.device_context<platform::DeviceContext>(),
-        runtime_);
   }
-
-  HostInputsContext(const HostInputsContext&) = delete;
-  HostInputsContext& operator=(const HostInputsContext&) = delete;
-
-  const framework::ExecutionContext& context() const { return *context_; }
-
- private:
-  std::vector<std::unique_ptr<framework::Variable>> copies_;
-  framework::RuntimeContext runtime_;
-  std::unique_ptr<framework::ExecutionContext> context_;
 };
 
 }  // namespace cuda
