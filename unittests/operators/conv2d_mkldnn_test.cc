@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "framework/executor.h"
 #include "framework/program_builder.h"
 #include "gtest/gtest.h"
 #include "unittests/operators/mkldnn_test_util.h"
@@ -205,35 +204,6 @@ TEST(Conv2dMkldnn, EmptyBatchRunsPlain) {
   CheckConv("conv2d", k);
 }
 
-// Runs the program in a child scope of the parameters, like a predictor.
-struct Runner {
-  Runner(const framework::ProgramDesc& p,
-         const framework::Scope& params,
-         framework::LibraryType library)
-      : pool(platform::DeviceContextOptions{2}),
-        executor(p,
-                 framework::KernelPreference{platform::CPUPlace{}, {library}},
-                 &pool),
-        scope(params.NewScope()) {
-    executor.Prepare(0);
-  }
-  std::vector<framework::Tensor> Run(const framework::Tensor& input) {
-    auto* feed = scope.Var("feed")->GetMutable<framework::TensorList>();
-    feed->assign(1, input);
-    executor.Run(0, &scope);
-    const auto& fetched = scope.FindVar("fetch")->Get<framework::TensorList>();
-    std::vector<framework::Tensor> out;
-    for (const auto& t : fetched) {
-      framework::Tensor copy;
-      framework::TensorCopy(t, platform::CPUPlace{}, &copy);
-      out.push_back(copy);
-    }
-    return out;
-  }
-  platform::DeviceContextPool pool;
-  framework::Executor executor;
-  framework::Scope& scope;
-};
 // Two convolutions of the same geometry whose filters are model
 // parameters: each gets its own cached reorder (keyed by the filter's
 // address), and later runs with new inputs reuse them.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/executor.h"
 #include "framework/kernel_registry.h"
 #include "unittests/test_utils/op_tester.h"
 
@@ -46,6 +47,37 @@ inline void CheckUnaryAllKernels(const std::string& op,
   t.Input("X", x).Output("Out");
   RunAllKernelsWith(&t, attrs);
 }
+
+/// Runs a program with one input in a child scope of the parameters, like
+/// a predictor (two threads), preferring the kernels of `library`.
+struct Runner {
+  Runner(const framework::ProgramDesc& p,
+         const framework::Scope& params,
+         framework::LibraryType library)
+      : pool(platform::DeviceContextOptions{2}),
+        executor(p,
+                 framework::KernelPreference{platform::CPUPlace{}, {library}},
+                 &pool),
+        scope(params.NewScope()) {
+    executor.Prepare(0);
+  }
+  std::vector<framework::Tensor> Run(const framework::Tensor& input) {
+    auto* feed = scope.Var("feed")->GetMutable<framework::TensorList>();
+    feed->assign(1, input);
+    executor.Run(0, &scope);
+    const auto& fetched = scope.FindVar("fetch")->Get<framework::TensorList>();
+    std::vector<framework::Tensor> out;
+    for (const auto& t : fetched) {
+      framework::Tensor copy;
+      framework::TensorCopy(t, platform::CPUPlace{}, &copy);
+      out.push_back(copy);
+    }
+    return out;
+  }
+  platform::DeviceContextPool pool;
+  framework::Executor executor;
+  framework::Scope& scope;
+};
 
 }  // namespace testing
 }  // namespace paddle_lite

@@ -2,10 +2,12 @@
 // exclusive or not, asymmetric padding, ceil_mode, global and adaptive
 // pooling, NHWC; and the cases handed to PLAIN (adaptive windows that are
 // not a grid, windows in the padding, clipped non-exclusive divisors, and
-// windows for which oneDNN has only its slow generic implementation).
+// windows for which oneDNN has only its slow generic implementation); and
+// averages over whole images, which the kernel computes without oneDNN.
 #include <string>
 #include <vector>
 
+#include "framework/program_builder.h"
 #include "gtest/gtest.h"
 #include "unittests/operators/mkldnn_test_util.h"
 
@@ -82,6 +84,72 @@ TEST(Pool2dMkldnn, GlobalAndAdaptive) {
   }
 }
 
+// Averages of whole images, computed without a primitive: one pixel, odd
+// channel counts, batches, pixel counts below, at and past the loop's 16
+// lanes, exclusive or not, NCHW and NHWC, adaptive 1x1.
+TEST(Pool2dMkldnn, WholeImageAverages) {
+  for (bool exclusive : {true, false}) {
+    for (const std::string format : {"NCHW", "NHWC"}) {
+      SCOPED_TRACE(format + (exclusive ? " exclusive" : " inclusive"));
+      const MkldnnAttrs global = {{"pooling_type", std::string("avg")},
+                                  {"exclusive", exclusive},
+                                  {"global_pooling", true},
+                                  {"ksize", std::vector<int>{1, 1}},
+                                  {"data_format", format}};
+      CheckPool({3, 5, 1, 1}, global);
+      CheckPool({2, 33, 4, 3}, global);
+      CheckPool({1, 17, 4, 4}, global);
+      CheckPool({2, 1, 5, 7}, global);
+      CheckPool({1, 40, 23, 19}, global);
+      CheckPool({0, 4, 3, 3}, global);
+      CheckPool({1, 24, 9, 6}, {{"pooling_type", std::string("avg")},
+                                {"adaptive", true},
+                                {"ksize", std::vector<int>{1, 1}},
+                                {"data_format", format}});
+    }
+  }
+}
+
+// A squeeze-and-excitation shape of graph: a convolution writes a
+// channel-last oneDNN layout, the average of each image is taken from it
+// and read by the next convolution in the layout declared for it. One
+// executor (two threads) runs a stream of sizes, some seen before (the
+// kept averages replay), against PLAIN.
+TEST(Pool2dMkldnn, WholeImageAverageInAGraphOverAStreamOfSizes) {
+  framework::ProgramBuilder b;
+  auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 8, -1, -1});
+  auto w1 = b.AddParameter("w1", RandomTensor<float>({40, 8, 1, 1}, -1, 1, 7));
+  auto w2 = b.AddParameter("w2", RandomTensor<float>({24, 40, 1, 1}, -1, 1, 8));
+  auto y = b.AddVar("y");
+  auto pooled = b.AddVar("pooled");
+  auto z = b.AddVar("z");
+  b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {w1}}}, {{"Output", {y}}});
+  b.AddOp("pool2d", {{"X", {y}}}, {{"Out", {pooled}}},
+          {{"pooling_type", std::string("avg")},
+           {"global_pooling", true},
+           {"ksize", std::vector<int>{1, 1}}});
+  b.AddOp("conv2d", {{"Input", {pooled}}, {"Filter", {w2}}}, {{"Output", {z}}});
+  b.AddOutput(z);
+  b.AddOutput(y);
+  const framework::ProgramDesc program = b.Build();
+  Runner plain(program, b.parameters(), framework::LibraryType::Plain());
+  Runner mkldnn(program, b.parameters(), framework::LibraryType::MKLDNN());
+  uint32_t seed = 1;
+  for (auto hw : std::vector<std::pair<int64_t, int64_t>>{
+           {7, 9}, {12, 5}, {7, 9}, {1, 1}, {20, 33}, {12, 5}, {7, 9}}) {
+    const int64_t batch = hw.first == 1 ? 2 : 1;
+    SCOPED_TRACE(std::to_string(hw.first) + "x" + std::to_string(hw.second));
+    const auto input =
+        RandomTensor<float>({batch, 8, hw.first, hw.second}, -1, 1, ++seed);
+    const auto expected = plain.Run(input);
+    const auto got = mkldnn.Run(input);
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ExpectTensorNear(got[i], expected[i], kMkldnnTolerance, kMkldnnTolerance);
+    }
+  }
+}
+
 TEST(Pool2dMkldnn, CasesLeftToPlain) {
   // Padding as large as the window: windows wholly in the padding.
   CheckPool({1, 2, 5, 5}, {{"pooling_type", std::string("max")},
@@ -99,9 +167,9 @@ TEST(Pool2dMkldnn, CasesLeftToPlain) {
                            {"ksize", std::vector<int>{3, 3}},
                            {"strides", std::vector<int>{2, 2}},
                            {"ceil_mode", true}});
-  // A global average too wide for oneDNN's vectorized kernel: its generic
+  // A global maximum too wide for oneDNN's vectorized kernel: its generic
   // one is slower than PLAIN, which runs instead.
-  CheckPool({1, 8, 160, 160}, {{"pooling_type", std::string("avg")},
+  CheckPool({1, 8, 160, 160}, {{"pooling_type", std::string("max")},
                                {"global_pooling", true},
                                {"ksize", std::vector<int>{1, 1}}});
   CheckPool({0, 2, 8, 8}, {{"pooling_type", std::string("max")},

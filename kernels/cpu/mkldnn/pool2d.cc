@@ -5,7 +5,13 @@
 // grid, windows that lie wholly in padding, and non-exclusive averages
 // whose divisor Paddle clips (it divides by the window clipped to
 // in + pad_begin, oneDNN always by kernel_h * kernel_w).
+//
+// Averages over whole images (global or adaptive 1x1 average pooling, the
+// squeeze of every squeeze-and-excitation block) run without oneDNN: a
+// primitive is made per input size, tens of them for each new size an SE
+// network sees, and the sum is a plain vectorized loop (GlobalAverage).
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -59,6 +65,161 @@ PoolDim ResolvePoolDim(int64_t in,
   return d;
 }
 
+/// True when `md` is a dense 4-D layout whose dims [N, C, H, W] are
+/// stored in `order`, outermost first.
+bool IsDenseIn(const dnnl::memory::desc& md, const std::array<int, 4>& order) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.ndims != 4 ||
+      d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) {
+    return false;
+  }
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    if (d.format_desc.blocking.strides[order[i]] != stride) return false;
+    stride *= d.dims[order[i]];
+  }
+  return true;
+}
+
+/// What GlobalAverage needs of its input: N images of `pixels` pixels of
+/// C channels, stored channel-last ([N, H, W, C]) or not ([N, C, H, W]).
+struct AverageShape {
+  int64_t images = 0;
+  int64_t channels = 0;
+  int64_t pixels = 0;
+  bool channel_last = false;
+};
+
+// sum[k] = sum over r < rows of src[r * stride + k], k < width. Inlined into
+// one function per instruction set below, each vectorized for its own.
+__attribute__((always_inline)) inline void SumRowsBody(
+    const float* __restrict src,
+    int64_t rows,
+    int64_t width,
+    int64_t stride,
+    float* __restrict sum) {
+  for (int64_t k = 0; k < width; ++k) sum[k] = 0.f;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = src + r * stride;
+    for (int64_t k = 0; k < width; ++k) sum[k] += row[k];
+  }
+}
+
+__attribute__((target("avx512f"))) void SumRowsAvx512(
+    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
+  SumRowsBody(src, rows, width, stride, sum);
+}
+
+__attribute__((target("avx2"))) void SumRowsAvx2(
+    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
+  SumRowsBody(src, rows, width, stride, sum);
+}
+
+void SumRowsBaseline(
+    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
+  SumRowsBody(src, rows, width, stride, sum);
+}
+
+using SumRowsFn = void (*)(const float*, int64_t, int64_t, int64_t, float*);
+
+// The widest the CPU runs (the default build targets the baseline ISA).
+SumRowsFn PickSumRows() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return SumRowsAvx512;
+  if (__builtin_cpu_supports("avx2")) return SumRowsAvx2;
+  return SumRowsBaseline;
+}
+
+/// out[n, c] = the mean of image n's channel c over its pixels, from `src`
+/// laid out as `shape` says; split across the context's threads when large.
+void GlobalAverage(const platform::CPUDeviceContext& dev,
+                   const AverageShape& shape,
+                   const float* src,
+                   float* out) {
+  static const SumRowsFn sum_rows = PickSumRows();
+  const float scale = 1.f / static_cast<float>(shape.pixels);
+  const int64_t c = shape.channels;
+  const int64_t pixels = shape.pixels;
+  if (shape.channel_last) {
+    // Each task adds up the pixels of one image for a part of its channels
+    // (whole rows of `c` when one thread runs: the loop's set-up is paid
+    // per row), parts cut at multiples of 16 floats (a cache line).
+    constexpr int64_t kAlign = 16;
+    const int64_t parts =
+        std::max<int64_t>(1, std::min<int64_t>(dev.num_threads(), c / kAlign));
+    const int64_t part = (c / parts + kAlign - 1) / kAlign * kAlign;
+    dev.ParallelFor(shape.images * parts, 1.0 * pixels * part,
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t t = begin; t < end; ++t) {
+                        const int64_t n = t / parts;
+                        const int64_t k0 = t % parts * part;
+                        const int64_t width = std::min(part, c - k0);
+                        if (width <= 0) continue;
+                        float* sum = out + n * c + k0;
+                        sum_rows(src + n * pixels * c + k0, pixels, width, c,
+                                 sum);
+                        for (int64_t k = 0; k < width; ++k) sum[k] *= scale;
+                      }
+                    });
+    return;
+  }
+  // Channel-first: each plane is contiguous, added up as rows of 16 lanes
+  // (vectorized) and then across the lanes.
+  constexpr int64_t kLanes = 16;
+  dev.ParallelFor(shape.images * c, 1.0 * pixels,
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i) {
+                      const float* plane = src + i * pixels;
+                      float lanes[kLanes];
+                      const int64_t rows = pixels / kLanes;
+                      sum_rows(plane, rows, kLanes, kLanes, lanes);
+                      float total = 0.f;
+                      for (float v : lanes) total += v;
+                      for (int64_t p = rows * kLanes; p < pixels; ++p)
+                        total += plane[p];
+                      out[i] = total * scale;
+                    }
+                  });
+}
+
+/// The AverageShape of input `md` (dims [N, C, H, W]) when `g` averages
+/// whole images and `md` is a dense NCHW or NHWC layout; nothing otherwise.
+bool AveragesWholeImages(const operators::Pool2DGeometry& g,
+                         bool is_max,
+                         const PoolDim& h,
+                         const PoolDim& w,
+                         const dnnl::memory::desc& md,
+                         AverageShape* shape) {
+  if (is_max || g.out_h != 1 || g.out_w != 1 || h.kernel != g.in_h ||
+      w.kernel != g.in_w || h.pad_begin != 0 || h.pad_end != 0 ||
+      w.pad_begin != 0 || w.pad_end != 0) {
+    return false;
+  }
+  const auto& dims = md.data.dims;
+  if (md.data.ndims != 4 || dims[0] != g.batch || dims[1] != g.channels ||
+      dims[2] != g.in_h || dims[3] != g.in_w) {
+    return false;
+  }
+  if (IsDenseIn(md, {0, 2, 3, 1})) {
+    shape->channel_last = true;
+  } else if (IsDenseIn(md, {0, 1, 2, 3})) {
+    shape->channel_last = false;
+  } else {
+    return false;
+  }
+  shape->images = g.batch;
+  shape->channels = g.channels;
+  shape->pixels = g.in_h * g.in_w;
+  return true;
+}
+
+/// What pool2d keeps between runs: the kept call of a primitive, or, with
+/// no call, that it averaged whole images (`average`) and declared Out as
+/// `out_layout`.
+struct PoolState : KeptUnaryState {
+  AverageShape average;
+};
+
 struct PoolPrimitive {
   dnnl::pooling_forward::primitive_desc pd;
   dnnl::pooling_forward prim;
@@ -71,7 +232,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
   void Compute(const framework::ExecutionContext& ctx) const override {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
-    if (RunKeptUnary<T>(ctx)) return;
+    if (RunKept(ctx, *x, out)) return;
     const operators::Pool2DGeometry g =
         operators::ResolvePool2D(ctx.op(), x->dims());
     const bool is_max = ctx.Attr<std::string>("pooling_type") == "max";
@@ -96,6 +257,24 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     const dnnl::memory::desc dst_plain =
         ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last);
+    AverageShape average;
+    if (AveragesWholeImages(g, is_max, h, w, src_md, &average)) {
+      // Out as oneDNN's pooling would declare it: in X's layout (the same
+      // bytes as plain for one pixel, but readers key their primitives on
+      // it); kept, as readers compare layouts by address.
+      auto state = std::make_shared<PoolState>();
+      state->signature = signature;
+      state->out_dims = out->dims();
+      state->average = average;
+      if (src_md != src_plain) {
+        state->out_layout = MakeLayout(
+            ActivationMd({g.batch, g.channels, 1, 1}, average.channel_last),
+            dst_plain, mk.engine());
+      }
+      Average(ctx, *state, *x, out);
+      KeepState(ctx, std::move(state));
+      return;
+    }
     KeyBuilder key("pool2d", ctx);
     key.Add(src_md)
         .Add(g.channel_last)
@@ -137,9 +316,49 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     mk.stream().wait();
     // Kept only if X was read as it came (the signature still holds).
     if (signature.Matches(ctx, {x})) {
-      KeepUnary(ctx, signature, pool->dst_layout, pool->pd, pool->prim,
-                std::move(args));
+      auto state = std::make_shared<PoolState>();
+      state->signature = signature;
+      state->out_dims = out->dims();
+      state->out_layout = pool->dst_layout;
+      state->call = KeptCall(pool->pd, pool->prim, std::move(args));
+      KeepState(ctx, std::move(state));
     }
+  }
+
+ private:
+  // Runs what the op kept if X and Out are as it was kept for; false when
+  // nothing was or they are not (the kernel then runs in full).
+  static bool RunKept(const framework::ExecutionContext& ctx,
+                      const framework::Tensor& x,
+                      framework::Tensor* out) {
+    auto* state = KeptState<PoolState>(ctx);
+    if (state == nullptr || !state->signature.Matches(ctx, {&x}) ||
+        state->out_dims != out->dims()) {
+      return false;
+    }
+    if (!state->call) {
+      Average(ctx, *state, x, out);
+      return true;
+    }
+    MkldnnContext& mk = PrepareMkldnn(ctx);
+    const void* src = x.raw_data();  // before Out (maybe X) is touched
+    out->set_opaque_layout(state->out_layout);
+    T* dst = out->mutable_data<T>(ctx.GetPlace());
+    state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    return true;
+  }
+
+  static void Average(const framework::ExecutionContext& ctx,
+                      const PoolState& state,
+                      const framework::Tensor& x,
+                      framework::Tensor* out) {
+    // Read before Out (maybe X) is touched.
+    const auto* src = static_cast<const float*>(x.raw_data());
+    out->set_opaque_layout(state.out_layout);
+    float* dst = out->mutable_data<float>(ctx.GetPlace());
+    if (framework::MakingOnly()) return;
+    GlobalAverage(ctx.device_context<platform::CPUDeviceContext>(),
+                  state.average, src, dst);
   }
 };
 
