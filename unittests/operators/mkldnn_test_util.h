@@ -79,5 +79,28 @@ struct Runner {
   framework::Scope& scope;
 };
 
+/// Runs `program` (one input) on random inputs of `dims`, in that order,
+/// through one executor preferring MKLDNN kernels and one PLAIN, as a
+/// predictor fed a stream of shapes (plans, kept calls and new shapes
+/// alike), and checks every output against PLAIN's.
+inline void ExpectMkldnnMatchesPlainOverStream(
+    const framework::ProgramDesc& program,
+    const framework::Scope& params,
+    const std::vector<framework::DDim>& dims) {
+  Runner plain(program, params, framework::LibraryType::Plain());
+  Runner mkldnn(program, params, framework::LibraryType::MKLDNN());
+  uint32_t seed = 1;
+  for (const auto& d : dims) {
+    SCOPED_TRACE("input " + framework::DimsToString(d));
+    const auto input = RandomTensor<float>(d, -1, 1, ++seed);
+    const auto expected = plain.Run(input);
+    const auto got = mkldnn.Run(input);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ExpectTensorNear(got[i], expected[i], kMkldnnTolerance, kMkldnnTolerance);
+    }
+  }
+}
+
 }  // namespace testing
 }  // namespace paddle_lite

@@ -13,6 +13,11 @@
 // shape; for add and mul a broadcast X is swapped with Y. Other cases, and
 // small tensors where a primitive call costs more than the loop, run the
 // PLAIN kernel.
+//
+// A product by one factor per channel (X [N, C, H, W] times Y [N or 1, C,
+// 1, 1], a squeeze-and-excitation block's scaling) of dense NCHW or NHWC
+// data runs without oneDNN (ScaleChannels): its binary primitive is made
+// per input size, and for few channels runs slower than a plain loop.
 #pragma once
 
 #include <memory>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/image_channels_util.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "operators/elementwise_shape.h"
 
@@ -77,7 +83,9 @@ struct BinaryState {
   InputSignature signature;
   bool swapped = false;  // Y is the first operand
   std::shared_ptr<const MkldnnLayout> out_layout;
-  KeptCall call;
+  KeptCall call;  // empty: ScaleChannels of `scaled`
+  ImageChannels scaled;
+  bool per_image = false;
 };
 
 /// Out = X (op) Y for `kAlgorithm` one of binary_add, _sub, _mul, _div;
@@ -91,11 +99,16 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     auto* out = ctx.Output<framework::Tensor>("Out");
     if (auto* state = KeptState<BinaryState>(ctx)) {
       if (state->signature.Matches(ctx, {x, y})) {
+        const framework::Tensor* src0 = state->swapped ? y : x;
+        const framework::Tensor* src1 = state->swapped ? x : y;
+        if (!state->call) {
+          Scale(ctx, state->scaled, state->per_image, *src0, *src1,
+                state->out_layout, out);
+          return;
+        }
         MkldnnContext& mk = PrepareMkldnn(ctx);
         out->set_opaque_layout(state->out_layout);
         T* o = out->mutable_data<T>(ctx.GetPlace());
-        const framework::Tensor* src0 = state->swapped ? y : x;
-        const framework::Tensor* src1 = state->swapped ? x : y;
         state->call.Execute(&mk, {{DNNL_ARG_SRC_0, src0->raw_data()},
                                   {DNNL_ARG_SRC_1, src1->raw_data()},
                                   {DNNL_ARG_DST, o}});
@@ -133,9 +146,15 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    MkldnnContext& mk = PrepareMkldnn(ctx);
     const InputSignature signature(ctx, {x, y});
     const bool swapped = src0 == y;
+    if constexpr (kAlgorithm == dnnl::algorithm::binary_mul) {
+      if (activation.type.empty() &&
+          ScaleByChannel(ctx, *src0, *src1, dims0, dims1, signature, swapped)) {
+        return;
+      }
+    }
+    MkldnnContext& mk = PrepareMkldnn(ctx);
     if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation,
                         post_ops, signature, swapped)) {
       return;
@@ -182,6 +201,81 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
   }
 
  private:
+  /// The product by one factor per channel of an operand stored dense
+  /// NCHW (plain) or NHWC (an MKLDNN layout, which the output keeps), the
+  /// factors dense [N or 1, C] (plain, or written channel-last by a
+  /// convolution: the same bytes), run by ScaleChannels. False for any
+  /// other case.
+  bool ScaleByChannel(const framework::ExecutionContext& ctx,
+                      const framework::Tensor& src0,
+                      const framework::Tensor& src1,
+                      const framework::DDim& dims0,
+                      const framework::DDim& dims1,
+                      const InputSignature& signature,
+                      bool swapped) const {
+    if (dims0.size() != 4 || dims1.size() != 4 || dims1[1] != dims0[1] ||
+        dims1[2] != 1 || dims1[3] != 1 ||
+        (dims1[0] != dims0[0] && dims1[0] != 1)) {
+      return false;
+    }
+    ImageChannels shape;
+    std::shared_ptr<const MkldnnLayout> layout0;
+    bool factors_channel_last = false;
+    if (!DenseImages(src0, dims0, &shape.channel_last, &layout0) ||
+        !DenseImages(src1, dims1, &factors_channel_last, nullptr)) {
+      return false;
+    }
+    shape.images = dims0[0];
+    shape.channels = dims0[1];
+    shape.pixels = dims0[2] * dims0[3];
+    auto state = std::make_shared<BinaryState>();
+    state->signature = signature;
+    state->swapped = swapped;
+    state->out_layout = std::move(layout0);
+    state->scaled = shape;
+    state->per_image = dims1[0] == dims0[0] && dims0[0] > 1;
+    Scale(ctx, shape, state->per_image, src0, src1, state->out_layout,
+          ctx.Output<framework::Tensor>("Out"));
+    KeepState(ctx, std::move(state));
+    return true;
+  }
+
+  /// Whether `t`, of `dims` [N, C, H, W], is stored dense: plain NCHW, or
+  /// an MKLDNN channel-last layout (then `*channel_last` and `*layout`).
+  static bool DenseImages(const framework::Tensor& t,
+                          const framework::DDim& dims,
+                          bool* channel_last,
+                          std::shared_ptr<const MkldnnLayout>* layout) {
+    *channel_last = false;
+    if (t.opaque_layout() == nullptr) return true;
+    auto mine = LayoutFor(t, PlainMd(dims));
+    if (mine == nullptr ||
+        mine->md() != ActivationMd(Dims(dims.begin(), dims.end()),
+                                   /*channel_last=*/true)) {
+      return false;
+    }
+    *channel_last = true;
+    if (layout != nullptr) *layout = std::move(mine);
+    return true;
+  }
+
+  static void Scale(const framework::ExecutionContext& ctx,
+                    const ImageChannels& shape,
+                    bool per_image,
+                    const framework::Tensor& src0,
+                    const framework::Tensor& src1,
+                    std::shared_ptr<const MkldnnLayout> out_layout,
+                    framework::Tensor* out) {
+    // Read before Out (maybe an input) is touched.
+    const auto* x = static_cast<const float*>(src0.raw_data());
+    const auto* factors = static_cast<const float*>(src1.raw_data());
+    out->set_opaque_layout(std::move(out_layout));
+    float* o = out->mutable_data<float>(ctx.GetPlace());
+    if (framework::MakingOnly()) return;
+    ScaleChannels(ctx.device_context<platform::CPUDeviceContext>(), shape,
+                  per_image, x, factors, o);
+  }
+
   /// The case of an operand in an MKLDNN layout with the output's dims:
   /// the other operand is reordered to that layout (or, when broadcast,
   /// read plain) and the output keeps it. False when neither operand has

@@ -9,7 +9,7 @@
 // Averages over whole images (global or adaptive 1x1 average pooling, the
 // squeeze of every squeeze-and-excitation block) run without oneDNN: a
 // primitive is made per input size, tens of them for each new size an SE
-// network sees, and the sum is a plain vectorized loop (GlobalAverage).
+// network sees, and the sum is a plain vectorized loop (AverageImages).
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -18,6 +18,7 @@
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "kernels/cpu/mkldnn/image_channels_util.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -81,115 +82,14 @@ bool IsDenseIn(const dnnl::memory::desc& md, const std::array<int, 4>& order) {
   return true;
 }
 
-/// What GlobalAverage needs of its input: N images of `pixels` pixels of
-/// C channels, stored channel-last ([N, H, W, C]) or not ([N, C, H, W]).
-struct AverageShape {
-  int64_t images = 0;
-  int64_t channels = 0;
-  int64_t pixels = 0;
-  bool channel_last = false;
-};
-
-// sum[k] = sum over r < rows of src[r * stride + k], k < width. Inlined into
-// one function per instruction set below, each vectorized for its own.
-__attribute__((always_inline)) inline void SumRowsBody(
-    const float* __restrict src,
-    int64_t rows,
-    int64_t width,
-    int64_t stride,
-    float* __restrict sum) {
-  for (int64_t k = 0; k < width; ++k) sum[k] = 0.f;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = src + r * stride;
-    for (int64_t k = 0; k < width; ++k) sum[k] += row[k];
-  }
-}
-
-__attribute__((target("avx512f"))) void SumRowsAvx512(
-    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
-  SumRowsBody(src, rows, width, stride, sum);
-}
-
-__attribute__((target("avx2"))) void SumRowsAvx2(
-    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
-  SumRowsBody(src, rows, width, stride, sum);
-}
-
-void SumRowsBaseline(
-    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
-  SumRowsBody(src, rows, width, stride, sum);
-}
-
-using SumRowsFn = void (*)(const float*, int64_t, int64_t, int64_t, float*);
-
-// The widest the CPU runs (the default build targets the baseline ISA).
-SumRowsFn PickSumRows() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return SumRowsAvx512;
-  if (__builtin_cpu_supports("avx2")) return SumRowsAvx2;
-  return SumRowsBaseline;
-}
-
-/// out[n, c] = the mean of image n's channel c over its pixels, from `src`
-/// laid out as `shape` says; split across the context's threads when large.
-void GlobalAverage(const platform::CPUDeviceContext& dev,
-                   const AverageShape& shape,
-                   const float* src,
-                   float* out) {
-  static const SumRowsFn sum_rows = PickSumRows();
-  const float scale = 1.f / static_cast<float>(shape.pixels);
-  const int64_t c = shape.channels;
-  const int64_t pixels = shape.pixels;
-  if (shape.channel_last) {
-    // Each task adds up the pixels of one image for a part of its channels
-    // (whole rows of `c` when one thread runs: the loop's set-up is paid
-    // per row), parts cut at multiples of 16 floats (a cache line).
-    constexpr int64_t kAlign = 16;
-    const int64_t parts =
-        std::max<int64_t>(1, std::min<int64_t>(dev.num_threads(), c / kAlign));
-    const int64_t part = (c / parts + kAlign - 1) / kAlign * kAlign;
-    dev.ParallelFor(shape.images * parts, 1.0 * pixels * part,
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t t = begin; t < end; ++t) {
-                        const int64_t n = t / parts;
-                        const int64_t k0 = t % parts * part;
-                        const int64_t width = std::min(part, c - k0);
-                        if (width <= 0) continue;
-                        float* sum = out + n * c + k0;
-                        sum_rows(src + n * pixels * c + k0, pixels, width, c,
-                                 sum);
-                        for (int64_t k = 0; k < width; ++k) sum[k] *= scale;
-                      }
-                    });
-    return;
-  }
-  // Channel-first: each plane is contiguous, added up as rows of 16 lanes
-  // (vectorized) and then across the lanes.
-  constexpr int64_t kLanes = 16;
-  dev.ParallelFor(shape.images * c, 1.0 * pixels,
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t i = begin; i < end; ++i) {
-                      const float* plane = src + i * pixels;
-                      float lanes[kLanes];
-                      const int64_t rows = pixels / kLanes;
-                      sum_rows(plane, rows, kLanes, kLanes, lanes);
-                      float total = 0.f;
-                      for (float v : lanes) total += v;
-                      for (int64_t p = rows * kLanes; p < pixels; ++p)
-                        total += plane[p];
-                      out[i] = total * scale;
-                    }
-                  });
-}
-
-/// The AverageShape of input `md` (dims [N, C, H, W]) when `g` averages
-/// whole images and `md` is a dense NCHW or NHWC layout; nothing otherwise.
+/// The ImageChannels of input `md` (dims [N, C, H, W]) when `g` averages
+/// whole images and `md` is a dense NCHW or NHWC layout; false otherwise.
 bool AveragesWholeImages(const operators::Pool2DGeometry& g,
                          bool is_max,
                          const PoolDim& h,
                          const PoolDim& w,
                          const dnnl::memory::desc& md,
-                         AverageShape* shape) {
+                         ImageChannels* shape) {
   if (is_max || g.out_h != 1 || g.out_w != 1 || h.kernel != g.in_h ||
       w.kernel != g.in_w || h.pad_begin != 0 || h.pad_end != 0 ||
       w.pad_begin != 0 || w.pad_end != 0) {
@@ -217,7 +117,7 @@ bool AveragesWholeImages(const operators::Pool2DGeometry& g,
 /// no call, that it averaged whole images (`average`) and declared Out as
 /// `out_layout`.
 struct PoolState : KeptUnaryState {
-  AverageShape average;
+  ImageChannels average;
 };
 
 struct PoolPrimitive {
@@ -257,7 +157,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_md = StoredMd(ctx, "X", src_plain);
     const dnnl::memory::desc dst_plain =
         ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, g.channel_last);
-    AverageShape average;
+    ImageChannels average;
     if (AveragesWholeImages(g, is_max, h, w, src_md, &average)) {
       // Out as oneDNN's pooling would declare it: in X's layout (the same
       // bytes as plain for one pixel, but readers key their primitives on
@@ -357,7 +257,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     out->set_opaque_layout(state.out_layout);
     float* dst = out->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    GlobalAverage(ctx.device_context<platform::CPUDeviceContext>(),
+    AverageImages(ctx.device_context<platform::CPUDeviceContext>(),
                   state.average, src, dst);
   }
 };

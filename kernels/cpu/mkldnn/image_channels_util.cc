@@ -1,0 +1,228 @@
+#include "kernels/cpu/mkldnn/image_channels_util.h"
+
+#include <algorithm>
+
+#include "platform/device_context.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+namespace {
+
+// The bodies, inlined into one function per instruction set below and
+// vectorized by the compiler for each (-O3).
+__attribute__((always_inline)) inline void SumRowsBody(
+    const float* __restrict src,
+    int64_t rows,
+    int64_t width,
+    int64_t stride,
+    float* __restrict sum) {
+  for (int64_t k = 0; k < width; ++k) sum[k] = 0.f;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = src + r * stride;
+    for (int64_t k = 0; k < width; ++k) sum[k] += row[k];
+  }
+}
+
+__attribute__((always_inline)) inline void MultiplyRowsBody(
+    const float* src,
+    int64_t rows,
+    int64_t width,
+    const float* __restrict scale,
+    float* out) {
+  if (out == src) {
+    // In place: one pointer, so nothing for the vectorizer to check.
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = out + r * width;
+      for (int64_t k = 0; k < width; ++k) row[k] *= scale[k];
+    }
+    return;
+  }
+  const float* __restrict in = src;
+  float* __restrict to = out;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < width; ++k) {
+      to[r * width + k] = in[r * width + k] * scale[k];
+    }
+  }
+}
+
+// One definition of both loops per instruction set.
+#define PDLITE_VECTOR_LOOPS(SUFFIX, TARGET)                                  \
+  TARGET void SumRows##SUFFIX(const float* src, int64_t rows, int64_t width, \
+                              int64_t stride, float* sum) {                  \
+    SumRowsBody(src, rows, width, stride, sum);                              \
+  }                                                                          \
+  TARGET void MultiplyRows##SUFFIX(const float* src, int64_t rows,           \
+                                   int64_t width, const float* scale,        \
+                                   float* out) {                             \
+    MultiplyRowsBody(src, rows, width, scale, out);                          \
+  }
+
+PDLITE_VECTOR_LOOPS(Avx512, __attribute__((target("avx512f"))))
+PDLITE_VECTOR_LOOPS(Avx2, __attribute__((target("avx2"))))
+PDLITE_VECTOR_LOOPS(Baseline, )
+
+#undef PDLITE_VECTOR_LOOPS
+
+enum class Isa { kAvx512, kAvx2, kBaseline };
+
+Isa WidestIsa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
+  if (__builtin_cpu_supports("avx2")) return Isa::kAvx2;
+  return Isa::kBaseline;
+}
+
+const Isa kIsa = WidestIsa();
+
+// sum[k] = the sum over r < rows of src[r * stride + k], for k < width.
+void SumRows(
+    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
+  switch (kIsa) {
+    case Isa::kAvx512:
+      return SumRowsAvx512(src, rows, width, stride, sum);
+    case Isa::kAvx2:
+      return SumRowsAvx2(src, rows, width, stride, sum);
+    default:
+      return SumRowsBaseline(src, rows, width, stride, sum);
+  }
+}
+
+// out[r * width + k] = src[r * width + k] * scale[k]; `out` may be `src`.
+void MultiplyRows(const float* src,
+                  int64_t rows,
+                  int64_t width,
+                  const float* scale,
+                  float* out) {
+  switch (kIsa) {
+    case Isa::kAvx512:
+      return MultiplyRowsAvx512(src, rows, width, scale, out);
+    case Isa::kAvx2:
+      return MultiplyRowsAvx2(src, rows, width, scale, out);
+    default:
+      return MultiplyRowsBaseline(src, rows, width, scale, out);
+  }
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t to) { return CeilDiv(a, to) * to; }
+
+// Rows of 16 floats (a cache line): the unit work is cut into and the
+// lanes a channel-first plane is added up in.
+constexpr int64_t kLine = 16;
+
+}  // namespace
+
+void AverageImages(const platform::CPUDeviceContext& dev,
+                   const ImageChannels& shape,
+                   const float* src,
+                   float* out) {
+  const float mean = 1.f / static_cast<float>(shape.pixels);
+  const int64_t c = shape.channels;
+  const int64_t pixels = shape.pixels;
+  if (shape.channel_last) {
+    // Each task adds up the pixels of one image for a part of its channels
+    // (whole rows of `c` when one thread runs: the loop's set-up is paid
+    // per row), parts cut at whole cache lines.
+    const int64_t parts =
+        std::max<int64_t>(1, std::min<int64_t>(dev.num_threads(), c / kLine));
+    const int64_t part = RoundUp(CeilDiv(c, parts), kLine);
+    dev.ParallelFor(shape.images * parts, 1.0 * pixels * part,
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t t = begin; t < end; ++t) {
+                        const int64_t n = t / parts;
+                        const int64_t k0 = t % parts * part;
+                        const int64_t width = std::min(part, c - k0);
+                        if (width <= 0) continue;
+                        float* sum = out + n * c + k0;
+                        SumRows(src + n * pixels * c + k0, pixels, width, c,
+                                sum);
+                        for (int64_t k = 0; k < width; ++k) sum[k] *= mean;
+                      }
+                    });
+    return;
+  }
+  // Channel-first: each plane is contiguous, added up as rows of 16 lanes
+  // (vectorized) and then across the lanes.
+  dev.ParallelFor(shape.images * c, 1.0 * pixels,
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i) {
+                      const float* plane = src + i * pixels;
+                      float lanes[kLine];
+                      const int64_t rows = pixels / kLine;
+                      SumRows(plane, rows, kLine, kLine, lanes);
+                      float total = 0.f;
+                      for (float v : lanes) total += v;
+                      for (int64_t p = rows * kLine; p < pixels; ++p)
+                        total += plane[p];
+                      out[i] = total * mean;
+                    }
+                  });
+}
+
+void ScaleChannels(const platform::CPUDeviceContext& dev,
+                   const ImageChannels& shape,
+                   bool per_image,
+                   const float* src,
+                   const float* factors,
+                   float* out) {
+  const int64_t c = shape.channels;
+  const int64_t pixels = shape.pixels;
+  if (shape.channel_last) {
+    // A row of `c` factors per pixel; few channels make short rows whose
+    // loop set-up would cost more than their work, so `group` pixels go
+    // in one row of `group * c` with the factors repeated to match.
+    constexpr int64_t kMaxRow = 128;
+    const int64_t group =
+        c >= 4 * kLine ? 1 : std::max<int64_t>(1, 4 * kLine / c);
+    const int64_t row = group * c;
+    // Pixels a task takes: a whole image on one thread, else cut in parts.
+    const int64_t parts = std::max<int64_t>(
+        1, std::min<int64_t>(dev.num_threads(), pixels / (group * kLine)));
+    const int64_t part = RoundUp(CeilDiv(pixels, parts), group);
+    dev.ParallelFor(
+        shape.images * parts, 1.0 * part * c, [&](int64_t begin, int64_t end) {
+          float repeated[kMaxRow];
+          for (int64_t t = begin; t < end; ++t) {
+            const int64_t n = t / parts;
+            const int64_t p0 = t % parts * part;
+            const int64_t count = std::min(part, pixels - p0);
+            if (count <= 0) continue;
+            const float* f = factors + (per_image ? n * c : 0);
+            const float* row_factors = f;
+            if (group > 1) {
+              for (int64_t k = 0; k < row; ++k) repeated[k] = f[k % c];
+              row_factors = repeated;
+            }
+            const int64_t offset = (n * pixels + p0) * c;
+            const int64_t rows = count / group;
+            MultiplyRows(src + offset, rows, row, row_factors, out + offset);
+            const int64_t done = rows * row;
+            MultiplyRows(src + offset + done, count - rows * group, c, f,
+                         out + offset + done);
+          }
+        });
+    return;
+  }
+  // Channel-first: one factor per contiguous plane, as rows of 16 lanes.
+  dev.ParallelFor(
+      shape.images * c, 1.0 * pixels, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t n = i / c;
+          const float factor = factors[(per_image ? n * c : 0) + i % c];
+          float lanes[kLine];
+          std::fill(lanes, lanes + kLine, factor);
+          const int64_t rows = pixels / kLine;
+          const int64_t offset = i * pixels;
+          MultiplyRows(src + offset, rows, kLine, lanes, out + offset);
+          for (int64_t p = offset + rows * kLine; p < offset + pixels; ++p) {
+            out[p] = src[p] * factor;
+          }
+        }
+      });
+}
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite
