@@ -220,11 +220,12 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     }
     ImageChannels shape;
     std::shared_ptr<const MkldnnLayout> layout0;
-    bool factors_channel_last = false;
-    if (!DenseImages(src0, dims0, &shape.channel_last, &layout0) ||
-        !DenseImages(src1, dims1, &factors_channel_last, nullptr)) {
+    std::shared_ptr<const MkldnnLayout> layout1;
+    if (!DenseImages(src0, dims0, &layout0) ||
+        !DenseImages(src1, dims1, &layout1)) {
       return false;
     }
+    shape.channel_last = layout0 != nullptr;
     shape.images = dims0[0];
     shape.channels = dims0[1];
     shape.pixels = dims0[2] * dims0[3];
@@ -240,23 +241,16 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     return true;
   }
 
-  /// Whether `t`, of `dims` [N, C, H, W], is stored dense: plain NCHW, or
-  /// an MKLDNN channel-last layout (then `*channel_last` and `*layout`).
+  /// Whether `t`, of `dims` [N, C, H, W], is stored dense: plain NCHW
+  /// (`*layout` null), or in an MKLDNN channel-last layout (`*layout`).
   static bool DenseImages(const framework::Tensor& t,
                           const framework::DDim& dims,
-                          bool* channel_last,
                           std::shared_ptr<const MkldnnLayout>* layout) {
-    *channel_last = false;
     if (t.opaque_layout() == nullptr) return true;
-    auto mine = LayoutFor(t, PlainMd(dims));
-    if (mine == nullptr ||
-        mine->md() != ActivationMd(Dims(dims.begin(), dims.end()),
-                                   /*channel_last=*/true)) {
-      return false;
-    }
-    *channel_last = true;
-    if (layout != nullptr) *layout = std::move(mine);
-    return true;
+    *layout = LayoutFor(t, PlainMd(dims));
+    bool channel_last = false;
+    return *layout != nullptr &&
+           IsDenseActivation((*layout)->md(), &channel_last) && channel_last;
   }
 
   static void Scale(const framework::ExecutionContext& ctx,

@@ -65,45 +65,33 @@ PDLITE_VECTOR_LOOPS(Baseline, )
 
 #undef PDLITE_VECTOR_LOOPS
 
-enum class Isa { kAvx512, kAvx2, kBaseline };
+// The loops of one instruction set.
+struct VectorLoops {
+  // sum[k] = the sum over r < rows of src[r * stride + k], for k < width.
+  void (*sum_rows)(const float* src,
+                   int64_t rows,
+                   int64_t width,
+                   int64_t stride,
+                   float* sum);
+  // out[r * width + k] = src[r * width + k] * scale[k]; `out` may be `src`.
+  void (*multiply_rows)(const float* src,
+                        int64_t rows,
+                        int64_t width,
+                        const float* scale,
+                        float* out);
+};
 
-Isa WidestIsa() {
+// The widest the CPU runs, picked once at load.
+VectorLoops PickVectorLoops() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
-  if (__builtin_cpu_supports("avx2")) return Isa::kAvx2;
-  return Isa::kBaseline;
-}
-
-const Isa kIsa = WidestIsa();
-
-// sum[k] = the sum over r < rows of src[r * stride + k], for k < width.
-void SumRows(
-    const float* src, int64_t rows, int64_t width, int64_t stride, float* sum) {
-  switch (kIsa) {
-    case Isa::kAvx512:
-      return SumRowsAvx512(src, rows, width, stride, sum);
-    case Isa::kAvx2:
-      return SumRowsAvx2(src, rows, width, stride, sum);
-    default:
-      return SumRowsBaseline(src, rows, width, stride, sum);
+  if (__builtin_cpu_supports("avx512f")) {
+    return {SumRowsAvx512, MultiplyRowsAvx512};
   }
+  if (__builtin_cpu_supports("avx2")) return {SumRowsAvx2, MultiplyRowsAvx2};
+  return {SumRowsBaseline, MultiplyRowsBaseline};
 }
 
-// out[r * width + k] = src[r * width + k] * scale[k]; `out` may be `src`.
-void MultiplyRows(const float* src,
-                  int64_t rows,
-                  int64_t width,
-                  const float* scale,
-                  float* out) {
-  switch (kIsa) {
-    case Isa::kAvx512:
-      return MultiplyRowsAvx512(src, rows, width, scale, out);
-    case Isa::kAvx2:
-      return MultiplyRowsAvx2(src, rows, width, scale, out);
-    default:
-      return MultiplyRowsBaseline(src, rows, width, scale, out);
-  }
-}
+const VectorLoops kLoops = PickVectorLoops();
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t to) { return CeilDiv(a, to) * to; }
@@ -136,8 +124,8 @@ void AverageImages(const platform::CPUDeviceContext& dev,
                         const int64_t width = std::min(part, c - k0);
                         if (width <= 0) continue;
                         float* sum = out + n * c + k0;
-                        SumRows(src + n * pixels * c + k0, pixels, width, c,
-                                sum);
+                        kLoops.sum_rows(src + n * pixels * c + k0, pixels,
+                                        width, c, sum);
                         for (int64_t k = 0; k < width; ++k) sum[k] *= mean;
                       }
                     });
@@ -151,7 +139,7 @@ void AverageImages(const platform::CPUDeviceContext& dev,
                       const float* plane = src + i * pixels;
                       float lanes[kLine];
                       const int64_t rows = pixels / kLine;
-                      SumRows(plane, rows, kLine, kLine, lanes);
+                      kLoops.sum_rows(plane, rows, kLine, kLine, lanes);
                       float total = 0.f;
                       for (float v : lanes) total += v;
                       for (int64_t p = rows * kLine; p < pixels; ++p)
@@ -197,10 +185,11 @@ void ScaleChannels(const platform::CPUDeviceContext& dev,
             }
             const int64_t offset = (n * pixels + p0) * c;
             const int64_t rows = count / group;
-            MultiplyRows(src + offset, rows, row, row_factors, out + offset);
+            kLoops.multiply_rows(src + offset, rows, row, row_factors,
+                                 out + offset);
             const int64_t done = rows * row;
-            MultiplyRows(src + offset + done, count - rows * group, c, f,
-                         out + offset + done);
+            kLoops.multiply_rows(src + offset + done, count - rows * group, c,
+                                 f, out + offset + done);
           }
         });
     return;
@@ -215,7 +204,7 @@ void ScaleChannels(const platform::CPUDeviceContext& dev,
           std::fill(lanes, lanes + kLine, factor);
           const int64_t rows = pixels / kLine;
           const int64_t offset = i * pixels;
-          MultiplyRows(src + offset, rows, kLine, lanes, out + offset);
+          kLoops.multiply_rows(src + offset, rows, kLine, lanes, out + offset);
           for (int64_t p = offset + rows * kLine; p < offset + pixels; ++p) {
             out[p] = src[p] * factor;
           }

@@ -600,40 +600,73 @@ struct KeptUnaryState {
   KeptCall call;
 };
 
+/// The op's kept state, of type S (KeptUnaryState or one derived from
+/// it), if X and Out are as it was kept for; nullptr otherwise.
+template <typename S = KeptUnaryState>
+S* MatchingKeptUnary(const framework::ExecutionContext& ctx) {
+  auto* state = KeptState<S>(ctx);
+  if (state == nullptr ||
+      !state->signature.Matches(ctx, {ctx.Input<framework::Tensor>("X")}) ||
+      state->out_dims != ctx.Output<framework::Tensor>("Out")->dims()) {
+    return nullptr;
+  }
+  return state;
+}
+
+/// Runs the call `state` kept (MatchingKeptUnary found it).
+template <typename T>
+void ExecuteKeptUnary(const framework::ExecutionContext& ctx,
+                      KeptUnaryState* state) {
+  MkldnnContext& mk = PrepareMkldnn(ctx);
+  // Read before Out (maybe X) is touched.
+  const void* src = ctx.Input<framework::Tensor>("X")->raw_data();
+  auto* out = ctx.Output<framework::Tensor>("Out");
+  out->set_opaque_layout(state->out_layout);
+  T* dst = out->mutable_data<T>(ctx.GetPlace());
+  state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+}
+
 /// Runs the op's kept call if X and Out are as it was made for; false
 /// when there is none or they are not (the kernel then runs in full).
 template <typename T>
 bool RunKeptUnary(const framework::ExecutionContext& ctx) {
-  auto* state = KeptState<KeptUnaryState>(ctx);
-  const auto* x = ctx.Input<framework::Tensor>("X");
-  auto* out = ctx.Output<framework::Tensor>("Out");
-  if (state == nullptr || !state->signature.Matches(ctx, {x}) ||
-      state->out_dims != out->dims()) {
-    return false;
-  }
-  MkldnnContext& mk = PrepareMkldnn(ctx);
-  const void* src = x->raw_data();  // before Out (maybe X) is touched
-  out->set_opaque_layout(state->out_layout);
-  T* dst = out->mutable_data<T>(ctx.GetPlace());
-  state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+  auto* state = MatchingKeptUnary(ctx);
+  if (state == nullptr) return false;
+  ExecuteKeptUnary<T>(ctx, state);
   return true;
 }
 
 /// Keeps the call just made by a one-input, one-output kernel (see
-/// KeptUnaryState); `signature` was taken before the call.
-template <typename PrimitiveDesc>
+/// KeptUnaryState) in a state of type S; `signature` was taken before the
+/// call.
+template <typename S = KeptUnaryState, typename PrimitiveDesc>
 void KeepUnary(const framework::ExecutionContext& ctx,
                const InputSignature& signature,
                std::shared_ptr<const MkldnnLayout> out_layout,
                const PrimitiveDesc& pd,
                dnnl::primitive prim,
                std::unordered_map<int, dnnl::memory> args) {
-  auto state = std::make_shared<KeptUnaryState>();
+  auto state = std::make_shared<S>();
   state->signature = signature;
   state->out_dims = ctx.Output<framework::Tensor>("Out")->dims();
   state->out_layout = std::move(out_layout);
   state->call = KeptCall(pd, std::move(prim), std::move(args));
   KeepState(ctx, std::move(state));
+}
+
+/// Whether `md` stores its [N, C, spatial...] dims dense with no blocking,
+/// channel-last (then `*channel_last` is set) or channel-first.
+inline bool IsDenseActivation(const dnnl::memory::desc& md,
+                              bool* channel_last) {
+  const Dims dims = md.dims();
+  if (dims.size() < 3) return false;
+  for (bool last : {true, false}) {
+    if (md == ActivationMd(dims, last)) {
+      *channel_last = last;
+      return true;
+    }
+  }
+  return false;
 }
 
 /// A descriptor of `dims` in the same layout as `like` (same format tag,

@@ -11,14 +11,13 @@
 // primitive is made per input size, tens of them for each new size an SE
 // network sees, and the sum is a plain vectorized loop (AverageImages).
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <string>
 #include <unordered_map>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "kernels/cpu/mkldnn/image_channels_util.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -66,22 +65,6 @@ PoolDim ResolvePoolDim(int64_t in,
   return d;
 }
 
-/// True when `md` is a dense 4-D layout whose dims [N, C, H, W] are
-/// stored in `order`, outermost first.
-bool IsDenseIn(const dnnl::memory::desc& md, const std::array<int, 4>& order) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.format_kind != dnnl_blocked || d.ndims != 4 ||
-      d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) {
-    return false;
-  }
-  int64_t stride = 1;
-  for (int i = 3; i >= 0; --i) {
-    if (d.format_desc.blocking.strides[order[i]] != stride) return false;
-    stride *= d.dims[order[i]];
-  }
-  return true;
-}
-
 /// The ImageChannels of input `md` (dims [N, C, H, W]) when `g` averages
 /// whole images and `md` is a dense NCHW or NHWC layout; false otherwise.
 bool AveragesWholeImages(const operators::Pool2DGeometry& g,
@@ -100,13 +83,7 @@ bool AveragesWholeImages(const operators::Pool2DGeometry& g,
       dims[2] != g.in_h || dims[3] != g.in_w) {
     return false;
   }
-  if (IsDenseIn(md, {0, 2, 3, 1})) {
-    shape->channel_last = true;
-  } else if (IsDenseIn(md, {0, 1, 2, 3})) {
-    shape->channel_last = false;
-  } else {
-    return false;
-  }
+  if (!IsDenseActivation(md, &shape->channel_last)) return false;
   shape->images = g.batch;
   shape->channels = g.channels;
   shape->pixels = g.in_h * g.in_w;
@@ -216,35 +193,24 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     mk.stream().wait();
     // Kept only if X was read as it came (the signature still holds).
     if (signature.Matches(ctx, {x})) {
-      auto state = std::make_shared<PoolState>();
-      state->signature = signature;
-      state->out_dims = out->dims();
-      state->out_layout = pool->dst_layout;
-      state->call = KeptCall(pool->pd, pool->prim, std::move(args));
-      KeepState(ctx, std::move(state));
+      KeepUnary<PoolState>(ctx, signature, pool->dst_layout, pool->pd,
+                           pool->prim, std::move(args));
     }
   }
 
  private:
-  // Runs what the op kept if X and Out are as it was kept for; false when
-  // nothing was or they are not (the kernel then runs in full).
+  // Runs what the op kept if X and Out are as it was kept for (its call,
+  // or the average); false when nothing was or they are not.
   static bool RunKept(const framework::ExecutionContext& ctx,
                       const framework::Tensor& x,
                       framework::Tensor* out) {
-    auto* state = KeptState<PoolState>(ctx);
-    if (state == nullptr || !state->signature.Matches(ctx, {&x}) ||
-        state->out_dims != out->dims()) {
-      return false;
-    }
-    if (!state->call) {
+    auto* state = MatchingKeptUnary<PoolState>(ctx);
+    if (state == nullptr) return false;
+    if (state->call) {
+      ExecuteKeptUnary<T>(ctx, state);
+    } else {
       Average(ctx, *state, x, out);
-      return true;
     }
-    MkldnnContext& mk = PrepareMkldnn(ctx);
-    const void* src = x.raw_data();  // before Out (maybe X) is touched
-    out->set_opaque_layout(state->out_layout);
-    T* dst = out->mutable_data<T>(ctx.GetPlace());
-    state->call.Execute(&mk, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     return true;
   }
 
