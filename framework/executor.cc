@@ -501,6 +501,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.unplanned_bytes = plan.unplanned_bytes;
     budget_->SetPinned(plan.budget_id, false);
     for (auto& a : state.arenas) budget_->SetPinned(a.second.budget_id, false);
+    static_cast<platform::HostBlockPool*>(host_pool_)->EndOfRun();
     budget_->Trim();  // the pool may have grown past it
     stats_.plans_cached = state.plans.size();
     return;
@@ -581,6 +582,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   state.plans.push_front(std::move(plan));
   raw->budget_id =
       budget_->Add("plans", plan_bytes, [raw] { raw->evicted = true; });
+  static_cast<platform::HostBlockPool*>(host_pool_)->EndOfRun();
   budget_->Trim();
   stats_.plans_cached = state.plans.size();
 }

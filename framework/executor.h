@@ -135,6 +135,10 @@ class Executor {
                    const std::vector<RuntimeContext>& contexts);
 
   const RunStats& last_run_stats() const { return stats_; }
+  /// The host memory of this executor's runs (a block pool). Buffers that
+  /// come and go with the runs' shapes, the caller's inputs among them,
+  /// belong there: from the system allocator they fragment its heap.
+  platform::Allocator* host_allocator() const { return host_pool_; }
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }
   platform::DeviceContextPool* contexts() const { return contexts_; }

@@ -16,6 +16,7 @@
 #include "paddle_lite/paddle_lite.h"
 #include "platform/cache_budget.h"
 #include "platform/enforce.h"
+#include "platform/host_block_pool.h"
 
 namespace paddle_lite {
 
@@ -92,6 +93,12 @@ struct Predictor::Impl {
   std::vector<std::string> feed_names;
   std::vector<std::string> fetch_names;
   platform::Place staging_place;  // where input handles put their data
+  // Host memory of the inputs the handles stage (closed with the Impl).
+  // Inputs change size with every shape: through glibc's heap they
+  // fragment it (RSS stepped up at random passes of a shape stream), and
+  // in the runs' pool they would take the pages that pool's decay gives
+  // back while plans replay. Apart, the largest inputs' pages stay warm.
+  platform::HostBlockPool* input_pool = nullptr;
   platform::DeviceContext* device_context = nullptr;  // of the target place
   // Makes each new input shape's primitives ahead of the real run (see
   // PrimitiveMaker); null when off or not yet needed.
@@ -143,6 +150,7 @@ struct Predictor::Impl {
         config.cache_budget() ? config.cache_budget()
                               : platform::CacheBudget::kDefaultBytes);
     context_options.cache_budget = cache_budget;
+    input_pool = platform::HostBlockPool::Create(cache_budget.get());
     contexts = std::make_unique<platform::DeviceContextPool>(context_options);
     fw::KernelPreference preference;
     preference.place = TargetPlace();
@@ -281,6 +289,7 @@ class PrimitiveMaker {
     for (size_t i = 0; i < inputs.size() && i < feeds.size(); ++i) {
       feeds[i].Resize(inputs[i].first);
       // Never written: its pages stay untouched.
+      platform::ScopedHostAllocator pooled(clone_->executor->host_allocator());
       feeds[i].mutable_data(platform::CPUPlace{}, inputs[i].second);
     }
     fw::MakeOnlyScope making_only;
@@ -301,6 +310,8 @@ Predictor::Impl::~Impl() {
   maker.reset();  // its clone shares the weights scope
   executor.reset();
   if (scope) weights->DeleteScope(scope);
+  // It goes once the last input staged from it is freed.
+  if (input_pool) input_pool->Close();
 }
 
 void Predictor::Impl::MaybeMakeAhead() {
@@ -561,6 +572,8 @@ T* Tensor::mutable_data() {
           "Input '", name_, "' of shape ", impl_->pending_shape, " needs ",
           bytes, " bytes, over the limit for one tensor (", limit,
           " bytes; Config::SetMemoryLimits)."));
+  // On the host, from the predictor's pool of inputs (see input_pool).
+  platform::ScopedHostAllocator pooled(impl_->predictor->input_pool);
   T* data = fresh.mutable_data<T>(impl_->predictor->staging_place);
   impl_->tensor() = std::move(fresh);
   return data;

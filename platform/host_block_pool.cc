@@ -185,6 +185,7 @@ void* HostBlockPool::TakeBlock(size_t size) {
                              Range{range.bytes - size, range.resident - taken});
   }
   free_resident_ -= taken;
+  window_low_free_ = std::min(window_low_free_, free_resident_);
   best_chunk->used += size;
   char* p = best_chunk->base + offset;
   blocks_[p] = {best_chunk, size};
@@ -238,6 +239,39 @@ void HostBlockPool::HandBackPages() {
     }
   }
   free_resident_ = 0;
+}
+
+void HostBlockPool::EndOfRun() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (++window_runs_ < kDecayRuns) return;
+  window_lows_[window_index_] = std::min(window_low_free_, free_resident_);
+  window_index_ = (window_index_ + 1) % kDecayWindows;
+  window_runs_ = 0;
+  window_low_free_ = SIZE_MAX;
+  const size_t unneeded =
+      *std::min_element(window_lows_, window_lows_ + kDecayWindows);
+  size_t surplus = unneeded;
+  // Ranges from the back of each chunk; a range's resident bytes are at
+  // its front, so one handed back in part keeps its front.
+  for (auto& c : chunks_) {
+    for (auto it = c->free.rbegin(); it != c->free.rend() && surplus > 0;
+         ++it) {
+      Range& r = it->second;
+      if (r.resident == 0) continue;
+      const size_t keep =
+          r.resident > surplus ? RoundUp(r.resident - surplus, kPage) : 0;
+      if (keep >= r.bytes) continue;
+      HandBack(c->base + it->first + keep, r.bytes - keep);
+      const size_t dropped = r.resident - std::min(r.resident, keep);
+      r.resident -= dropped;
+      free_resident_ -= dropped;
+      surplus -= std::min(surplus, dropped);
+    }
+  }
+  // What went is no longer free in any window's count.
+  const size_t handed_back = unneeded - surplus;
+  for (size_t& low : window_lows_) low -= std::min(low, handed_back);
+  if (!closed_) Account();
 }
 
 // Called with mu_ held, from any thread (blocks may be freed anywhere):

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,18 @@ class HostBlockPool : public Allocator {
   /// Bytes of the blocks in use.
   size_t used_bytes() const;
 
+  /// Runs per decay window, and windows remembered (EndOfRun).
+  static constexpr int kDecayRuns = 16;
+  static constexpr int kDecayWindows = 4;
+  /// Called after each run. At the end of every window of kDecayRuns runs,
+  /// the free resident bytes that no run of the last kDecayWindows windows
+  /// needed (the lowest the free resident bytes went in each) go back to
+  /// the system. So what a burst of new shapes left warm does not stay
+  /// resident while later runs replay their plans, and what recent runs
+  /// did take (the largest inputs of a stream of sizes) stays warm rather
+  /// than faulted in again window after window.
+  void EndOfRun();
+
  protected:
   void* AllocateRaw(size_t bytes) override;
   void FreeRaw(void* ptr, size_t bytes) override;
@@ -82,6 +95,15 @@ class HostBlockPool : public Allocator {
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::unordered_map<void*, std::pair<Chunk*, size_t>> blocks_;  // in use
   size_t free_resident_ = 0;
+  // The decay window (EndOfRun): runs so far, and the lowest free_resident_
+  // has been right after a block was taken in it (none taken: all of it
+  // was surplus).
+  int window_runs_ = 0;
+  size_t window_low_free_ = SIZE_MAX;
+  // The lows of the last windows (bytes not yet handed back), a ring; the
+  // pool's first windows count as needing everything.
+  size_t window_lows_[kDecayWindows] = {};
+  int window_index_ = 0;
   size_t in_use_ = 0;      // blocks handed out (small ones too)
   size_t used_bytes_ = 0;  // their requested bytes
   size_t block_limit_ = 0;

@@ -2,6 +2,8 @@
 // pass after pass, as a service whose requests each have their own size.
 // Per pass: total, median and worst latency, a shape's first sight vs its
 // later sights, RSS and the bytes each cache holds.
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,6 +52,8 @@ struct Pass {
   std::vector<double> first_ms;  // runs that saw their shape first
   std::vector<double> later_ms;  // the others
   double rss_mb = 0;             // VmRSS after the pass
+  double heap_used_mb = 0;       // malloc'd and not freed, all arenas
+  double heap_held_mb = 0;       // what malloc holds from the system
   std::map<std::string, size_t> cache_bytes;
   size_t plans_cached = 0;
 };
@@ -134,6 +138,9 @@ int BenchStreamCommand() {
       }
       auto stats = predictor->last_run_stats();
       pass.rss_mb = ProcStatusMb("VmRSS");
+      const struct mallinfo2 heap = mallinfo2();
+      pass.heap_used_mb = (heap.uordblks + heap.hblkhd) / 1048576.0;
+      pass.heap_held_mb = (heap.arena + heap.hblkhd) / 1048576.0;
       pass.cache_bytes = stats.cache_bytes;
       pass.plans_cached = stats.plans_cached;
     }
@@ -174,6 +181,8 @@ int BenchStreamCommand() {
              << ", \"later_sight_median_ms\": " << Median(pass.later_ms)
              << ", \"first_sights\": " << pass.first_ms.size()
              << ", \"rss_mb\": " << pass.rss_mb
+             << ", \"heap_used_mb\": " << pass.heap_used_mb
+             << ", \"heap_held_mb\": " << pass.heap_held_mb
              << ", \"plans_cached\": " << pass.plans_cached
              << ", \"cache_bytes\": {";
         bool first = true;
@@ -197,9 +206,9 @@ int BenchStreamCommand() {
         "ms\ncache budget %.1f MB\n\n",
         FLAGS_model.c_str(), stream.size(), FLAGS_stream_passes, FLAGS_threads,
         load_ms, budget / 1048576.0);
-    std::printf("%4s %10s %9s %9s %12s %12s %9s %6s  %s\n", "pass", "total ms",
-                "median", "worst", "new (n) med", "seen med", "RSS MB", "plans",
-                "cache MB");
+    std::printf("%4s %10s %9s %9s %12s %12s %9s %13s %6s  %s\n", "pass",
+                "total ms", "median", "worst", "new (n) med", "seen med",
+                "RSS MB", "heap used/held", "plans", "cache MB");
     for (size_t p = 0; p < passes.size(); ++p) {
       const Pass& pass = passes[p];
       std::ostringstream caches;
@@ -213,12 +222,16 @@ int BenchStreamCommand() {
       char first_col[32];
       std::snprintf(first_col, sizeof(first_col), "(%zu) %.2f",
                     pass.first_ms.size(), Median(pass.first_ms));
-      std::printf("%4zu %10.1f %9.2f %9.2f %12s %12.2f %9.1f %6zu  %.1f:%s\n",
-                  p + 1, Sum(pass.ms), Median(pass.ms),
-                  *std::max_element(pass.ms.begin(), pass.ms.end()),
-                  pass.first_ms.empty() ? "-" : first_col,
-                  Median(pass.later_ms), pass.rss_mb, pass.plans_cached,
-                  cache_total, caches.str().c_str());
+      char heap_col[32];
+      std::snprintf(heap_col, sizeof(heap_col), "%.1f/%.1f", pass.heap_used_mb,
+                    pass.heap_held_mb);
+      std::printf(
+          "%4zu %10.1f %9.2f %9.2f %12s %12.2f %9.1f %13s %6zu  %.1f:%s\n",
+          p + 1, Sum(pass.ms), Median(pass.ms),
+          *std::max_element(pass.ms.begin(), pass.ms.end()),
+          pass.first_ms.empty() ? "-" : first_col, Median(pass.later_ms),
+          pass.rss_mb, heap_col, pass.plans_cached, cache_total,
+          caches.str().c_str());
     }
     std::printf(
         "\na new shape against its steady latency: median %.2fx, worst "

@@ -2,6 +2,7 @@
 // it.
 #include "platform/cache_budget.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,40 @@ TEST(HostBlockPool, BudgetEvictionReturnsFreeBlocks) {
   budget.Add("other", size_t{4} << 20, [] {});  // needs all of it
   EXPECT_EQ(pool->free_bytes(), 0u);
   pool->Close();
+}
+
+// Free pages that no run of the last windows needed go back to the
+// system; what those runs took stays warm.
+TEST(HostBlockPool, RunsThatLeaveFreePagesUnusedLetThemGo) {
+  CacheBudget budget(size_t{256} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  auto run = [pool](size_t bytes) {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr a = GetAllocator(CPUPlace{})->Allocate(bytes);
+    std::memset(a->ptr(), 1, bytes);  // touched, as a run does
+    pool->EndOfRun();
+  };
+  const int remembered =
+      HostBlockPool::kDecayRuns * HostBlockPool::kDecayWindows;
+  // A burst of large runs (new shapes) leaves 8 MB warm; they needed it.
+  for (int i = 0; i < remembered; ++i) run(size_t{8} << 20);
+  EXPECT_EQ(pool->free_bytes(), size_t{8} << 20);
+  // Runs that take 1 MB: the other 7 MB go once no remembered window
+  // needed them, not before.
+  for (int i = 0; i < remembered; ++i) {
+    EXPECT_EQ(pool->free_bytes(), size_t{8} << 20) << "run " << i;
+    run(size_t{1} << 20);
+  }
+  EXPECT_EQ(pool->free_bytes(), size_t{1} << 20);
+  EXPECT_EQ(budget.UsedByCache()["host.pool"], size_t{1} << 20);
+  // Runs that keep taking the 1 MB keep it.
+  for (int i = 0; i < 2 * remembered; ++i) run(size_t{1} << 20);
+  EXPECT_EQ(pool->free_bytes(), size_t{1} << 20);
+  // Runs that take nothing from the pool (replays) let it go too.
+  for (int i = 0; i < remembered; ++i) pool->EndOfRun();
+  EXPECT_EQ(pool->free_bytes(), 0u);
+  pool->Close();
+  EXPECT_EQ(budget.used(), 0u);
 }
 
 }  // namespace

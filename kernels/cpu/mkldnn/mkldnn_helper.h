@@ -150,30 +150,20 @@ class MkldnnContext {
   /// The buffer of scratch slot `slot`, grown to at least `bytes`. Slots
   /// count in the budget but are never evicted: a kernel may be using
   /// one while another entry is added.
+  /// They come from the host allocator of the run (the predictor's block
+  /// pool): grown buffers are freed as the sizes rise, which through
+  /// glibc's heap would raise its mmap threshold and fragment it.
   void* ScratchBuffer(int slot, size_t bytes) {
-    Buffer& b = scratch_[slot];
-    if (b.bytes < bytes) {
-      b.data.reset();
-      b.data.reset(static_cast<char*>(
-          ::operator new(bytes, std::align_val_t(kScratchAlignment))));
-      b.bytes = bytes;
+    platform::AllocationPtr& b = scratch_[slot];
+    if (b == nullptr || b->size() < bytes) {
+      b.reset();
+      b = platform::GetAllocator(platform::CPUPlace{})->Allocate(bytes);
       budget_->Resize(scratch_ids_[slot], bytes);
     }
-    return b.data.get();
+    return b->ptr();
   }
 
  private:
-  static constexpr size_t kScratchAlignment = 64;
-  struct AlignedDelete {
-    void operator()(char* p) const {
-      ::operator delete(p, std::align_val_t(kScratchAlignment));
-    }
-  };
-  struct Buffer {
-    std::unique_ptr<char, AlignedDelete> data;
-    size_t bytes = 0;
-  };
-
   template <typename T, typename Make, typename Bytes>
   static std::shared_ptr<T> GetOrMake(LruCache* cache,
                                       const std::string& key,
@@ -201,7 +191,7 @@ class MkldnnContext {
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
-  Buffer scratch_[3];
+  platform::AllocationPtr scratch_[3];
   platform::CacheBudget::EntryId scratch_ids_[3] = {};
   platform::AllocationPtr plain_scratch_;
 };
