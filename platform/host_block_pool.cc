@@ -250,6 +250,10 @@ void HostBlockPool::EndOfRun() {
   window_low_free_ = SIZE_MAX;
   const size_t unneeded =
       *std::min_element(window_lows_, window_lows_ + kDecayWindows);
+  // Less than an eighth of what the pool may keep free is not worth the
+  // page faults of taking it back when a shape's need returns (a server's
+  // mix of batch sizes would make RSS swing by a few MB).
+  if (unneeded < max_free_ / 8) return;
   size_t surplus = unneeded;
   // Ranges from the back of each chunk; a range's resident bytes are at
   // its front, so one handed back in part keeps its front.

@@ -55,10 +55,10 @@ class HostBlockPool : public Allocator {
   /// Called after each run. At the end of every window of kDecayRuns runs,
   /// the free resident bytes that no run of the last kDecayWindows windows
   /// needed (the lowest the free resident bytes went in each) go back to
-  /// the system. So what a burst of new shapes left warm does not stay
+  /// the system, when they are at least an eighth of the free bytes the
+  /// pool may keep. So what a burst of new shapes left warm does not stay
   /// resident while later runs replay their plans, and what recent runs
-  /// did take (the largest inputs of a stream of sizes) stays warm rather
-  /// than faulted in again window after window.
+  /// did take stays warm rather than faulted in again window after window.
   void EndOfRun();
 
  protected:

@@ -121,9 +121,11 @@ TEST(HostBlockPool, BudgetEvictionReturnsFreeBlocks) {
 }
 
 // Free pages that no run of the last windows needed go back to the
-// system; what those runs took stays warm.
+// system, if they are worth it; what those runs took stays warm.
 TEST(HostBlockPool, RunsThatLeaveFreePagesUnusedLetThemGo) {
-  CacheBudget budget(size_t{256} << 20);
+  // The pool keeps at most a quarter of the budget free (16 MB) and hands
+  // back no less than an eighth of that (2 MB).
+  CacheBudget budget(size_t{64} << 20);
   auto* pool = HostBlockPool::Create(&budget);
   auto run = [pool](size_t bytes) {
     ScopedHostAllocator scoped(pool);
@@ -131,24 +133,29 @@ TEST(HostBlockPool, RunsThatLeaveFreePagesUnusedLetThemGo) {
     std::memset(a->ptr(), 1, bytes);  // touched, as a run does
     pool->EndOfRun();
   };
+  constexpr size_t kMB = size_t{1} << 20;
   const int remembered =
       HostBlockPool::kDecayRuns * HostBlockPool::kDecayWindows;
   // A burst of large runs (new shapes) leaves 8 MB warm; they needed it.
-  for (int i = 0; i < remembered; ++i) run(size_t{8} << 20);
-  EXPECT_EQ(pool->free_bytes(), size_t{8} << 20);
+  for (int i = 0; i < remembered; ++i) run(8 * kMB);
+  EXPECT_EQ(pool->free_bytes(), 8 * kMB);
   // Runs that take 1 MB: the other 7 MB go once no remembered window
   // needed them, not before.
   for (int i = 0; i < remembered; ++i) {
-    EXPECT_EQ(pool->free_bytes(), size_t{8} << 20) << "run " << i;
-    run(size_t{1} << 20);
+    EXPECT_EQ(pool->free_bytes(), 8 * kMB) << "run " << i;
+    run(kMB);
   }
-  EXPECT_EQ(pool->free_bytes(), size_t{1} << 20);
-  EXPECT_EQ(budget.UsedByCache()["host.pool"], size_t{1} << 20);
+  EXPECT_EQ(pool->free_bytes(), kMB);
+  EXPECT_EQ(budget.UsedByCache()["host.pool"], kMB);
   // Runs that keep taking the 1 MB keep it.
-  for (int i = 0; i < 2 * remembered; ++i) run(size_t{1} << 20);
-  EXPECT_EQ(pool->free_bytes(), size_t{1} << 20);
-  // Runs that take nothing from the pool (replays) let it go too.
-  for (int i = 0; i < remembered; ++i) pool->EndOfRun();
+  for (int i = 0; i < 2 * remembered; ++i) run(kMB);
+  EXPECT_EQ(pool->free_bytes(), kMB);
+  // Runs that take nothing from the pool (replays): 1 MB is not worth
+  // handing back, 3 MB is.
+  for (int i = 0; i < 2 * remembered; ++i) pool->EndOfRun();
+  EXPECT_EQ(pool->free_bytes(), kMB);
+  run(3 * kMB);  // 4 MB free once its window is forgotten
+  for (int i = 0; i < 2 * remembered; ++i) pool->EndOfRun();
   EXPECT_EQ(pool->free_bytes(), 0u);
   pool->Close();
   EXPECT_EQ(budget.used(), 0u);
