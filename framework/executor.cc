@@ -143,13 +143,12 @@ Executor::Executor(const ProgramDesc& program,
     budget_ = std::make_shared<platform::CacheBudget>(
         platform::CacheBudget::kDefaultBytes);
   }
-  auto* pool = platform::HostBlockPool::Create(budget_.get());
-  pool->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
-  host_pool_ = pool;
+  host_pool_ = platform::HostBlockPool::Create(budget_.get());
+  host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
 }
 
 Executor::~Executor() {
-  static_cast<platform::HostBlockPool*>(host_pool_)->Close();
+  host_pool_->Close();
   for (auto& kv : blocks_) {
     if (!kv.second) continue;
     for (auto& plan : kv.second->plans) budget_->Remove(plan->budget_id);
@@ -501,7 +500,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.unplanned_bytes = plan.unplanned_bytes;
     budget_->SetPinned(plan.budget_id, false);
     for (auto& a : state.arenas) budget_->SetPinned(a.second.budget_id, false);
-    static_cast<platform::HostBlockPool*>(host_pool_)->EndOfRun();
+    host_pool_->EndOfRun();
     budget_->Trim();  // the pool may have grown past it
     stats_.plans_cached = state.plans.size();
     return;
@@ -582,7 +581,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   state.plans.push_front(std::move(plan));
   raw->budget_id =
       budget_->Add("plans", plan_bytes, [raw] { raw->evicted = true; });
-  static_cast<platform::HostBlockPool*>(host_pool_)->EndOfRun();
+  host_pool_->EndOfRun();
   budget_->Trim();
   stats_.plans_cached = state.plans.size();
 }

@@ -19,6 +19,9 @@
 #include "platform/device_context.h"
 
 namespace paddle_lite {
+namespace platform {
+class HostBlockPool;
+}  // namespace platform
 namespace framework {
 
 /// One op of a prepared block with its kernel decision.
@@ -135,10 +138,6 @@ class Executor {
                    const std::vector<RuntimeContext>& contexts);
 
   const RunStats& last_run_stats() const { return stats_; }
-  /// The host memory of this executor's runs (a block pool). Buffers that
-  /// come and go with the runs' shapes, the caller's inputs among them,
-  /// belong there: from the system allocator they fragment its heap.
-  platform::Allocator* host_allocator() const { return host_pool_; }
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }
   platform::DeviceContextPool* contexts() const { return contexts_; }
@@ -200,7 +199,7 @@ class Executor {
   std::shared_ptr<platform::CacheBudget> budget_;
   // Host memory of main-block runs (platform/host_block_pool.h); closed
   // with the executor.
-  platform::Allocator* host_pool_ = nullptr;
+  platform::HostBlockPool* host_pool_ = nullptr;
   // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
   // in place; grows to the largest tensor converted and stays.
   platform::AllocationPtr layout_scratch_;

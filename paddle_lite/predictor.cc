@@ -289,7 +289,7 @@ class PrimitiveMaker {
     for (size_t i = 0; i < inputs.size() && i < feeds.size(); ++i) {
       feeds[i].Resize(inputs[i].first);
       // Never written: its pages stay untouched.
-      platform::ScopedHostAllocator pooled(clone_->executor->host_allocator());
+      platform::ScopedHostAllocator pooled(clone_->input_pool);
       feeds[i].mutable_data(platform::CPUPlace{}, inputs[i].second);
     }
     fw::MakeOnlyScope making_only;
