@@ -107,6 +107,10 @@ struct Predictor::Impl {
   static constexpr size_t kSeenShapes = 256;
   // The budget of the maker's clone: a shape's worth of its entries.
   static constexpr size_t kMakerCacheBytes = size_t{16} << 20;
+  // Inputs of the first shape from which the clone races it too: 1 MB,
+  // an image of about 300x300 (a detector's first run there is tens of
+  // ms, a third of it making primitives).
+  static constexpr size_t kFirstShapeRaceBytes = size_t{1} << 20;
   std::unordered_set<std::string> seen_shapes;
   std::deque<std::string> seen_order;
   // The last run's input dims and types: a run of the same shape (the
@@ -336,7 +340,15 @@ void Predictor::Impl::MaybeMakeAhead() {
     seen_shapes.erase(seen_order.front());
     seen_order.pop_front();
   }
-  if (seen_order.size() == 1) return;  // the first shape: nothing to race
+  // The first shape is raced only when its inputs are large enough for
+  // its run to outlast the clone's start: small runs end before the clone
+  // has made anything, and the clone's memory would then be all a
+  // fixed-shape service got from it.
+  if (seen_order.size() == 1) {
+    size_t input_bytes = 0;
+    for (auto& t : inputs) input_bytes += t.memory_size();
+    if (input_bytes < kFirstShapeRaceBytes) return;
+  }
   if (!maker) {
     // What the clone makes lives on in oneDNN's cache and ours; what it
     // keeps itself (descriptors, plans) nobody reads.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -300,6 +301,40 @@ TEST(MakeAhead, KeepsResultsOverAShapeStreamRealModel) {
     for (int64_t w : {96, 160}) shapes.push_back({1, 3, h, w});
   }
   CheckMakeAheadKeepsResults(dir, "x", shapes);
+}
+
+// Shapes the clone finished by the time a run of `shape` returns, the run
+// repeated (same shape, no new race) until it reports one or 10 s pass.
+size_t MadeAheadAfterRuns(Predictor* p, const std::vector<int64_t>& shape) {
+  RunOnce(p, "x", shape, 0.5f);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (p->last_run_stats().shapes_made_ahead == 0 &&
+         std::chrono::steady_clock::now() < until) {
+    RunOnce(p, "x", shape, 0.5f);
+  }
+  return p->last_run_stats().shapes_made_ahead;
+}
+
+// A predictor's first shape is raced by the clone only when its inputs
+// reach 1 MB: a small first run ends before the clone makes anything, so
+// a fixed small shape must not pay for a clone.
+TEST(MakeAhead, RacesTheFirstShapeOnlyWhenItIsLarge) {
+  const char* env = std::getenv("PDLITE_MAKE_AHEAD");
+  if ((env != nullptr && std::string(env) == "0") ||
+      std::thread::hardware_concurrency() < 2) {
+    GTEST_SKIP() << "make-ahead is off here";
+  }
+  Config config(kDemo);
+  config.EnableMakeAhead(true);
+  {
+    auto small = CreatePredictor(config);
+    RunOnce(small.get(), "x", {1, 3, 64, 64}, 0.5f);
+    for (int i = 0; i < 3; ++i) RunOnce(small.get(), "x", {1, 3, 64, 64}, 0.5f);
+    EXPECT_EQ(small->last_run_stats().shapes_made_ahead, 0u);
+  }
+  auto large = CreatePredictor(config);  // 1x3x320x320: 1.2 MB
+  EXPECT_EQ(MadeAheadAfterRuns(large.get(), {1, 3, 320, 320}), 1u);
 }
 
 }  // namespace
