@@ -108,8 +108,8 @@ struct Predictor::Impl {
   // The budget of the maker's clone: a shape's worth of its entries.
   static constexpr size_t kMakerCacheBytes = size_t{16} << 20;
   // Inputs of the first shape from which the clone races it too: 1 MB,
-  // an image of about 300x300 (a detector's first run there is tens of
-  // ms, a third of it making primitives).
+  // an image of about 300x300 (a detector's first run at that size takes
+  // tens of ms, a good part of it making primitives).
   static constexpr size_t kFirstShapeRaceBytes = size_t{1} << 20;
   std::unordered_set<std::string> seen_shapes;
   std::deque<std::string> seen_order;
