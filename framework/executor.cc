@@ -500,9 +500,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.unplanned_bytes = plan.unplanned_bytes;
     budget_->SetPinned(plan.budget_id, false);
     for (auto& a : state.arenas) budget_->SetPinned(a.second.budget_id, false);
-    host_pool_->EndOfRun();
-    budget_->Trim();  // the pool may have grown past it
-    stats_.plans_cached = state.plans.size();
+    EndMainRun(state);
     return;
   }
   // Tensors left in regions of plans other than the one the others
@@ -581,8 +579,12 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   state.plans.push_front(std::move(plan));
   raw->budget_id =
       budget_->Add("plans", plan_bytes, [raw] { raw->evicted = true; });
+  EndMainRun(state);
+}
+
+void Executor::EndMainRun(const BlockState& state) {
   host_pool_->EndOfRun();
-  budget_->Trim();
+  budget_->Trim();  // the run's pool and caches may have grown past it
   stats_.plans_cached = state.plans.size();
 }
 

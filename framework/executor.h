@@ -162,6 +162,9 @@ class Executor {
                     bool infer_shape,
                     OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
+  // After a main-block run, replayed or recorded: the host pool's decay,
+  // the budget trimmed, the plan count in the stats.
+  void EndMainRun(const BlockState& state);
   /// Replays `plan` as a device graph when it can (capturing it on its
   /// second replay); false: run it op by op.
   bool RunAsGraph(BlockState& state, Plan& plan, Scope* scope);
