@@ -105,8 +105,9 @@ struct DeviceContextOptions {
   std::shared_ptr<CacheBudget> cache_budget;
 };
 
-/// The CPU context: a thread pool of `num_threads - 1` workers plus the
-/// calling thread. Not shared between predictors; one Run at a time.
+/// The CPU context: `num_threads` threads, the calling thread's OpenMP
+/// team (which oneDNN's kernels use too). Not shared between predictors;
+/// one Run at a time.
 class CPUDeviceContext : public DeviceContext {
  public:
   explicit CPUDeviceContext(const DeviceContextOptions& options = {});

@@ -77,6 +77,34 @@ std::vector<ConvCase> Cases() {
   k.kh = k.kw = 1;
   k.h = k.w = 1;
   cases.push_back(k);
+  // Rows wide enough for the vectorized middle and its remainder, with
+  // every tap of the 3- and 5-wide filters unrolled, and a 7-wide one
+  // (one tap per pass); then a row narrower than the filter.
+  k = base;
+  k.h = 6;
+  k.w = 70;
+  k.kh = k.kw = 5;
+  k.dilations = {1, 2};
+  k.paddings = {2, 4};
+  k.bias = true;
+  cases.push_back(k);
+  k = base;
+  k.w = 67;
+  k.strides = {1, 2};
+  k.paddings = {1, 1};
+  cases.push_back(k);
+  k = base;
+  k.kh = 1;
+  k.kw = 7;
+  k.w = 40;
+  k.strides = {1, 2};
+  k.paddings = {0, 3};
+  cases.push_back(k);
+  k = base;
+  k.w = 2;
+  k.kh = k.kw = 5;
+  k.paddings = {2, 2};
+  cases.push_back(k);
   k = base;
   k.n = 2;
   k.c = k.m = k.groups = 1;  // one channel: both paths apply

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/mkldnn/image_channels_util.h"
+#include "kernels/cpu/image_channels_util.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "operators/elementwise_shape.h"
 

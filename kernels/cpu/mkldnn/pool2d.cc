@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/mkldnn/image_channels_util.h"
+#include "kernels/cpu/image_channels_util.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "operators/conv_pool_shape.h"
 

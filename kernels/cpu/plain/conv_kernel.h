@@ -5,11 +5,15 @@
 // Two paths:
 // * groups == C (one input channel per group, the depthwise case): a direct
 //   loop per output row, whose innermost loop runs over output columns
-//   with the bounds precomputed, so it vectorizes and never branches.
+//   with the bounds precomputed, so it vectorizes and never branches (for
+//   float, depthwise_conv_util.h: compiled per ISA, picked at run time).
 // * otherwise im2col + GEMM per (image, group, tile of output pixels): the
 //   column buffer covers only one tile, so a 960x960 image needs no
 //   gigabyte-sized scratch, and tiles are what the threads share out. A
-//   1x1 / stride 1 / no padding convolution reads the input directly.
+//   1x1 / stride 1 / no padding convolution reads the input directly. For
+//   float the GEMM is oneDNN's sgemm (sgemm_util.h), for double Eigen's.
+// Neither makes code per input size: a new shape runs at full speed at
+// once, which is what the predictor's first sight of a shape relies on.
 // NHWC activations are transposed to NCHW and back (spec §2.2 edge cases).
 #pragma once
 
@@ -17,9 +21,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/plain/depthwise_conv_util.h"
+#include "kernels/cpu/plain/sgemm_util.h"
 #include "operators/conv_pool_shape.h"
 #include "platform/device_context.h"
 
@@ -90,6 +97,10 @@ void DepthwiseConv(const platform::CPUDeviceContext& dev,
   const int64_t rows = g.batch * g.out_channels * g.out_h;
   const double cost = 2.0 * g.out_w * g.kernel_h * g.kernel_w;
   dev.ParallelFor(rows, cost, [&](int64_t begin, int64_t end) {
+    if constexpr (std::is_same_v<T, float>) {
+      plain::DepthwiseConvRows(g, in, filter, bias, out, begin, end);
+      return;
+    }
     for (int64_t r = begin; r < end; ++r) {
       const int64_t oh = r % g.out_h;
       const int64_t plane = r / g.out_h;  // n * M + m
@@ -236,6 +247,25 @@ void GemmConv(const platform::CPUDeviceContext& dev,
       if (k == 0) {
         out_mat.setZero();
       } else {
+        if constexpr (std::is_same_v<T, float>) {
+          // The bias goes in first and the product is added to it.
+          const float* cols = group_in + p0;
+          int64_t ld_cols = pixels;
+          if (!direct) {
+            Im2ColTile(g, cg, group_in, p0, count, col.data());
+            cols = col.data();
+            ld_cols = count;
+          }
+          if (bias) {
+            for (int64_t r = 0; r < rows; ++r) {
+              std::fill(dst + r * pixels, dst + r * pixels + count,
+                        bias[m0 + r]);
+            }
+          }
+          plain::SgemmOneThread(rows, count, k, filter + m0 * k, k, cols,
+                                ld_cols, bias ? 1.f : 0.f, dst, pixels);
+          continue;
+        }
         Eigen::Map<const RowMajor<T>> w(filter + m0 * k, rows, k);
         if (direct) {
           ConstStridedMap<T> cols(group_in + p0, k, count,

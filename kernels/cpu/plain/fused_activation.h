@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/plain/activation_util.h"
 #include "operators/fused_activation.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
@@ -90,6 +92,16 @@ void ApplyFusedActivation(const platform::CPUDeviceContext& dev,
   const T alpha = static_cast<T>(act.alpha);
   const T beta = static_cast<T>(act.beta);
   if (act.type.empty()) return;
+  if constexpr (std::is_same_v<T, float>) {
+    // The vectorized loops, when they have this activation.
+    if (plain::HasFloatActivation(act.type)) {
+      dev.ParallelFor(n, 4, [&](int64_t begin, int64_t end) {
+        plain::ApplyFloatActivation(act.type, act.alpha, act.beta, data + begin,
+                                    end - begin);
+      });
+      return;
+    }
+  }
   if (act.type == "relu") return fa::Map(dev, fa::Relu<T>{}, 1, data, n);
   if (act.type == "relu6") return fa::Map(dev, fa::Relu6<T>{beta}, 1, data, n);
   if (act.type == "leaky_relu") {

@@ -16,7 +16,8 @@ class FusedConvKernel : public ConvKernel<T> {
     if (const auto* residual = ctx.Input<framework::Tensor>("ResidualData")) {
       T* out = output->data<T>();
       const T* r = residual->data<T>();
-      for (int64_t i = 0; i < output->numel(); ++i) out[i] += r[i];
+      const int64_t n = output->numel();  // not per element: it checks dims
+      for (int64_t i = 0; i < n; ++i) out[i] += r[i];
     }
     ApplyFusedActivation<T>(ctx.device_context<platform::CPUDeviceContext>(),
                             FusedActivationOf(ctx), output->data<T>(),

@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <cfloat>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/image_channels_util.h"
 #include "operators/conv_pool_shape.h"
 #include "platform/device_context.h"
 
@@ -157,6 +159,21 @@ class Pool2dKernel : public framework::OpKernel<T> {
     const Windows ww = MakeWindows(g.in_w, g.out_w, g.kernel_w, g.stride_w,
                                    g.pad.left, g.adaptive, exclusive);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    if constexpr (std::is_same_v<T, float>) {
+      // An average over whole images (a squeeze-and-excitation block's
+      // squeeze): the vectorized loops.
+      if (!is_max && g.out_h == 1 && g.out_w == 1 && wh.begin[0] == 0 &&
+          wh.end[0] == g.in_h && ww.begin[0] == 0 && ww.end[0] == g.in_w &&
+          wh.size[0] == g.in_h && ww.size[0] == g.in_w) {
+        ImageChannels shape;
+        shape.images = g.batch;
+        shape.channels = g.channels;
+        shape.pixels = g.in_h * g.in_w;
+        shape.channel_last = g.channel_last;
+        AverageImages(dev, shape, in, o);
+        return;
+      }
+    }
     // Rough inputs read per output, plus the per-output overhead.
     const double cost = static_cast<double>(g.in_h) * g.in_w /
                             std::max<int64_t>(g.out_h * g.out_w, 1) +

@@ -1,12 +1,12 @@
-#include "kernels/cpu/mkldnn/image_channels_util.h"
+#include "kernels/cpu/image_channels_util.h"
 
 #include <algorithm>
 
+#include "platform/cpu_isa.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
 namespace kernels {
-namespace mkldnn {
 namespace {
 
 // The bodies, inlined into one function per instruction set below and
@@ -83,12 +83,14 @@ struct VectorLoops {
 
 // The widest the CPU runs, picked once at load.
 VectorLoops PickVectorLoops() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
-    return {SumRowsAvx512, MultiplyRowsAvx512};
+  switch (platform::WidestCpuIsa()) {
+    case platform::CpuIsa::kAvx512:
+      return {SumRowsAvx512, MultiplyRowsAvx512};
+    case platform::CpuIsa::kAvx2:
+      return {SumRowsAvx2, MultiplyRowsAvx2};
+    default:
+      return {SumRowsBaseline, MultiplyRowsBaseline};
   }
-  if (__builtin_cpu_supports("avx2")) return {SumRowsAvx2, MultiplyRowsAvx2};
-  return {SumRowsBaseline, MultiplyRowsBaseline};
 }
 
 const VectorLoops kLoops = PickVectorLoops();
@@ -212,6 +214,5 @@ void ScaleChannels(const platform::CPUDeviceContext& dev,
       });
 }
 
-}  // namespace mkldnn
 }  // namespace kernels
 }  // namespace paddle_lite

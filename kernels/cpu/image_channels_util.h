@@ -1,10 +1,10 @@
-// Loops over images' channels that some MKLDNN kernels run instead of a
-// oneDNN primitive, where a primitive would be made per input size for
-// little work: the squeeze (an average per channel) and the scaling (a
-// factor per channel) of a squeeze-and-excitation block. Compiled for
-// AVX-512, AVX2 and the baseline, they run the widest the CPU has (the
-// default build targets the baseline ISA), split across the context's
-// threads when large. Private to kernels/cpu/mkldnn.
+// Loops over images' channels: the squeeze (an average per channel) and
+// the scaling (a factor per channel) of a squeeze-and-excitation block.
+// MKLDNN kernels run them instead of a oneDNN primitive, which would be
+// made per input size for little work; PLAIN kernels, as their fast path.
+// Compiled for AVX-512, AVX2 and the baseline, they run the widest the CPU
+// has (platform/cpu_isa.h), split across the context's threads when large.
+// Shared by the CPU kernels of every library.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,6 @@ class CPUDeviceContext;
 }  // namespace platform
 
 namespace kernels {
-namespace mkldnn {
 
 /// `images` images of `pixels` pixels of `channels` float channels, dense,
 /// stored channel-last ([N, H, W, C]) or channel-first ([N, C, H, W]).
@@ -42,6 +41,5 @@ void ScaleChannels(const platform::CPUDeviceContext& dev,
                    const float* factors,
                    float* out);
 
-}  // namespace mkldnn
 }  // namespace kernels
 }  // namespace paddle_lite

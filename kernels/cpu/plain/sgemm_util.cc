@@ -1,0 +1,37 @@
+#include "kernels/cpu/plain/sgemm_util.h"
+
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include "platform/enforce.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace plain {
+
+void SgemmOneThread(int64_t m,
+                    int64_t n,
+                    int64_t k,
+                    const float* a,
+                    int64_t lda,
+                    const float* b,
+                    int64_t ldb,
+                    float beta,
+                    float* c,
+                    int64_t ldc) {
+  // oneDNN's sgemm starts an OpenMP team of the calling thread's size;
+  // the team is sized to one for the call (a per-thread setting).
+  const int team = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const dnnl_status_t status =
+      dnnl_sgemm('N', 'N', m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
+  omp_set_num_threads(team);
+  PADDLE_ENFORCE(status == dnnl_success,
+                 platform::errors::External(
+                     "oneDNN's sgemm failed (status ", static_cast<int>(status),
+                     ") on [", m, " x ", k, "] x [", k, " x ", n, "]."));
+}
+
+}  // namespace plain
+}  // namespace kernels
+}  // namespace paddle_lite
