@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 
 #include "framework/tensor.h"
 #include "framework/variable.h"
@@ -17,6 +18,8 @@ namespace framework {
 
 namespace internal {
 inline thread_local bool making_only = false;
+// Nanoseconds this thread spent making per-shape objects (MakingTime).
+inline thread_local int64_t making_ns = 0;
 // Set once a predictor hands primitives over through oneDNN's cache, which
 // must then stay on (MkldnnContext turns it off otherwise).
 inline std::atomic<bool> primitive_handover{false};
@@ -27,6 +30,13 @@ inline bool PrimitiveHandover() { return internal::primitive_handover; }
 
 /// True on a thread running a program only to make its primitives.
 inline bool MakingOnly() { return internal::making_only; }
+
+/// Time the calling thread has spent making objects kernels keep per input
+/// shape (oneDNN primitives and reordered weights), in nanoseconds since
+/// it started. Kernels add what they spend; the predictor reads it around
+/// a run to learn how much of a new shape's first run was making.
+inline int64_t MakingTime() { return internal::making_ns; }
+inline void AddMakingTime(int64_t ns) { internal::making_ns += ns; }
 
 /// What a kernel that computes nothing leaves in its output `var` (if a
 /// tensor): memory of its inferred dims in plain layout, unwritten (its

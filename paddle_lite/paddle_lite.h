@@ -106,6 +106,16 @@ class Config {
   /// thread). Off, or PDLITE_MAKE_AHEAD=0: each run makes its own.
   void EnableMakeAhead(bool enable = true) { make_ahead_ = enable; }
   bool make_ahead_enabled() const { return make_ahead_; }
+  /// Generic kernels for shapes not made (on by default, CPU only). When a
+  /// new shape's first run on the oneDNN kernels is mostly making them (a
+  /// small network), the predictor tries the plain kernels, which make
+  /// nothing per shape; if they cost at most 1.5x the made oneDNN kernels
+  /// per input element, every shape not made yet runs on them for good
+  /// (no per-shape memory), else they take a shape's runs while make-ahead
+  /// makes it, when faster. Results agree within float rounding. Off, or
+  /// PDLITE_GENERIC_KERNELS=0: every run on the preferred kernels.
+  void EnableGenericKernels(bool enable = true) { generic_kernels_ = enable; }
+  bool generic_kernels_enabled() const { return generic_kernels_; }
   /// Host memory a run may use, checked before allocating: `tensor_bytes`
   /// for any one tensor, `run_bytes` for all tensors a run holds at once.
   /// A shape past either (a hostile model, a huge input) is a
@@ -173,6 +183,7 @@ class Config {
   std::vector<std::string> libraries_{"MKLDNN"};
   bool memory_optim_ = true;
   bool make_ahead_ = true;
+  bool generic_kernels_ = true;
   bool ir_optim_ = true;
   bool profiling_ = false;
   size_t gpu_memory_limit_ = 0;
@@ -229,6 +240,10 @@ struct RunStats {
   /// their primitives (Config::EnableMakeAhead; up to the first op it
   /// cannot run without computing, such as a loop).
   size_t shapes_made_ahead = 0;
+  /// This run went to the generic (plain) kernels: its shape's specialised
+  /// kernels were still being made ahead, and the generic ones have
+  /// measured faster than making them during a run (Config::EnableMakeAhead).
+  bool ran_generic = false;
 };
 
 /// An input or output as the program declares it.

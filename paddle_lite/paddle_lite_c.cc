@@ -358,6 +358,13 @@ PD_Status PD_ConfigEnableMakeAhead(PD_Config* config, int enable) {
   });
 }
 
+PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.EnableGenericKernels(enable != 0);
+  });
+}
+
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes) {

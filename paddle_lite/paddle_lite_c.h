@@ -149,6 +149,11 @@ PD_Status PD_ConfigSetCacheBudget(PD_Config* config, size_t bytes);
 /// ahead of its run, on a core the predictor's threads leave free
 /// (Config::EnableMakeAhead); zero leaves each run to make its own.
 PD_Status PD_ConfigEnableMakeAhead(PD_Config* config, int enable);
+/// Non-zero (the default) lets shapes whose oneDNN kernels are not made
+/// run on the plain kernels, which make nothing per shape, when they are
+/// measured faster for the model (Config::EnableGenericKernels); zero
+/// keeps every run on the preferred kernels.
+PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable);
 /// Host memory limits in bytes for one tensor and for all tensors of a
 /// run; 0 keeps the default (a quarter, a half of physical memory).
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,

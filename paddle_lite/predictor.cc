@@ -1,14 +1,17 @@
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <dnnl.hpp>
 #include <mutex>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "framework/executor.h"
+#include "framework/first_sight_policy.h"
 #include "framework/make_only.h"
 #include "framework/model_io.h"
 #include "framework/pass.h"
@@ -111,26 +114,83 @@ struct Predictor::Impl {
   // an image of about 300x300 (a detector's first run at that size takes
   // tens of ms, a good part of it making primitives).
   static constexpr size_t kFirstShapeRaceBytes = size_t{1} << 20;
-  std::unordered_set<std::string> seen_shapes;
+  // What the predictor knows of an input shape it has seen.
+  struct SeenShape {
+    // Set once the maker has run the shape ahead; null when it was never
+    // handed to the maker.
+    std::shared_ptr<const std::atomic<bool>> made;
+    // The specialised kernels have run it (made what they need).
+    bool ran_specialised = false;
+    // The generic kernels had shapes not made for good at its first
+    // sight: it stays theirs (a decision per shape, so that a policy
+    // changing its mind later makes no shape seen before), unless the
+    // decision was taken before any made run was timed and the timed runs
+    // say otherwise.
+    bool generic_for_good = false;
+    bool for_good_provisional = false;
+  };
+  std::unordered_map<std::string, SeenShape> seen_shapes;
   std::deque<std::string> seen_order;
-  // The last run's input dims and types: a run of the same shape (the
-  // common case) skips the lookup above.
+  // The last run's input dims and types and its shape's key: a run of the
+  // same shape (the common case) skips building the key.
   std::vector<std::pair<fw::DDim, fw::DataType>> last_inputs;
+  std::string last_key;
   // Whether this predictor may make ahead at all (decided in Init).
   bool make_ahead_possible = false;
+  // A clone on the plain kernels (no code per shape), which runs shapes
+  // whose specialised kernels are not made when `policy` says so
+  // (framework/first_sight_policy.h). Null until the policy wants it;
+  // usable once `generic_ready`: its first run, on `generic_warmer`, has
+  // made what a process's first plain run makes once (oneDNN's sgemm
+  // code) and its buffers, off the real runs.
+  std::unique_ptr<Impl> generic;
+  std::atomic<bool> generic_ready{false};
+  std::thread generic_warmer;
+  fw::FirstSightPolicy policy;
+  bool generic_possible = false;  // decided in Init
+  bool last_run_generic = false;
+  bool first_run_done = false;  // the policy has skipped the first run
 
   ~Impl();
   // Another Impl on the same program and weights (with `config`).
-  std::unique_ptr<Impl> CloneWith(const Config& clone_config) const {
+  // With `budget`, its caches count in that budget rather than their own.
+  std::unique_ptr<Impl> CloneWith(
+      const Config& clone_config,
+      std::shared_ptr<platform::CacheBudget> budget = nullptr) const {
     auto impl = std::make_unique<Impl>();
     impl->config = clone_config;
+    impl->cache_budget = std::move(budget);
     impl->program = program;
     impl->weights = weights;
     impl->Init();
     return impl;
   }
-  // Before a run: starts the maker on the inputs' shapes if they are new.
-  void MaybeMakeAhead();
+  // Where a run goes.
+  enum class Route {
+    kMade,         // the specialised kernels, made for its shape
+    kSpecialised,  // the specialised kernels, making for its shape
+    kGeneric,      // the generic kernels
+  };
+  // Before a run: hands the inputs' shape to the maker if it is new, and
+  // says where the run goes.
+  Route RouteRun();
+  // Runs the inputs on `generic` and takes its outputs as this run's.
+  void RunGeneric();
+  // After a specialised run, of a shape not made or made: tells the
+  // policy.
+  void LearnFromSpecialised(double run_ms, double making_ms);
+  void LearnFromMade(double run_ms);
+  // Makes the generic clone and starts its first run, if the policy wants
+  // it and it is not there.
+  void MaybeStartGeneric();
+  bool GenericReady() const {
+    return generic_possible && generic_ready.load(std::memory_order_acquire);
+  }
+  double InputElements() {
+    double n = 0;
+    for (auto& t : feeds()) n += static_cast<double>(t.numel());
+    return n;
+  }
 
   // The configured device, or PDLITE_DEVICE when none was configured.
   platform::Place TargetPlace() const {
@@ -150,9 +210,11 @@ struct Predictor::Impl {
     context_options.cudnn_exhaustive_search =
         config.cudnn_exhaustive_search_enabled();
     context_options.device_memory_limit = config.gpu_memory_limit();
-    cache_budget = std::make_shared<platform::CacheBudget>(
-        config.cache_budget() ? config.cache_budget()
-                              : platform::CacheBudget::kDefaultBytes);
+    if (cache_budget == nullptr) {
+      cache_budget = std::make_shared<platform::CacheBudget>(
+          config.cache_budget() ? config.cache_budget()
+                                : platform::CacheBudget::kDefaultBytes);
+    }
     context_options.cache_budget = cache_budget;
     input_pool = platform::HostBlockPool::Create(cache_budget.get());
     contexts = std::make_unique<platform::DeviceContextPool>(context_options);
@@ -186,6 +248,17 @@ struct Predictor::Impl {
     }
     scope->Var("feed")->GetMutable<fw::TensorList>()->resize(feed_names.size());
     make_ahead_possible = MakeAheadPossible(preference);
+    // PDLITE_GENERIC_KERNELS=0 keeps every run on the preferred kernels
+    // (for comparisons).
+    static const bool kGenericWanted = [] {
+      const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
+      return env == nullptr || std::string(env) != "0";
+    }();
+    const auto& libraries = config.kernel_libraries();
+    generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
+                       preference.place.is_cpu() &&
+                       std::find(libraries.begin(), libraries.end(),
+                                 "MKLDNN") != libraries.end();
   }
 
   // Make-ahead needs it wanted, a CPU core the predictor's threads leave
@@ -246,16 +319,22 @@ class PrimitiveMaker {
   /// Shapes run ahead so far (to the end, or to an op it cannot run).
   size_t made() const { return made_; }
 
-  /// Starts making primitives for inputs of these dims and types, unless
-  /// a shape is being made.
-  void Offer(std::vector<std::pair<fw::DDim, fw::DataType>> inputs) {
+  /// Shapes waiting at most; a shape offered past it is left to the real
+  /// run.
+  static constexpr size_t kMaxWaiting = 32;
+
+  /// Queues inputs of these dims and types to have their primitives made;
+  /// the flag returned turns true once they are (null: not queued).
+  std::shared_ptr<const std::atomic<bool>> Offer(
+      std::vector<std::pair<fw::DDim, fw::DataType>> inputs) {
+    auto made = std::make_shared<std::atomic<bool>>(false);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (busy_ || stop_) return;
-      busy_ = true;
-      job_ = std::move(inputs);
+      if (stop_ || jobs_.size() >= kMaxWaiting) return nullptr;
+      jobs_.push_back(Job{std::move(inputs), made});
     }
     wake_.notify_one();
+    return made;
   }
 
   /// oneDNN's cache is off unless asked for (MkldnnContext): a hand-over
@@ -269,22 +348,28 @@ class PrimitiveMaker {
   }
 
  private:
+  struct Job {
+    std::vector<std::pair<fw::DDim, fw::DataType>> inputs;
+    std::shared_ptr<std::atomic<bool>> made;
+  };
+
   void Loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      wake_.wait(lock, [this] { return stop_ || busy_; });
+      wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
       if (stop_) return;
-      auto inputs = std::move(job_);
+      Job job = std::move(jobs_.front());
+      jobs_.pop_front();
       lock.unlock();
       try {
-        Make(inputs);
+        Make(job.inputs);
       } catch (...) {
         // It stopped at an op it cannot run without computing, or at an
         // error the real run will report: what it made until then stays.
       }
       ++made_;
+      job.made->store(true, std::memory_order_release);
       lock.lock();
-      busy_ = false;
     }
   }
 
@@ -304,59 +389,162 @@ class PrimitiveMaker {
   std::atomic<size_t> made_{0};
   std::mutex mu_;
   std::condition_variable wake_;
-  bool busy_ = false;
   bool stop_ = false;
-  std::vector<std::pair<fw::DDim, fw::DataType>> job_;
+  std::deque<Job> jobs_;
   std::thread thread_;
 };
 
 Predictor::Impl::~Impl() {
   maker.reset();  // its clone shares the weights scope
+  if (generic_warmer.joinable()) generic_warmer.join();
+  generic.reset();
   executor.reset();
   if (scope) weights->DeleteScope(scope);
   // It goes once the last input staged from it is freed.
   if (input_pool) input_pool->Close();
 }
 
-void Predictor::Impl::MaybeMakeAhead() {
-  if (!make_ahead_possible) return;
+Predictor::Impl::Route Predictor::Impl::RouteRun() {
+  if (!make_ahead_possible && !generic_possible) return Route::kMade;
   fw::TensorList& inputs = feeds();
   bool same = last_inputs.size() == inputs.size();
   for (size_t i = 0; same && i < inputs.size(); ++i) {
     same = last_inputs[i].first == inputs[i].dims() &&
            last_inputs[i].second == inputs[i].dtype();
   }
-  if (same) return;
-  last_inputs.clear();
-  std::string key;
-  for (auto& t : inputs) {
-    for (int64_t d : t.dims()) key += std::to_string(d) + 'x';
-    key += std::to_string(static_cast<int>(t.dtype())) + ';';
-    last_inputs.emplace_back(t.dims(), t.dtype());
+  if (!same) {
+    last_inputs.clear();
+    last_key.clear();
+    for (auto& t : inputs) {
+      for (int64_t d : t.dims()) last_key += std::to_string(d) + 'x';
+      last_key += std::to_string(static_cast<int>(t.dtype())) + ';';
+      last_inputs.emplace_back(t.dims(), t.dtype());
+    }
   }
-  if (!seen_shapes.insert(key).second) return;
-  seen_order.push_back(key);
-  if (seen_order.size() > kSeenShapes) {
-    seen_shapes.erase(seen_order.front());
-    seen_order.pop_front();
+  const bool generic_for_good = GenericReady() && policy.GenericForGood();
+  auto found = seen_shapes.find(last_key);
+  bool first_sight = false;
+  if (found == seen_shapes.end()) {
+    first_sight = true;
+    // Made when a new shape comes, not when the policy first wants it: a
+    // service whose few shapes are all made never needs it.
+    MaybeStartGeneric();
+    found = seen_shapes.emplace(last_key, SeenShape{}).first;
+    found->second.generic_for_good = generic_for_good;
+    found->second.for_good_provisional = !policy.MadeRunTimed();
+    seen_order.push_back(last_key);
+    if (seen_order.size() > kSeenShapes) {
+      seen_shapes.erase(seen_order.front());
+      seen_order.pop_front();
+    }
   }
+  // A shape not made goes to the maker at its first sight, or at a later
+  // one (when the maker's queue was full, or the shape came while the
+  // generic kernels were being measured).
   // The first shape is raced only when its inputs are large enough for
   // its run to outlast the clone's start: small runs end before the clone
   // has made anything, and the clone's memory would then be all a
   // fixed-shape service got from it.
-  if (seen_order.size() == 1) {
-    size_t input_bytes = 0;
-    for (auto& t : inputs) input_bytes += t.memory_size();
-    if (input_bytes < kFirstShapeRaceBytes) return;
+  SeenShape& seen = found->second;
+  if (seen.generic_for_good && seen.for_good_provisional &&
+      policy.MadeRunTimed()) {
+    seen.for_good_provisional = false;
+    seen.generic_for_good = generic_for_good;
   }
-  if (!maker) {
-    // What the clone makes lives on in oneDNN's cache and ours; what it
-    // keeps itself (descriptors, plans) nobody reads.
-    Config clone_config = config;
-    clone_config.SetCacheBudget(kMakerCacheBytes);
-    maker = std::make_unique<PrimitiveMaker>(CloneWith(clone_config));
+  if (seen.generic_for_good) return Route::kGeneric;
+  if (make_ahead_possible && !generic_for_good && seen.made == nullptr &&
+      !seen.ran_specialised) {
+    bool offer = true;
+    if (first_sight && seen_order.size() == 1) {
+      size_t input_bytes = 0;
+      for (auto& t : inputs) input_bytes += t.memory_size();
+      offer = input_bytes >= kFirstShapeRaceBytes;
+    }
+    if (offer) {
+      if (!maker) {
+        // What the clone makes lives on in oneDNN's cache and ours; what
+        // it keeps itself (descriptors, plans) nobody reads.
+        Config clone_config = config;
+        clone_config.SetCacheBudget(kMakerCacheBytes);
+        maker = std::make_unique<PrimitiveMaker>(CloneWith(clone_config));
+      }
+      seen.made = maker->Offer(last_inputs);
+    }
   }
-  maker->Offer(last_inputs);
+  if (seen.ran_specialised) return Route::kMade;
+  if (seen.made != nullptr && seen.made->load(std::memory_order_acquire)) {
+    seen.ran_specialised = true;
+    return Route::kMade;
+  }
+  // Not made: the generic kernels take it while the maker makes it, when
+  // faster, or to be measured again; otherwise this run makes it.
+  if (GenericReady() &&
+      ((seen.made != nullptr && policy.GenericWhileMaking()) ||
+       (first_sight && policy.RetryGeneric()))) {
+    return Route::kGeneric;
+  }
+  seen.ran_specialised = true;
+  return Route::kSpecialised;
+}
+
+void Predictor::Impl::LearnFromSpecialised(double run_ms, double making_ms) {
+  // The predictor's first run also pays what no later shape does (the
+  // weights' reorders, oneDNN's first use): it would make every small
+  // model look making-bound, and a service of one fixed shape pay for a
+  // generic clone it never needs. The policy learns from the second shape
+  // on.
+  if (!first_run_done) {
+    first_run_done = true;
+    return;
+  }
+  policy.RecordSpecialised(run_ms, making_ms, InputElements());
+}
+
+void Predictor::Impl::LearnFromMade(double run_ms) {
+  policy.RecordMade(run_ms, InputElements());
+}
+
+void Predictor::Impl::MaybeStartGeneric() {
+  if (generic != nullptr || !policy.WantsGeneric()) return;
+  Config generic_config = config;
+  generic_config.SetKernelLibraries({"PLAIN"});
+  generic_config.EnableMakeAhead(false);
+  generic_config.EnableGenericKernels(false);
+  // Its caches count in this predictor's budget. A program with an op the
+  // plain library lacks keeps every run on the specialised kernels.
+  try {
+    generic = CloneWith(generic_config, cache_budget);
+  } catch (const std::exception&) {
+    generic_possible = false;
+    return;
+  }
+  // Its first run, on zeros of this run's shapes.
+  generic_warmer = std::thread([this, inputs = last_inputs] {
+    Impl& clone = *generic;
+    fw::TensorList& feeds = clone.feeds();
+    try {
+      for (size_t i = 0; i < inputs.size() && i < feeds.size(); ++i) {
+        feeds[i].Resize(inputs[i].first);
+        platform::ScopedHostAllocator pooled(clone.input_pool);
+        void* data =
+            feeds[i].mutable_data(platform::CPUPlace{}, inputs[i].second);
+        std::memset(data, 0, feeds[i].memory_size());
+      }
+      clone.executor->Run(0, clone.scope);
+    } catch (...) {
+      return;  // never ready: the specialised kernels keep every run
+    }
+    generic_ready.store(true, std::memory_order_release);
+  });
+}
+
+void Predictor::Impl::RunGeneric() {
+  fw::TensorList& from = feeds();
+  fw::TensorList& to = generic->feeds();
+  for (size_t i = 0; i < from.size() && i < to.size(); ++i) to[i] = from[i];
+  generic->executor->Run(0, generic->scope);
+  generic->device_context->Wait();
+  fetches() = generic->fetches();
 }
 
 struct Tensor::Impl {
@@ -459,16 +647,49 @@ void Predictor::Run() {
                        "' has no data: Reshape it and CopyFromCpu before "
                        "Run()."));
   }
-  impl_->MaybeMakeAhead();
+  using Clock = std::chrono::steady_clock;
+  const Impl::Route route = impl_->RouteRun();
+  const Clock::time_point start = Clock::now();
+  impl_->last_run_generic = route == Impl::Route::kGeneric;
+  if (route == Impl::Route::kGeneric) {
+    try {
+      impl_->RunGeneric();
+      impl_->policy.RecordGeneric(
+          std::chrono::duration<double, std::milli>(Clock::now() - start)
+              .count(),
+          impl_->InputElements());
+      return;
+    } catch (const std::exception&) {
+      // The plain kernels refused what the specialised ones may take: no
+      // more generic runs, and this one again where it would have gone
+      // (an input the model rejects fails there too, as it should).
+      impl_->generic_possible = false;
+      impl_->last_run_generic = false;
+      for (auto& kv : impl_->seen_shapes) kv.second.generic_for_good = false;
+    }
+  }
+  const int64_t making_before = fw::MakingTime();
   impl_->executor->Run(0, impl_->scope);
   // Run() is synchronous: a device's queued work (and errors) end here,
   // and staged feeds may be reused once it returns.
   impl_->device_context->Wait();
+  if (!impl_->generic_possible) return;
+  const double run_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  if (route == Impl::Route::kSpecialised) {
+    impl_->LearnFromSpecialised(
+        run_ms, static_cast<double>(fw::MakingTime() - making_before) / 1e6);
+  } else {
+    impl_->LearnFromMade(run_ms);
+  }
 }
 
 RunStats Predictor::last_run_stats() const {
-  const auto& s = impl_->executor->last_run_stats();
+  const auto& s = impl_->last_run_generic
+                      ? impl_->generic->executor->last_run_stats()
+                      : impl_->executor->last_run_stats();
   RunStats out;
+  out.ran_generic = impl_->last_run_generic;
   out.replayed = s.replayed;
   out.arena_bytes = s.arena_bytes;
   out.unplanned_bytes = s.unplanned_bytes;

@@ -49,6 +49,10 @@ TEST(PlanReplay, SecondRunOfAShapeReplaysWithTheSameResults) {
   Config planned(kDemo);
   Config plain(kDemo);
   plain.EnableMemoryOptim(false);
+  // Bit for bit only on the same kernels, and the replays are the
+  // specialised kernels' plans.
+  planned.EnableGenericKernels(false);
+  plain.EnableGenericKernels(false);
   auto a = CreatePredictor(planned);
   auto b = CreatePredictor(plain);
   std::vector<std::vector<int64_t>> shapes = {{1, 3, 32, 32}, {2, 3, 32, 32},
@@ -199,6 +203,8 @@ void CheckBudgetHoldsOverAShapeStream(
   large.SetCacheBudget(size_t{1} << 30);
   Config unplanned(dir);
   unplanned.EnableMemoryOptim(false);
+  // The specialised kernels' caches under test: every run on them.
+  for (Config* c : {&small, &large, &unplanned}) c->EnableGenericKernels(false);
   auto a = CreatePredictor(small);
   auto b = CreatePredictor(large);
   auto c = CreatePredictor(unplanned);
@@ -268,6 +274,9 @@ void CheckMakeAheadKeepsResults(
   ahead.EnableMakeAhead(true);
   Config own(dir);
   own.EnableMakeAhead(false);
+  // Made ahead, not run on the generic kernels.
+  ahead.EnableGenericKernels(false);
+  own.EnableGenericKernels(false);
   auto a = CreatePredictor(ahead);
   auto b = CreatePredictor(own);
   for (int pass = 0; pass < 2; ++pass) {
@@ -327,6 +336,7 @@ TEST(MakeAhead, RacesTheFirstShapeOnlyWhenItIsLarge) {
   }
   Config config(kDemo);
   config.EnableMakeAhead(true);
+  config.EnableGenericKernels(false);
   {
     auto small = CreatePredictor(config);
     RunOnce(small.get(), "x", {1, 3, 64, 64}, 0.5f);

@@ -12,6 +12,7 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -174,11 +175,16 @@ class MkldnnContext {
       return *std::static_pointer_cast<std::shared_ptr<T>>(hit);
     }
     std::shared_ptr<T> made;
+    const auto start = std::chrono::steady_clock::now();
     try {
       made = make();
     } catch (const dnnl::error&) {
       made = nullptr;
     }
+    framework::AddMakingTime(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - start)
+            .count());
     // A rejection is remembered too, at the cost of its key.
     const size_t bytes = made ? bytes_of(*made) : key.size();
     cache->Insert(key, std::make_shared<std::shared_ptr<T>>(made), bytes);

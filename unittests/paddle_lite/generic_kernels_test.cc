@@ -1,0 +1,96 @@
+// Shapes whose specialised kernels are not made, run on the generic ones
+// (Config::EnableGenericKernels, framework/first_sight_policy.h).
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "paddle_lite/paddle_lite.h"
+
+namespace paddle_lite {
+namespace {
+
+std::vector<float> RunOnce(Predictor* p,
+                           const std::vector<int64_t>& shape,
+                           float value) {
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->Reshape(shape);
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  float* data = in->mutable_data<float>();
+  for (int64_t i = 0; i < n; ++i) data[i] = value * ((i % 11) - 5);
+  p->Run();
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  int64_t size = 0;
+  const float* o = out->data<float>(&size);
+  return std::vector<float>(o, o + size);
+}
+
+// The OCR direction classifier over a stream of widths: its first runs are
+// mostly making oneDNN primitives, so the generic kernels take the new
+// widths; every result agrees with a predictor that never uses them, and
+// the budget holds with both kinds' caches in it.
+TEST(GenericKernels, TakeNewShapesOfASmallModelAndKeepResults) {
+  const std::string dir =
+      std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) GTEST_SKIP() << dir << " is not there";
+  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
+  const bool off = env != nullptr && std::string(env) == "0";
+  const size_t budget = size_t{48} << 20;
+  Config generic(dir);
+  generic.SetCacheBudget(budget);
+  Config specialised(dir);
+  specialised.EnableGenericKernels(false);
+  auto a = CreatePredictor(generic);
+  auto b = CreatePredictor(specialised);
+  int generic_runs = 0;
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  int64_t width = 64;
+  for (int run = 0; run < 40 || (generic_runs == 0 && !off &&
+                                 std::chrono::steady_clock::now() < until);
+       ++run) {
+    // New widths, and every third run one seen before.
+    if (run % 3 != 2) width = width >= 1024 ? 96 : width + 32;
+    const std::vector<int64_t> shape = {
+        1, 3, 48, run % 3 == 2 ? 64 + 32 * (run % 5) : width};
+    const float v = 0.02f * static_cast<float>(run % 7 + 1);
+    auto got = RunOnce(a.get(), shape, v);
+    auto want = RunOnce(b.get(), shape, v);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      ASSERT_NEAR(got[k], want[k], 1e-4f + 1e-4f * std::abs(want[k]))
+          << "run " << run << " width " << shape[3] << " element " << k;
+    }
+    RunStats stats = a->last_run_stats();
+    if (stats.ran_generic) ++generic_runs;
+    size_t total = 0;
+    for (auto& kv : stats.cache_bytes) total += kv.second;
+    EXPECT_LE(total, std::max(budget, stats.cache_bytes["mkldnn.scratch"]))
+        << "run " << run;
+    EXPECT_FALSE(b->last_run_stats().ran_generic);
+  }
+  if (off) {
+    EXPECT_EQ(generic_runs, 0);
+  } else {
+    EXPECT_GT(generic_runs, 0);
+  }
+}
+
+// Off, no run goes to them.
+TEST(GenericKernels, OffKeepsEveryRunOnThePreferredKernels) {
+  Config config(std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet");
+  config.EnableGenericKernels(false);
+  auto p = CreatePredictor(config);
+  for (int64_t size = 16; size < 64; size += 4) {
+    RunOnce(p.get(), {1, 3, size, size}, 0.1f);
+    EXPECT_FALSE(p->last_run_stats().ran_generic) << size;
+  }
+}
+
+}  // namespace
+}  // namespace paddle_lite
