@@ -1,9 +1,10 @@
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <dnnl.hpp>
 #include <mutex>
@@ -140,9 +141,9 @@ struct Predictor::Impl {
   // A clone on the plain kernels (no code per shape), which runs shapes
   // whose specialised kernels are not made when `policy` says so
   // (framework/first_sight_policy.h). Null until the policy wants it;
-  // usable once `generic_ready`: its first run, on `generic_warmer`, has
-  // made what a process's first plain run makes once (oneDNN's sgemm
-  // code) and its buffers, off the real runs.
+  // usable once `generic_ready`: `generic_warmer` has made what a
+  // process's first plain run makes once (oneDNN's sgemm code), off the
+  // real runs.
   std::unique_ptr<Impl> generic;
   std::atomic<bool> generic_ready{false};
   std::thread generic_warmer;
@@ -518,21 +519,19 @@ void Predictor::Impl::MaybeStartGeneric() {
     generic_possible = false;
     return;
   }
-  // Its first run, on zeros of this run's shapes.
-  generic_warmer = std::thread([this, inputs = last_inputs] {
-    Impl& clone = *generic;
-    fw::TensorList& feeds = clone.feeds();
-    try {
-      for (size_t i = 0; i < inputs.size() && i < feeds.size(); ++i) {
-        feeds[i].Resize(inputs[i].first);
-        platform::ScopedHostAllocator pooled(clone.input_pool);
-        void* data =
-            feeds[i].mutable_data(platform::CPUPlace{}, inputs[i].second);
-        std::memset(data, 0, feeds[i].memory_size());
-      }
-      clone.executor->Run(0, clone.scope);
-    } catch (...) {
-      return;  // never ready: the specialised kernels keep every run
+  // The plain kernels' GEMM is oneDNN's sgemm (kernels/cpu/plain/
+  // sgemm_util.h), whose code oneDNN makes at its first call in the
+  // process, tens of ms: that call goes on a thread of its own, and the
+  // generic kernels are used once it is done. Only that: a run of the
+  // clone there would add to the budget this predictor shares, whose
+  // evictions would then reach the predictor's caches from another
+  // thread.
+  generic_warmer = std::thread([this] {
+    omp_set_num_threads(1);
+    std::vector<float> a(64 * 64, 0.f), b(64 * 64, 0.f), c(64 * 64, 0.f);
+    for (float beta : {0.f, 1.f}) {
+      dnnl_sgemm('N', 'N', 64, 64, 64, 1.f, a.data(), 64, b.data(), 64, beta,
+                 c.data(), 64);
     }
     generic_ready.store(true, std::memory_order_release);
   });
