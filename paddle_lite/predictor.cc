@@ -1,4 +1,6 @@
 #include <omp.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -529,10 +531,15 @@ void Predictor::Impl::MaybeStartGeneric() {
   generic_warmer = std::thread([this] {
     omp_set_num_threads(1);
     std::vector<float> a(64 * 64, 0.f), b(64 * 64, 0.f), c(64 * 64, 0.f);
+    // Signals wait, as in the plain kernels' calls (sgemm_util.cc).
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &before);
     for (float beta : {0.f, 1.f}) {
       dnnl_sgemm('N', 'N', 64, 64, 64, 1.f, a.data(), 64, b.data(), 64, beta,
                  c.data(), 64);
     }
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     generic_ready.store(true, std::memory_order_release);
   });
 }

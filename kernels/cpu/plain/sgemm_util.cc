@@ -2,6 +2,8 @@
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include "platform/enforce.h"
 
@@ -23,8 +25,16 @@ void SgemmOneThread(int64_t m,
   // the team is sized to one for the call (a per-thread setting).
   const int team = omp_get_max_threads();
   omp_set_num_threads(1);
+  // Its JIT kernels (oneDNN before 3.11, Debian's 2.6 included) point rsp
+  // at a heap buffer while they run, so a signal handled on this thread
+  // meanwhile writes its frame into the heap (oneDNN issue 4845; a
+  // fuzzer's timeout alarm did). Signals wait until the call returns.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
   const dnnl_status_t status =
       dnnl_sgemm('N', 'N', m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   omp_set_num_threads(team);
   PADDLE_ENFORCE(status == dnnl_success,
                  platform::errors::External(
