@@ -1,7 +1,3 @@
-#include <omp.h>
-#include <pthread.h>
-#include <signal.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +15,7 @@
 #include "framework/model_io.h"
 #include "framework/pass.h"
 #include "framework/plugin.h"
+#include "kernels/cpu/plain/sgemm_util.h"
 #include "paddle_lite/paddle_lite.h"
 #include "platform/cache_budget.h"
 #include "platform/enforce.h"
@@ -529,17 +526,11 @@ void Predictor::Impl::MaybeStartGeneric() {
   // evictions would then reach the predictor's caches from another
   // thread.
   generic_warmer = std::thread([this] {
-    omp_set_num_threads(1);
     std::vector<float> a(64 * 64, 0.f), b(64 * 64, 0.f), c(64 * 64, 0.f);
-    // Signals wait, as in the plain kernels' calls (sgemm_util.cc).
-    sigset_t all, before;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &before);
     for (float beta : {0.f, 1.f}) {
-      dnnl_sgemm('N', 'N', 64, 64, 64, 1.f, a.data(), 64, b.data(), 64, beta,
-                 c.data(), 64);
+      kernels::plain::SgemmOneThread(64, 64, 64, a.data(), 64, b.data(), 64,
+                                     beta, c.data(), 64);
     }
-    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     generic_ready.store(true, std::memory_order_release);
   });
 }
