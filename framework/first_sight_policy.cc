@@ -39,15 +39,26 @@ void FirstSightPolicy::RecordMade(double run_ms, double elements) {
 void FirstSightPolicy::Decide() {
   if (wants_generic_ || !first_runs_.seen || !made_runs_.seen) return;
   wants_generic_ =
-      made_runs_.PerElement() <= (1 - kTryShare) * first_runs_.PerElement();
+      made_runs_.PerElement() <= (1 - kTryShare) * first_runs_.PerElement() ||
+      (generic_.seen && generic_.PerElement() < first_runs_.PerElement());
 }
 
 void FirstSightPolicy::RecordGeneric(double run_ms, double elements) {
   generic_.Add(run_ms, elements);
+  Decide();
+}
+
+void FirstSightPolicy::RecordSameShape(double generic_ms, double made_ms) {
+  const double ratio = generic_ms / std::max(made_ms, 1e-6);
+  same_shape_ratio_ = same_shape_seen_
+                          ? kDecay * same_shape_ratio_ + (1 - kDecay) * ratio
+                          : ratio;
+  same_shape_seen_ = true;
 }
 
 bool FirstSightPolicy::GenericForGood() const {
   if (!wants_generic_) return false;
+  if (same_shape_seen_) return same_shape_ratio_ <= kForGood;
   if (!generic_.seen || !made_runs_.seen) return true;
   return generic_.PerElement() <= kForGood * made_runs_.PerElement();
 }

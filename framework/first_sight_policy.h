@@ -12,9 +12,11 @@
 //   runs cost at least 1 / (1 - kTryShare) times their runs of made shapes
 //   (estimated, until one is timed, as a first run less its time making),
 //   never before: a detector, whose first run is mostly computing, never
-//   pays for a trial;
+//   pays for a trial; or once they have run (a predictor's small first run
+//   goes to them) and cost less than the specialised first runs;
 // * once they have run, when they cost at most kForGood times what the
-//   specialised kernels cost on made shapes, every shape not made yet
+//   specialised kernels cost on made shapes (on the same shape where both
+//   have run it), every shape not made yet
 //   runs on them for good (nothing more is made: the memory stays flat);
 // * otherwise they take a shape's runs only while a make-ahead clone
 //   makes its specialised kernels, and only if they have cost less than
@@ -34,6 +36,12 @@ class FirstSightPolicy {
   void RecordMade(double run_ms, double elements);
   /// A generic run.
   void RecordGeneric(double run_ms, double elements);
+  /// Runs of one shape, both replaying a plan: on the generic kernels and
+  /// on the made specialised ones. Where there are such pairs, they decide
+  /// GenericForGood: costs per element of different shapes differ by more
+  /// than the kernels do (a batch of 2 costs more per element than one of
+  /// 15, and at 2 threads much more).
+  void RecordSameShape(double generic_ms, double made_ms);
 
   /// Whether the generic kernels are worth having ready (turns true at
   /// most once and stays).
@@ -82,6 +90,8 @@ class FirstSightPolicy {
   Average first_runs_;  // specialised runs of shapes not made
   Average made_runs_;   // specialised runs of made shapes (and estimates)
   Average generic_;
+  double same_shape_ratio_ = 0;  // generic / made, running average
+  bool same_shape_seen_ = false;
   int declined_ = 0;  // first sights not given to the generic kernels
   bool made_estimated_ = false;  // made_runs_ holds only estimates
   bool wants_generic_ = false;

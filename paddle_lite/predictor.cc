@@ -110,10 +110,12 @@ struct Predictor::Impl {
   static constexpr size_t kSeenShapes = 256;
   // The budget of the maker's clone: a shape's worth of its entries.
   static constexpr size_t kMakerCacheBytes = size_t{16} << 20;
-  // Inputs of the first shape from which the clone races it too: 1 MB,
-  // an image of about 300x300 (a detector's first run at that size takes
-  // tens of ms, a good part of it making primitives).
-  static constexpr size_t kFirstShapeRaceBytes = size_t{1} << 20;
+  // Inputs this large make a large run: 1 MB, an image of about 300x300
+  // (a detector's first run at that size takes tens of ms, a good part of
+  // it making primitives). The maker races the first shape only from this
+  // size; below it, the making is most of a first run, which the generic
+  // kernels may take instead.
+  static constexpr size_t kLargeInputBytes = size_t{1} << 20;
   // What the predictor knows of an input shape it has seen.
   struct SeenShape {
     // Set once the maker has run the shape ahead; null when it was never
@@ -128,9 +130,16 @@ struct Predictor::Impl {
     // say otherwise.
     bool generic_for_good = false;
     bool for_good_provisional = false;
+    int sights = 0;
+    // Its last generic run that replayed a plan, in ms (0: none): with
+    // its made runs, the policy compares both kernels on one shape.
+    double generic_replay_ms = 0;
   };
   std::unordered_map<std::string, SeenShape> seen_shapes;
   std::deque<std::string> seen_order;
+  // The shape of the run being routed (null when the predictor does not
+  // route): valid until the next RouteRun.
+  SeenShape* routed = nullptr;
   // The last run's input dims and types and its shape's key: a run of the
   // same shape (the common case) skips building the key.
   std::vector<std::pair<fw::DDim, fw::DataType>> last_inputs;
@@ -149,7 +158,18 @@ struct Predictor::Impl {
   fw::FirstSightPolicy policy;
   bool generic_possible = false;  // decided in Init
   bool last_run_generic = false;
-  bool first_run_done = false;  // the policy has skipped the first run
+  // Whether the predictor's first run has been routed.
+  bool first_run_routed = false;
+  // The first run was specialised: it pays what no later run does (the
+  // weights' reorders, oneDNN's first use) and teaches the policy nothing.
+  bool skip_first_specialised = false;
+  // The first run was generic, and no specialised first run is timed yet
+  // (the policy can want the generic kernels only once one is): shapes
+  // run on the generic kernels, until one is seen a third time. That one
+  // runs specialised, to be timed, and then made: its made runs and its
+  // second (replayed) generic run compare the kernels on one shape.
+  bool generic_until_measured = false;
+  static constexpr int kMeasuredAtSight = 3;
 
   ~Impl();
   // Another Impl on the same program and weights (with `config`).
@@ -180,9 +200,17 @@ struct Predictor::Impl {
   // policy.
   void LearnFromSpecialised(double run_ms, double making_ms);
   void LearnFromMade(double run_ms);
-  // Makes the generic clone and starts its first run, if the policy wants
-  // it and it is not there.
-  void MaybeStartGeneric();
+  // Makes the generic clone, if the policy wants it (or `first_run`
+  // asks for it) and it is not there.
+  void MaybeStartGeneric(bool first_run = false);
+  // Whether the predictor's first run goes to the generic kernels: when
+  // they can run at once and its inputs are small (under
+  // kLargeInputBytes). They make nothing per shape, so it costs what a
+  // later run of theirs does, where the specialised kernels' first run
+  // also makes every primitive and reorders every weight, which is most of
+  // a small run (the OCR classifier: 3 ms against 12-17 ms). A service of
+  // one shape runs its second run specialised and stays there.
+  bool FirstRunGeneric(size_t input_bytes);
   bool GenericReady() const {
     return generic_possible && generic_ready.load(std::memory_order_acquire);
   }
@@ -405,6 +433,7 @@ Predictor::Impl::~Impl() {
 }
 
 Predictor::Impl::Route Predictor::Impl::RouteRun() {
+  routed = nullptr;
   if (!make_ahead_possible && !generic_possible) return Route::kMade;
   fw::TensorList& inputs = feeds();
   bool same = last_inputs.size() == inputs.size();
@@ -420,6 +449,13 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       last_key += std::to_string(static_cast<int>(t.dtype())) + ';';
       last_inputs.emplace_back(t.dims(), t.dtype());
     }
+  }
+  size_t input_bytes = 0;
+  for (auto& t : inputs) input_bytes += t.memory_size();
+  if (!first_run_routed) {
+    first_run_routed = true;
+    generic_until_measured = FirstRunGeneric(input_bytes);
+    skip_first_specialised = !generic_until_measured;
   }
   const bool generic_for_good = GenericReady() && policy.GenericForGood();
   auto found = seen_shapes.find(last_key);
@@ -446,19 +482,32 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   // has made anything, and the clone's memory would then be all a
   // fixed-shape service got from it.
   SeenShape& seen = found->second;
+  routed = &seen;
+  ++seen.sights;
   if (seen.generic_for_good && seen.for_good_provisional &&
       policy.MadeRunTimed()) {
     seen.for_good_provisional = false;
     seen.generic_for_good = generic_for_good;
   }
+  // A shape neither made nor the generic kernels' for good (it ran on
+  // them before the policy wanted them for good) takes the policy's
+  // present answer.
+  if (!seen.generic_for_good && !seen.ran_specialised && seen.made == nullptr &&
+      generic_for_good) {
+    seen.generic_for_good = true;
+    seen.for_good_provisional = !policy.MadeRunTimed();
+  }
   if (seen.generic_for_good) return Route::kGeneric;
+  if (generic_until_measured && !seen.ran_specialised && seen.made == nullptr) {
+    if (seen.sights < kMeasuredAtSight) return Route::kGeneric;
+    seen.ran_specialised = true;
+    return Route::kSpecialised;
+  }
   if (make_ahead_possible && !generic_for_good && seen.made == nullptr &&
       !seen.ran_specialised) {
     bool offer = true;
     if (first_sight && seen_order.size() == 1) {
-      size_t input_bytes = 0;
-      for (auto& t : inputs) input_bytes += t.memory_size();
-      offer = input_bytes >= kFirstShapeRaceBytes;
+      offer = input_bytes >= kLargeInputBytes;
     }
     if (offer) {
       if (!maker) {
@@ -488,24 +537,40 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
 }
 
 void Predictor::Impl::LearnFromSpecialised(double run_ms, double making_ms) {
-  // The predictor's first run also pays what no later shape does (the
-  // weights' reorders, oneDNN's first use): it would make every small
-  // model look making-bound, and a service of one fixed shape pay for a
-  // generic clone it never needs. The policy learns from the second shape
-  // on.
-  if (!first_run_done) {
-    first_run_done = true;
+  // The predictor's first run, when specialised, also pays what no later
+  // shape does (the weights' reorders, oneDNN's first use): it would make
+  // every small model look making-bound, and a service of one fixed shape
+  // pay for a generic clone it never needs. The policy learns from the
+  // second shape on. After a generic first run, the first specialised run
+  // pays them instead, but there its reorders count as making
+  // (MakingTime), and its run less its making estimates a made run.
+  if (skip_first_specialised) {
+    skip_first_specialised = false;
     return;
   }
+  generic_until_measured = false;
   policy.RecordSpecialised(run_ms, making_ms, InputElements());
 }
 
 void Predictor::Impl::LearnFromMade(double run_ms) {
   policy.RecordMade(run_ms, InputElements());
+  if (routed != nullptr && routed->generic_replay_ms > 0 &&
+      executor->last_run_stats().replayed) {
+    policy.RecordSameShape(routed->generic_replay_ms, run_ms);
+  }
 }
 
-void Predictor::Impl::MaybeStartGeneric() {
-  if (generic != nullptr || !policy.WantsGeneric()) return;
+bool Predictor::Impl::FirstRunGeneric(size_t input_bytes) {
+  if (!generic_possible || input_bytes >= kLargeInputBytes ||
+      !kernels::plain::HasSgemmAvx2()) {
+    return false;
+  }
+  MaybeStartGeneric(/*first_run=*/true);
+  return GenericReady();
+}
+
+void Predictor::Impl::MaybeStartGeneric(bool first_run) {
+  if (generic != nullptr || !(first_run || policy.WantsGeneric())) return;
   Config generic_config = config;
   generic_config.SetKernelLibraries({"PLAIN"});
   generic_config.EnableMakeAhead(false);
@@ -518,13 +583,17 @@ void Predictor::Impl::MaybeStartGeneric() {
     generic_possible = false;
     return;
   }
-  // The plain kernels' GEMM is oneDNN's sgemm (kernels/cpu/plain/
-  // sgemm_util.h), whose code oneDNN makes at its first call in the
-  // process, tens of ms: that call goes on a thread of its own, and the
-  // generic kernels are used once it is done. Only that: a run of the
-  // clone there would add to the budget this predictor shares, whose
-  // evictions would then reach the predictor's caches from another
+  // Where the plain kernels' GEMM is oneDNN's sgemm (CPUs without AVX2:
+  // kernels/cpu/plain/sgemm_util.h), oneDNN makes its code at the first
+  // call in the process, tens of ms: that call goes on a thread of its
+  // own, and the generic kernels are used once it is done. Only that: a
+  // run of the clone there would add to the budget this predictor shares,
+  // whose evictions would then reach the predictor's caches from another
   // thread.
+  if (kernels::plain::HasSgemmAvx2()) {
+    generic_ready.store(true, std::memory_order_release);
+    return;
+  }
   generic_warmer = std::thread([this] {
     std::vector<float> a(64 * 64, 0.f), b(64 * 64, 0.f), c(64 * 64, 0.f);
     for (float beta : {0.f, 1.f}) {
@@ -651,10 +720,14 @@ void Predictor::Run() {
   if (route == Impl::Route::kGeneric) {
     try {
       impl_->RunGeneric();
-      impl_->policy.RecordGeneric(
+      const double ms =
           std::chrono::duration<double, std::milli>(Clock::now() - start)
-              .count(),
-          impl_->InputElements());
+              .count();
+      impl_->policy.RecordGeneric(ms, impl_->InputElements());
+      if (impl_->routed != nullptr &&
+          impl_->generic->executor->last_run_stats().replayed) {
+        impl_->routed->generic_replay_ms = ms;
+      }
       return;
     } catch (const std::exception&) {
       // The plain kernels refused what the specialised ones may take: no

@@ -170,11 +170,12 @@ ModelVersion::ModelVersion(std::string name,
     pconfig.EnableMakeAhead(static_cast<unsigned>(config.instances) *
                                 static_cast<unsigned>(config.threads) <
                             cores);
-    // A batched request's answer must equal its answer alone bit for bit:
-    // the generic kernels round differently from oneDNN's, and whether a
-    // batch size runs on them depends on timing, so a batching model keeps
-    // every run on the preferred kernels.
-    pconfig.EnableGenericKernels(config.max_batch_size < 2);
+    // The same request gets the same answer, bit for bit, however it is
+    // batched and whenever it comes: the generic kernels round differently
+    // from oneDNN's, and a predictor's first runs (and, by timing, some
+    // new shapes) go to them, so served models keep every run on the
+    // preferred kernels.
+    pconfig.EnableGenericKernels(false);
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();

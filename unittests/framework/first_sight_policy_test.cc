@@ -77,6 +77,42 @@ TEST(FirstSightPolicy, GenericForGoodOnlyWithinItsFactorOfMadeRuns) {
   }
 }
 
+TEST(FirstSightPolicy, WantsGenericThatRanFasterThanFirstRuns) {
+  // A small first run went to the generic kernels (2 ms). The first
+  // specialised run (12 ms, 4 of them making) is not mostly making, but
+  // slower than the generic run: they are wanted.
+  FirstSightPolicy policy;
+  policy.RecordGeneric(2, 1e4);
+  EXPECT_FALSE(policy.WantsGeneric());  // no specialised run timed yet
+  policy.RecordSpecialised(12, 4, 1e4);
+  EXPECT_TRUE(policy.WantsGeneric());
+  // Generic runs slower than the specialised first runs: not wanted.
+  FirstSightPolicy slow;
+  slow.RecordGeneric(150, 1e6);
+  slow.RecordSpecialised(85, 35, 1e6);
+  EXPECT_FALSE(slow.WantsGeneric());
+}
+
+TEST(FirstSightPolicy, OneShapeOnBothKernelsDecidesForGood) {
+  // Per element, generic runs of batch 2 (0.4 ms for 1e4 elements) look 4x
+  // a made run of batch 20 (1 ms for 1e5): not for good.
+  FirstSightPolicy policy;
+  policy.RecordSpecialised(9, 8, 1e4);
+  policy.RecordMade(1, 1e5);
+  policy.RecordGeneric(0.4, 1e4);
+  EXPECT_FALSE(policy.GenericForGood());
+  // One shape on both: 1.2x. That decides.
+  policy.RecordSameShape(1.2, 1);
+  EXPECT_TRUE(policy.GenericForGood());
+  for (int i = 0; i < 10; ++i) policy.RecordSameShape(2, 1);
+  EXPECT_FALSE(policy.GenericForGood());
+  // Never for good when not wanted, whatever the pairs say.
+  FirstSightPolicy detector;
+  detector.RecordSpecialised(85, 35, 1e6);
+  detector.RecordSameShape(1, 1);
+  EXPECT_FALSE(detector.GenericForGood());
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite

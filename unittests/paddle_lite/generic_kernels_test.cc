@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "paddle_lite/paddle_lite.h"
+#include "platform/cpu_isa.h"
 
 namespace paddle_lite {
 namespace {
@@ -90,6 +91,41 @@ TEST(GenericKernels, OffKeepsEveryRunOnThePreferredKernels) {
     RunOnce(p.get(), {1, 3, size, size}, 0.1f);
     EXPECT_FALSE(p->last_run_stats().ran_generic) << size;
   }
+}
+
+// A predictor's first runs of a small input go to the generic kernels
+// (nothing to make), its shape's third sight runs specialised, to be
+// timed, and later sights replay it made; every result agrees with a
+// predictor that never uses them. A large first input runs specialised
+// from the first run, as before.
+TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
+  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
+  if (env != nullptr && std::string(env) == "0") GTEST_SKIP() << "off here";
+  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) {
+    GTEST_SKIP() << "the generic GEMM needs a first call here (no AVX2)";
+  }
+  const std::string demo =
+      std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+  Config config(demo);
+  Config specialised(demo);
+  specialised.EnableGenericKernels(false);
+  auto p = CreatePredictor(config);
+  auto q = CreatePredictor(specialised);
+  const std::vector<bool> want = {true, true, false, false, false};
+  for (size_t run = 0; run < want.size(); ++run) {
+    auto got = RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
+    auto ref = RunOnce(q.get(), {1, 3, 32, 32}, 0.1f);
+    EXPECT_EQ(p->last_run_stats().ran_generic, want[run]) << "run " << run;
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_NEAR(got[k], ref[k], 1e-5f + 1e-5f * std::abs(ref[k]))
+          << "run " << run << " element " << k;
+    }
+  }
+  EXPECT_TRUE(p->last_run_stats().replayed);
+  auto large = CreatePredictor(config);
+  RunOnce(large.get(), {1, 3, 320, 320}, 0.1f);  // 1.2 MB
+  EXPECT_FALSE(large->last_run_stats().ran_generic);
 }
 
 }  // namespace

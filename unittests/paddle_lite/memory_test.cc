@@ -113,7 +113,11 @@ void CheckFlatMemory(const std::string& dir,
 // stream of shapes replaces it once, not each time a larger shape comes
 // back (each replacement is fresh pages to fault in).
 TEST(PlanReplay, ArenaGrowsOnceToTheLargestCachedPlan) {
-  auto p = CreatePredictor(Config(kDemo));
+  // The arena is the specialised kernels' (a predictor's first runs of a
+  // small input are the generic kernels').
+  Config config(kDemo);
+  config.EnableGenericKernels(false);
+  auto p = CreatePredictor(config);
   const std::vector<std::vector<int64_t>> shapes = {
       {1, 3, 16, 16}, {1, 3, 48, 48}, {1, 3, 32, 32}};
   for (auto& shape : shapes) RunOnce(p.get(), "x", shape, 0.5f);  // record

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/tensor.h"
+#include "kernels/cpu/plain/sgemm_util.h"
 #include "platform/device_context.h"
 #include "platform/eigen.h"
 
@@ -46,6 +47,16 @@ void GemmBlock(const GemmShape& s,
                int64_t rows,
                int64_t c0,
                int64_t cols) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (plain::HasSgemmAvx2()) {
+      // Strides pick the block: op(A)'s rows r0.., op(B)'s columns c0..
+      plain::SgemmAvx2(s.trans_a, s.trans_b, rows, cols, s.k, alpha,
+                       s.trans_a ? a + r0 : a + r0 * s.k, s.trans_a ? s.m : s.k,
+                       s.trans_b ? b + c0 * s.k : b + c0, s.trans_b ? s.k : s.n,
+                       0.f, c + r0 * s.n + c0, s.n);
+      return;
+    }
+  }
   if constexpr (std::is_floating_point_v<T>) {
     using Matrix =
         Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

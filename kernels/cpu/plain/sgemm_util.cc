@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "platform/cpu_isa.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -21,6 +22,10 @@ void SgemmOneThread(int64_t m,
                     float beta,
                     float* c,
                     int64_t ldc) {
+  if (HasSgemmAvx2()) {
+    SgemmAvx2(false, false, m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   // oneDNN's sgemm starts an OpenMP team of the calling thread's size;
   // the team is sized to one for the call (a per-thread setting).
   const int team = omp_get_max_threads();
@@ -40,6 +45,12 @@ void SgemmOneThread(int64_t m,
                  platform::errors::External(
                      "oneDNN's sgemm failed (status ", static_cast<int>(status),
                      ") on [", m, " x ", k, "] x [", k, " x ", n, "]."));
+}
+
+bool HasSgemmAvx2() {
+  static const bool kHas =
+      platform::WidestCpuIsa() != platform::CpuIsa::kBaseline;
+  return kHas;
 }
 
 }  // namespace plain
