@@ -498,7 +498,8 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     seen.for_good_provisional = !policy.MadeRunTimed();
   }
   if (seen.generic_for_good) return Route::kGeneric;
-  if (generic_until_measured && !seen.ran_specialised && seen.made == nullptr) {
+  if (generic_until_measured && GenericReady() && !seen.ran_specialised &&
+      seen.made == nullptr) {
     if (seen.sights < kMeasuredAtSight) return Route::kGeneric;
     seen.ran_specialised = true;
     return Route::kSpecialised;
