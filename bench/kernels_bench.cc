@@ -148,6 +148,65 @@ BENCHMARK_CAPTURE(BM_ElementwiseAddBias, plain, std::string("PLAIN"))
 BENCHMARK_CAPTURE(BM_ElementwiseAddBias, mkldnn, std::string("MKLDNN"))
     ->Unit(benchmark::kMicrosecond);
 
+// A pointwise (1x1) conv, the bulk of mobile networks' multiply-adds.
+void BM_Conv1x1(benchmark::State& state, const std::string& library) {
+  const int64_t cin = state.range(0), cout = state.range(1);
+  const int64_t h = state.range(2), w = state.range(3);
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {1, cin, h, w});
+  auto f = b.AddParameter("w", Filled({cout, cin, 1, 1}, 0.01f));
+  auto y = b.AddVar("y");
+  b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {f}}}, {{"Output", {y}}}, {});
+  b.AddOutput(y);
+  fw::Scope weights;
+  weights.Var("w")->GetMutable<fw::Tensor>()->ShareDataWith(
+      b.parameters().FindVar("w")->Get<fw::Tensor>());
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({1, cin, h, w}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_Conv1x1, plain, std::string("PLAIN"))
+    ->Args({16, 48, 24, 96})->Args({48, 96, 6, 24})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Conv1x1, mkldnn, std::string("MKLDNN"))
+    ->Args({16, 48, 24, 96})->Args({48, 96, 6, 24})
+    ->Unit(benchmark::kMicrosecond);
+
+// pool2d: max 2x2 stride 2, and the whole-image average of an SE block.
+void BM_Pool(benchmark::State& state, const std::string& library) {
+  const bool global = state.range(0) != 0;
+  const int64_t c = state.range(1), h = state.range(2), w = state.range(3);
+  fw::ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {1, c, h, w});
+  auto y = b.AddVar("y");
+  if (global) {
+    b.AddOp("pool2d", {{"X", {x}}}, {{"Out", {y}}},
+            {{"pooling_type", std::string("avg")},
+             {"ksize", std::vector<int32_t>{1, 1}},
+             {"adaptive", true}});
+  } else {
+    b.AddOp("pool2d", {{"X", {x}}}, {{"Out", {y}}},
+            {{"pooling_type", std::string("max")},
+             {"ksize", std::vector<int32_t>{2, 2}},
+             {"strides", std::vector<int32_t>{2, 2}}});
+  }
+  b.AddOutput(y);
+  fw::Scope weights;
+  OneOp op(b.Build(), &weights, library, 1);
+  op.Feed({Filled({1, c, h, w}, 0.1f)});
+  op.Run();
+  for (auto _ : state) op.Run();
+  state.SetLabel(op.Kernel());
+}
+BENCHMARK_CAPTURE(BM_Pool, plain, std::string("PLAIN"))
+    ->Args({0, 200, 6, 24})->Args({1, 96, 6, 24})->Args({1, 16, 24, 96})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Pool, mkldnn, std::string("MKLDNN"))
+    ->Args({0, 200, 6, 24})->Args({1, 96, 6, 24})->Args({1, 16, 24, 96})
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

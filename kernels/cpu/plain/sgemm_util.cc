@@ -22,6 +22,16 @@ void SgemmOneThread(int64_t m,
                     float beta,
                     float* c,
                     int64_t ldc) {
+  if (k == 0) {
+    // An empty sum. oneDNN's sgemm would leave C as it was, even with
+    // beta 0 (NaNs included).
+    for (int64_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] = beta == 0.f ? 0.f : beta * row[j];
+    }
+    return;
+  }
   if (HasSgemmAvx2()) {
     SgemmAvx2(false, false, m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
     return;
