@@ -66,6 +66,13 @@ fw::KernelPreference PreferenceFromFlags() {
 }
 
 void PrintRunReport(const paddle_lite::Predictor& predictor) {
+  if (predictor.last_run_stats().ran_generic) {
+    std::cout << "the run went to the generic kernels (every op on PLAIN, "
+                 "cpu), as a predictor's first runs of a small input do "
+                 "(Config::EnableGenericKernels; PDLITE_GENERIC_KERNELS=0 "
+                 "keeps every run on the kernels below); later runs take "
+                 "the placement below\n";
+  }
   std::cout << "placement: #index op  place  library  (why)\n";
   std::map<std::string, std::map<std::string, int>> per_place;
   for (auto& p : predictor.GetOpPlacement()) {
