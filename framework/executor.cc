@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "framework/make_only.h"
 #include "framework/memory_plan.h"
@@ -128,6 +129,16 @@ struct Executor::BlockState {
   // other plans' regions overlap these, so a tensor left in one (a
   // variable this plan does not place) must let go before the next run.
   const Plan* arena_owner = nullptr;
+  // When each variable is used and, per op, the variables whose last use
+  // is that op's read (freed after it in a recording run): they depend on
+  // the block only, so they are made at its first recording run rather
+  // than at every new input signature.
+  std::shared_ptr<const Lifetimes> lifetimes;
+  std::vector<std::vector<const VarDesc*>> released_after;
+  // For planning, also fixed for the block: how many ops write each
+  // variable, and the names of the weights.
+  std::unordered_map<std::string, int> writers;
+  std::unordered_set<std::string> persistable;
 };
 
 Executor::Executor(const ProgramDesc& program,
@@ -513,25 +524,45 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // all intermediates. Only buffers a single variable owns go (not views,
   // feeds, weights or another plan's arena); outputs nobody reads stay,
   // for callers that read them from the scope.
-  const Lifetimes lives = ComputeLifetimes(program_, ops);
-  const BlockDesc& desc = program_.blocks[0];
+  if (state.lifetimes == nullptr) {
+    auto lifetimes =
+        std::make_shared<const Lifetimes>(ComputeLifetimes(program_, ops));
+    const Lifetimes& lives = *lifetimes;
+    state.released_after.assign(ops.size(), {});
+    for (auto& var : program_.blocks[0].vars) {
+      if (var.persistable || !var.is_tensor() || lives.feeds.count(var.name) ||
+          lives.fetches.count(var.name)) {
+        continue;
+      }
+      auto span = lives.span.find(var.name);
+      auto read = lives.last_read.find(var.name);
+      auto write = lives.last_write.find(var.name);
+      if (span == lives.span.end() || read == lives.last_read.end() ||
+          read->second != span->second.second ||
+          (write != lives.last_write.end() && write->second == read->second)) {
+        continue;  // unread, or written by its last reader (in place)
+      }
+      state.released_after[read->second].push_back(&var);
+    }
+    for (auto& p : ops) {
+      if (!p.op) continue;
+      for (auto& kv : p.op->Outputs()) {
+        for (auto& name : kv.second) ++state.writers[name];
+      }
+    }
+    for (auto& var : program_.blocks[0].vars) {
+      if (var.persistable) state.persistable.insert(var.name);
+    }
+    state.lifetimes = std::move(lifetimes);
+  }
+  const Lifetimes& lives = *state.lifetimes;
   std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> release(
       ops.size());
-  for (auto& var : desc.vars) {
-    if (var.persistable || !var.is_tensor() || lives.feeds.count(var.name) ||
-        lives.fetches.count(var.name)) {
-      continue;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const VarDesc* var : state.released_after[i]) {
+      Variable* v = scope->FindLocalVar(var->name);
+      if (v != nullptr) release[i].emplace_back(v, var);
     }
-    auto span = lives.span.find(var.name);
-    auto read = lives.last_read.find(var.name);
-    auto write = lives.last_write.find(var.name);
-    if (span == lives.span.end() || read == lives.last_read.end() ||
-        read->second != span->second.second ||
-        (write != lives.last_write.end() && write->second == read->second)) {
-      continue;  // unread, or written by its last reader (in place)
-    }
-    Variable* v = scope->FindLocalVar(var.name);
-    if (v != nullptr) release[read->second].emplace_back(v, &var);
   }
   std::vector<Released> released;
   std::vector<OpRecord> records(ops.size());
@@ -869,28 +900,22 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   // Which ops must still infer shapes on replay: those whose shapes depend
   // on values, whose kernels set dims, that run sub-blocks, that write a
   // variable another op also writes, or that read such an op's outputs.
-  std::unordered_map<std::string, int> writers;
-  for (auto& p : ops) {
-    if (!p.op) continue;
-    for (auto& kv : p.op->Outputs()) {
-      for (auto& name : kv.second) ++writers[name];
-    }
-  }
+  const auto& writers = state.writers;
   std::set<std::string> dynamic;
   // Values the input signature fixes: weights, what `shape` writes of a
   // tensor whose shape is fixed, and what kernels compute from such values
   // only (a slice of a shape). Shape inference reading only these gives
   // the same shapes on every replay (a reshape to a sliced shape).
-  std::set<std::string> fixed;
-  for (auto& var : desc.vars) {
-    if (var.persistable) fixed.insert(var.name);
-  }
+  std::unordered_set<std::string> fixed_outputs;
+  auto fixed = [&](const std::string& name) {
+    return state.persistable.count(name) > 0 || fixed_outputs.count(name) > 0;
+  };
   plan->infer_shape.assign(ops.size(), 0);
   for (int i = 0; i < end; ++i) {
     const OperatorBase& op = *ops[i].op;
     bool reads_unfixed = false;
     for (auto& name : records[i].read_vars) {
-      reads_unfixed = reads_unfixed || !fixed.count(name);
+      reads_unfixed = reads_unfixed || !fixed(name);
     }
     bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
                  (records[i].read_values && reads_unfixed) ||
@@ -900,7 +925,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     for (auto& kv : op.Inputs()) {
       for (auto& name : kv.second) {
         inputs_dynamic = inputs_dynamic || dynamic.count(name);
-        inputs_fixed = inputs_fixed && fixed.count(name);
+        inputs_fixed = inputs_fixed && fixed(name);
       }
     }
     infer = infer || inputs_dynamic;
@@ -909,11 +934,14 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
                    (inputs_fixed && !op.Inputs().empty()));
     if (outputs_fixed) {
       for (auto& kv : op.Outputs()) {
-        fixed.insert(kv.second.begin(), kv.second.end());
+        fixed_outputs.insert(kv.second.begin(), kv.second.end());
       }
     }
     for (auto& kv : op.Outputs()) {
-      for (auto& name : kv.second) infer = infer || writers[name] > 1;
+      for (auto& name : kv.second) {
+        auto w = writers.find(name);
+        infer = infer || (w != writers.end() && w->second > 1);
+      }
     }
     plan->infer_shape[i] = infer;
     if (infer) {
@@ -934,9 +962,12 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     for (auto& name : s->LocalVarNames()) {
       Variable* v = s->FindLocalVar(name);
       if (!v->IsType<Tensor>() || !v->Get<Tensor>().IsInitialized()) continue;
+      if (s != scope) {  // a parent's: the weights
+        foreign.insert(v->Get<Tensor>().holder().get());
+        continue;
+      }
       const VarDesc* vd = desc.FindVar(name);
-      if (s != scope || feeds.count(name) || (vd && vd->persistable) ||
-          vd == nullptr) {
+      if (feeds.count(name) || (vd && vd->persistable) || vd == nullptr) {
         foreign.insert(v->Get<Tensor>().holder().get());
       }
     }
