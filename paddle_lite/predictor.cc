@@ -140,6 +140,9 @@ struct Predictor::Impl {
   // The shape of the run being routed (null when the predictor does not
   // route): valid until the next RouteRun.
   SeenShape* routed = nullptr;
+  // The entry of `last_key` (null until looked up): a run of the same
+  // shape skips the lookup. Entries go only when a new shape comes.
+  SeenShape* last_seen = nullptr;
   // The last run's input dims and types and its shape's key: a run of the
   // same shape (the common case) skips building the key.
   std::vector<std::pair<fw::DDim, fw::DataType>> last_inputs;
@@ -442,6 +445,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
            last_inputs[i].second == inputs[i].dtype();
   }
   if (!same) {
+    last_seen = nullptr;
     last_inputs.clear();
     last_key.clear();
     for (auto& t : inputs) {
@@ -450,29 +454,35 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       last_inputs.emplace_back(t.dims(), t.dtype());
     }
   }
-  size_t input_bytes = 0;
-  for (auto& t : inputs) input_bytes += t.memory_size();
+  auto input_bytes = [&inputs] {
+    size_t bytes = 0;
+    for (auto& t : inputs) bytes += t.memory_size();
+    return bytes;
+  };
   if (!first_run_routed) {
     first_run_routed = true;
-    generic_until_measured = FirstRunGeneric(input_bytes);
+    generic_until_measured = FirstRunGeneric(input_bytes());
     skip_first_specialised = !generic_until_measured;
   }
   const bool generic_for_good = GenericReady() && policy.GenericForGood();
-  auto found = seen_shapes.find(last_key);
   bool first_sight = false;
-  if (found == seen_shapes.end()) {
-    first_sight = true;
-    // Made when a new shape comes, not when the policy first wants it: a
-    // service whose few shapes are all made never needs it.
-    MaybeStartGeneric();
-    found = seen_shapes.emplace(last_key, SeenShape{}).first;
-    found->second.generic_for_good = generic_for_good;
-    found->second.for_good_provisional = !policy.MadeRunTimed();
-    seen_order.push_back(last_key);
-    if (seen_order.size() > kSeenShapes) {
-      seen_shapes.erase(seen_order.front());
-      seen_order.pop_front();
+  if (last_seen == nullptr) {
+    auto found = seen_shapes.find(last_key);
+    if (found == seen_shapes.end()) {
+      first_sight = true;
+      // Made when a new shape comes, not when the policy first wants it: a
+      // service whose few shapes are all made never needs it.
+      MaybeStartGeneric();
+      found = seen_shapes.emplace(last_key, SeenShape{}).first;
+      found->second.generic_for_good = generic_for_good;
+      found->second.for_good_provisional = !policy.MadeRunTimed();
+      seen_order.push_back(last_key);
+      if (seen_order.size() > kSeenShapes) {
+        seen_shapes.erase(seen_order.front());
+        seen_order.pop_front();
+      }
     }
+    last_seen = &found->second;
   }
   // A shape not made goes to the maker at its first sight, or at a later
   // one (when the maker's queue was full, or the shape came while the
@@ -481,7 +491,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   // its run to outlast the clone's start: small runs end before the clone
   // has made anything, and the clone's memory would then be all a
   // fixed-shape service got from it.
-  SeenShape& seen = found->second;
+  SeenShape& seen = *last_seen;
   routed = &seen;
   ++seen.sights;
   if (seen.generic_for_good && seen.for_good_provisional &&
@@ -508,7 +518,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       !seen.ran_specialised) {
     bool offer = true;
     if (first_sight && seen_order.size() == 1) {
-      offer = input_bytes >= kLargeInputBytes;
+      offer = input_bytes() >= kLargeInputBytes;
     }
     if (offer) {
       if (!maker) {
