@@ -292,6 +292,16 @@ std::vector<PoolCase> Cases() {
       k.c = 1;
       k.ksize = {1, 1};
       cases.push_back(k);
+      // 2x2 windows at stride 2 (the kernel's pairs of columns), an odd
+      // width leaving its last column out, then an even one.
+      k = base;
+      k.ksize = {2, 2};
+      k.strides = {2, 2};
+      k.w = 37;
+      cases.push_back(k);
+      k.w = 40;
+      k.h = 5;
+      cases.push_back(k);
     }
   }
   return cases;
@@ -302,6 +312,34 @@ TEST(Pool2dOp, MatchesNaiveReference) {
     CheckPoolCase<float>(k, 1);
     CheckPoolCase<float>(k, 3);
     CheckPoolCase<double>(k, 1);
+  }
+}
+
+// The average over whole planes adds 64 lanes, then 16, then one at a
+// time: plane sizes on each side of those steps.
+TEST(Pool2dOp, GlobalAverageOfEveryPlaneSize) {
+  for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{1, 1},
+                                                                 {1, 15},
+                                                                 {4, 4},
+                                                                 {1, 17},
+                                                                 {3, 21},
+                                                                 {8, 8},
+                                                                 {5, 13},
+                                                                 {12, 17},
+                                                                 {6, 24}}) {
+    PoolCase k;
+    k.type = "avg";
+    k.n = 2;
+    k.c = 3;
+    k.h = hw.first;
+    k.w = hw.second;
+    k.adaptive = true;
+    k.ksize = {1, 1};
+    CheckPoolCase<float>(k, 1);
+    CheckPoolCase<float>(k, 2);
+    k.adaptive = false;
+    k.global = true;
+    CheckPoolCase<float>(k, 1);
   }
 }
 
