@@ -76,6 +76,10 @@ class HttpFrontend {
   int listen_fd_ = -1;  // set by Bind()
   std::atomic<bool> stopping_{false};
   std::atomic<bool> listener_shut_{false};
+  // Accepted connections waiting for a handler thread: while there are
+  // any, responses say "Connection: close", so that kept-alive clients
+  // take turns with them instead of holding every thread for good.
+  std::atomic<size_t> waiting_connections_{0};
 };
 
 }  // namespace serve
