@@ -49,6 +49,20 @@ __attribute__((always_inline)) inline float SumPlaneBody(
   return total;
 }
 
+// out[i] = src[i] * factor for i < n; `out` may be `src`.
+__attribute__((always_inline)) inline void ScalePlaneBody(const float* src,
+                                                          int64_t n,
+                                                          float factor,
+                                                          float* out) {
+  if (out == src) {
+    for (int64_t i = 0; i < n; ++i) out[i] *= factor;
+    return;
+  }
+  const float* __restrict in = src;
+  float* __restrict to = out;
+  for (int64_t i = 0; i < n; ++i) to[i] = in[i] * factor;
+}
+
 __attribute__((always_inline)) inline void MultiplyRowsBody(
     const float* src,
     int64_t rows,
@@ -81,6 +95,10 @@ __attribute__((always_inline)) inline void MultiplyRowsBody(
   TARGET float SumPlane##SUFFIX(const float* src, int64_t n) {               \
     return SumPlaneBody(src, n);                                             \
   }                                                                          \
+  TARGET void ScalePlane##SUFFIX(const float* src, int64_t n, float factor,  \
+                                 float* out) {                               \
+    ScalePlaneBody(src, n, factor, out);                                     \
+  }                                                                          \
   TARGET void MultiplyRows##SUFFIX(const float* src, int64_t rows,           \
                                    int64_t width, const float* scale,        \
                                    float* out) {                             \
@@ -103,6 +121,8 @@ struct VectorLoops {
                    float* sum);
   // The sum of src[0, n).
   float (*sum_plane)(const float* src, int64_t n);
+  // out[i] = src[i] * factor for i < n; `out` may be `src`.
+  void (*scale_plane)(const float* src, int64_t n, float factor, float* out);
   // out[r * width + k] = src[r * width + k] * scale[k]; `out` may be `src`.
   void (*multiply_rows)(const float* src,
                         int64_t rows,
@@ -115,11 +135,13 @@ struct VectorLoops {
 VectorLoops PickVectorLoops() {
   switch (platform::WidestCpuIsa()) {
     case platform::CpuIsa::kAvx512:
-      return {SumRowsAvx512, SumPlaneAvx512, MultiplyRowsAvx512};
+      return {SumRowsAvx512, SumPlaneAvx512, ScalePlaneAvx512,
+              MultiplyRowsAvx512};
     case platform::CpuIsa::kAvx2:
-      return {SumRowsAvx2, SumPlaneAvx2, MultiplyRowsAvx2};
+      return {SumRowsAvx2, SumPlaneAvx2, ScalePlaneAvx2, MultiplyRowsAvx2};
     default:
-      return {SumRowsBaseline, SumPlaneBaseline, MultiplyRowsBaseline};
+      return {SumRowsBaseline, SumPlaneBaseline, ScalePlaneBaseline,
+              MultiplyRowsBaseline};
   }
 }
 
@@ -217,20 +239,14 @@ void ScaleChannels(const platform::CPUDeviceContext& dev,
         });
     return;
   }
-  // Channel-first: one factor per contiguous plane, as rows of 16 lanes.
+  // Channel-first: one factor per contiguous plane.
   dev.ParallelFor(
       shape.images * c, 1.0 * pixels, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const int64_t n = i / c;
           const float factor = factors[(per_image ? n * c : 0) + i % c];
-          float lanes[kLine];
-          std::fill(lanes, lanes + kLine, factor);
-          const int64_t rows = pixels / kLine;
-          const int64_t offset = i * pixels;
-          kLoops.multiply_rows(src + offset, rows, kLine, lanes, out + offset);
-          for (int64_t p = offset + rows * kLine; p < offset + pixels; ++p) {
-            out[p] = src[p] * factor;
-          }
+          kLoops.scale_plane(src + i * pixels, pixels, factor,
+                             out + i * pixels);
         }
       });
 }

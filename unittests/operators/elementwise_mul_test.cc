@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "unittests/operators/elementwise_test_util.h"
@@ -43,6 +44,30 @@ TEST(ElementwiseMulOp, BroadcastMatchesReference) {
                           RandomTensor<float>({1}), -1, Mul);
   CheckElementwise<float>("elementwise_mul", RandomTensor<float>({2, 0}),
                           RandomTensor<float>({1}), -1, Mul);
+}
+
+// Images times one factor per channel (a squeeze-and-excitation block's
+// scaling): factors per image or shared, on either side, planes on each
+// side of a vector's 16 lanes, and split across threads.
+TEST(ElementwiseMulOp, ChannelFactorsMatchReference) {
+  for (int64_t pixels : {2, 15, 16, 17, 35}) {
+    SCOPED_TRACE("pixels " + std::to_string(pixels));
+    const framework::DDim images = {3, 5, 1, pixels};
+    CheckElementwise<float>(
+        "elementwise_mul", RandomTensor<float>(images, -5, 5, 1),
+        RandomTensor<float>({3, 5, 1, 1}, -5, 5, 2), -1, Mul);
+    CheckElementwise<float>("elementwise_mul",
+                            RandomTensor<float>({1, 5, 1, 1}, -5, 5, 3),
+                            RandomTensor<float>(images, -5, 5, 4), -1, Mul);
+  }
+  CheckElementwise<float>("elementwise_mul",
+                          RandomTensor<float>({2, 8, 7, 10}, -5, 5, 7),
+                          RandomTensor<float>({2, 8, 1, 1}, -5, 5, 8), -1, Mul,
+                          /*threads=*/3);
+  // A 1x1 image is no broadcast: the generic loop.
+  CheckElementwise<float>("elementwise_mul",
+                          RandomTensor<float>({2, 4, 1, 1}, -5, 5, 5),
+                          RandomTensor<float>({2, 4, 1, 1}, -5, 5, 6), -1, Mul);
 }
 
 TEST(ElementwiseMulOp, DataTypes) {
