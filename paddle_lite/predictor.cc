@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -134,6 +135,8 @@ struct Predictor::Impl {
     // Its last generic run that replayed a plan, in ms (0: none): with
     // its made runs, the policy compares both kernels on one shape.
     double generic_replay_ms = 0;
+    // Tells it apart in recent_runs (never reused).
+    uint64_t id = 0;
   };
   std::unordered_map<std::string, SeenShape> seen_shapes;
   std::deque<std::string> seen_order;
@@ -168,11 +171,30 @@ struct Predictor::Impl {
   bool skip_first_specialised = false;
   // The first run was generic, and no specialised first run is timed yet
   // (the policy can want the generic kernels only once one is): shapes
-  // run on the generic kernels, until one is seen a third time. That one
-  // runs specialised, to be timed, and then made: its made runs and its
-  // second (replayed) generic run compare the kernels on one shape.
+  // run on the generic kernels, until one is seen a third time among the
+  // recent runs (below). That one runs specialised, to be timed, and then
+  // made: its made runs and its second (replayed) generic run compare the
+  // kernels on one shape.
   bool generic_until_measured = false;
   static constexpr int kMeasuredAtSight = 3;
+  // The shapes of the last kRecentRuns runs (SeenShape::id), a ring: the
+  // shape measured above must be frequent, kMeasuredAtSight or more of
+  // them and at least a quarter. A service of a few shapes then has them
+  // made; a stream of many (each image its own width) stays on the
+  // generic kernels without the measurement, a specialised first run of
+  // 12-27 ms that cost a small model's stream a whole pass of its runs.
+  static constexpr size_t kRecentRuns = 16;
+  std::array<uint64_t, kRecentRuns> recent_runs{};
+  size_t recent_count = 0;
+  size_t recent_next = 0;
+  uint64_t next_shape_id = 0;
+  bool FrequentRecently(const SeenShape& seen) const {
+    size_t count = 0;
+    for (size_t i = 0; i < recent_count; ++i)
+      count += recent_runs[i] == seen.id;
+    return count >= static_cast<size_t>(kMeasuredAtSight) &&
+           4 * count >= recent_count;
+  }
 
   ~Impl();
   // Another Impl on the same program and weights (with `config`).
@@ -474,6 +496,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       // service whose few shapes are all made never needs it.
       MaybeStartGeneric();
       found = seen_shapes.emplace(last_key, SeenShape{}).first;
+      found->second.id = ++next_shape_id;
       found->second.generic_for_good = generic_for_good;
       found->second.for_good_provisional = !policy.MadeRunTimed();
       seen_order.push_back(last_key);
@@ -494,6 +517,9 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   SeenShape& seen = *last_seen;
   routed = &seen;
   ++seen.sights;
+  recent_runs[recent_next] = seen.id;
+  recent_next = (recent_next + 1) % kRecentRuns;
+  recent_count = std::min(recent_count + 1, kRecentRuns);
   if (seen.generic_for_good && seen.for_good_provisional &&
       policy.MadeRunTimed()) {
     seen.for_good_provisional = false;
@@ -510,7 +536,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   if (seen.generic_for_good) return Route::kGeneric;
   if (generic_until_measured && GenericReady() && !seen.ran_specialised &&
       seen.made == nullptr) {
-    if (seen.sights < kMeasuredAtSight) return Route::kGeneric;
+    if (!FrequentRecently(seen)) return Route::kGeneric;
     seen.ran_specialised = true;
     return Route::kSpecialised;
   }

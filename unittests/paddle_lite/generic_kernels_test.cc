@@ -128,5 +128,47 @@ TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
   EXPECT_FALSE(large->last_run_stats().ran_generic);
 }
 
+// A stream of many shapes, each seen again and again but rarely among the
+// last runs, stays on the generic kernels: no specialised first run is
+// spent measuring them. A few shapes taking turns then get one measured
+// and made. Results agree with a predictor that never uses them.
+TEST(GenericKernels, ManyShapesStayGenericAFewGetMade) {
+  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
+  if (env != nullptr && std::string(env) == "0") GTEST_SKIP() << "off here";
+  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) {
+    GTEST_SKIP() << "the generic GEMM needs a first call here (no AVX2)";
+  }
+  const std::string demo =
+      std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+  Config config(demo);
+  Config specialised(demo);
+  specialised.EnableGenericKernels(false);
+  auto p = CreatePredictor(config);
+  auto q = CreatePredictor(specialised);
+  auto check = [&](int64_t size, const std::string& where) {
+    auto got = RunOnce(p.get(), {1, 3, size, size}, 0.1f);
+    auto ref = RunOnce(q.get(), {1, 3, size, size}, 0.1f);
+    ASSERT_EQ(got.size(), ref.size()) << where;
+    for (size_t k = 0; k < got.size(); ++k) {
+      ASSERT_NEAR(got[k], ref[k], 1e-5f + 1e-5f * std::abs(ref[k]))
+          << where << " element " << k;
+    }
+  };
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int64_t size = 16; size < 64; size += 4) {
+      const std::string where =
+          "pass " + std::to_string(pass) + " size " + std::to_string(size);
+      check(size, where);
+      EXPECT_TRUE(p->last_run_stats().ran_generic) << where;
+    }
+  }
+  int specialised_runs = 0;
+  for (int run = 0; run < 12; ++run) {
+    check(run % 2 == 0 ? 20 : 24, "turns, run " + std::to_string(run));
+    specialised_runs += !p->last_run_stats().ran_generic;
+  }
+  EXPECT_GT(specialised_runs, 0);
+}
+
 }  // namespace
 }  // namespace paddle_lite
