@@ -30,6 +30,27 @@ std::vector<float> RunOnce(Predictor* p,
   return std::vector<float>(o, o + size);
 }
 
+std::string DemoModel() {
+  return std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
+}
+
+Config WithoutGenericKernels(const std::string& model) {
+  Config config(model);
+  config.EnableGenericKernels(false);
+  return config;
+}
+
+// Why a small input's first runs would not go to the generic kernels here
+// (empty when they do).
+std::string WhyNotFirstRunsGeneric() {
+  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
+  if (env != nullptr && std::string(env) == "0") return "off here";
+  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) {
+    return "the generic GEMM needs a first call here (no AVX2)";
+  }
+  return "";
+}
+
 // The OCR direction classifier over a stream of widths: its first runs are
 // mostly making oneDNN primitives, so the generic kernels take the new
 // widths; every result agrees with a predictor that never uses them, and
@@ -99,18 +120,11 @@ TEST(GenericKernels, OffKeepsEveryRunOnThePreferredKernels) {
 // predictor that never uses them. A large first input runs specialised
 // from the first run, as before.
 TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
-  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
-  if (env != nullptr && std::string(env) == "0") GTEST_SKIP() << "off here";
-  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) {
-    GTEST_SKIP() << "the generic GEMM needs a first call here (no AVX2)";
-  }
-  const std::string demo =
-      std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
-  Config config(demo);
-  Config specialised(demo);
-  specialised.EnableGenericKernels(false);
+  const std::string skip = WhyNotFirstRunsGeneric();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const Config config(DemoModel());
   auto p = CreatePredictor(config);
-  auto q = CreatePredictor(specialised);
+  auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   const std::vector<bool> want = {true, true, false, false, false};
   for (size_t run = 0; run < want.size(); ++run) {
     auto got = RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
@@ -133,18 +147,10 @@ TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
 // spent measuring them. A few shapes taking turns then get one measured
 // and made. Results agree with a predictor that never uses them.
 TEST(GenericKernels, ManyShapesStayGenericAFewGetMade) {
-  const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
-  if (env != nullptr && std::string(env) == "0") GTEST_SKIP() << "off here";
-  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) {
-    GTEST_SKIP() << "the generic GEMM needs a first call here (no AVX2)";
-  }
-  const std::string demo =
-      std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
-  Config config(demo);
-  Config specialised(demo);
-  specialised.EnableGenericKernels(false);
-  auto p = CreatePredictor(config);
-  auto q = CreatePredictor(specialised);
+  const std::string skip = WhyNotFirstRunsGeneric();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  auto p = CreatePredictor(Config(DemoModel()));
+  auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   auto check = [&](int64_t size, const std::string& where) {
     auto got = RunOnce(p.get(), {1, 3, size, size}, 0.1f);
     auto ref = RunOnce(q.get(), {1, 3, size, size}, 0.1f);
