@@ -131,7 +131,6 @@ struct Predictor::Impl {
     // say otherwise.
     bool generic_for_good = false;
     bool for_good_provisional = false;
-    int sights = 0;
     // Its last generic run that replayed a plan, in ms (0: none): with
     // its made runs, the policy compares both kernels on one shape.
     double generic_replay_ms = 0;
@@ -516,7 +515,6 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   // fixed-shape service got from it.
   SeenShape& seen = *last_seen;
   routed = &seen;
-  ++seen.sights;
   recent_runs[recent_next] = seen.id;
   recent_next = (recent_next + 1) % kRecentRuns;
   recent_count = std::min(recent_count + 1, kRecentRuns);
