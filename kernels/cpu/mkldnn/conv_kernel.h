@@ -17,11 +17,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -56,6 +58,15 @@ struct ConvState {
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
   KeptCall call;  // empty: run through Execute
+  // A 1x1 convolution run by RunPointwiseConv (conv is null then): its
+  // packed filter in `weights`, its output's layout (null: plain).
+  bool pointwise = false;
+  std::shared_ptr<const MkldnnLayout> pointwise_layout;
+  operators::FusedActivation activation;
+  int64_t pixels = 0;
+  int64_t in_channels = 0;
+  int64_t in_stride = 0;
+  int64_t out_channels = 0;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -82,6 +93,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
+        if (state->pointwise) {
+          RunKeptPointwise(ctx, *state);
+          return;
+        }
         if (!state->call) {
           Execute(ctx, &mk, *state->conv, *state->weights,
                   StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
@@ -137,6 +152,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_stored =
         StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
+    if (TryPointwise(ctx, &mk, g, activation, src_stored, signature)) return;
     KeyBuilder key("conv2d", ctx);
     key.Add(activation)
         .Add(input->dims())
@@ -257,6 +273,101 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   }
 
  private:
+  /// Runs a 1x1 convolution on channel-last input with our own loops
+  /// (pointwise_conv_util.h), which need nothing made per input size, and
+  /// keeps its state; false, with nothing done, for any other.
+  static bool TryPointwise(const framework::ExecutionContext& ctx,
+                           MkldnnContext* mk,
+                           const operators::Conv2DGeometry& g,
+                           const operators::FusedActivation& activation,
+                           const dnnl::memory::desc& src_stored,
+                           const InputSignature& signature) {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      if (!PointwiseConvAvailable() || g.kernel_h != 1 || g.kernel_w != 1 ||
+          g.stride_h != 1 || g.stride_w != 1 || g.groups != 1 ||
+          g.pad.top != 0 || g.pad.bottom != 0 || g.pad.left != 0 ||
+          g.pad.right != 0 || !PointwiseConvFuses(activation) ||
+          !IsModelWeight(ctx, "Filter")) {
+        return false;
+      }
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+      // Channel-last, or (a network's stem writes it) up to 16 channels
+      // blocked by 16: a pixel's channels first in a row of 16.
+      int64_t in_stride = g.in_channels;
+      if (src_stored != ActivationMd(src_dims, /*channel_last=*/true)) {
+        if (g.in_channels > 16 ||
+            src_stored !=
+                dnnl::memory::desc(src_dims, dnnl::memory::data_type::f32,
+                                   dnnl::memory::format_tag::aBcd16b)) {
+          return false;
+        }
+        in_stride = 16;
+      }
+      const dnnl::memory::desc dst_last =
+          ActivationMd(dst_dims, /*channel_last=*/true);
+      if (ctx.Input<framework::Tensor>("ResidualData") != nullptr &&
+          StoredMd(ctx, "ResidualData",
+                   ActivationMd(dst_dims, g.channel_last)) != dst_last) {
+        return false;
+      }
+      const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
+      KeyBuilder key("pointwise_filter");
+      key.Add(static_cast<int64_t>(
+                  reinterpret_cast<uintptr_t>(filter->raw_data())))
+          .Add(g.in_channels)
+          .Add(g.out_channels);
+      auto packed = mk->Weights(key.str(), [&] {
+        const int64_t size =
+            PackedPointwiseFilterSize(g.in_channels, g.out_channels);
+        auto m = std::make_shared<dnnl::memory>(PlainMd({size}), mk->engine());
+        PackPointwiseFilter(filter->data<float>(), g.in_channels,
+                            g.out_channels,
+                            static_cast<float*>(m->get_data_handle()));
+        return m;
+      });
+      auto state = std::make_shared<ConvState>();
+      state->signature = signature;
+      state->filter = filter->raw_data();
+      const auto* bias = ctx.Input<framework::Tensor>("Bias");
+      state->bias = bias != nullptr ? bias->raw_data() : nullptr;
+      state->weights = std::move(packed);
+      state->pointwise = true;
+      state->pointwise_layout = MakeLayout(
+          dst_last, ActivationMd(dst_dims, g.channel_last), mk->engine());
+      state->activation = activation;
+      state->pixels = g.batch * g.in_h * g.in_w;
+      state->in_channels = g.in_channels;
+      state->in_stride = in_stride;
+      state->out_channels = g.out_channels;
+      RunKeptPointwise(ctx, *state);
+      KeepState(ctx, std::move(state));
+      return true;
+    }
+  }
+
+  static void RunKeptPointwise(const framework::ExecutionContext& ctx,
+                               const ConvState& state) {
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
+    auto* output = ctx.Output<framework::Tensor>("Output");
+    output->set_opaque_layout(state.pointwise_layout);
+    float* out = output->mutable_data<float>(ctx.GetPlace());
+    if (framework::MakingOnly()) return;
+    RunPointwiseConv(
+        ctx.device_context<platform::CPUDeviceContext>(),
+        static_cast<const float*>(input->raw_data()),
+        static_cast<const float*>(state.weights->get_data_handle()),
+        bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr,
+        residual != nullptr ? static_cast<const float*>(residual->raw_data())
+                            : nullptr,
+        state.activation, state.pixels, state.in_channels, state.in_stride,
+        state.out_channels, out);
+  }
+
   /// Runs the convolution; returns the call to keep when it read its
   /// inputs without a reorder (else an empty one). The caller keeps it
   /// only if no input was converted either (its signature still holds).

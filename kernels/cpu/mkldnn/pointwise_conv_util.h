@@ -1,0 +1,61 @@
+// A 1x1 convolution (stride 1, no padding, one group) on channel-last
+// activations, computed by our own AVX-512 loops instead of a oneDNN
+// primitive. On channel-last data it is a matrix product,
+// out[pixel][o] = act(bias[o] + sum_i in[pixel][i] * filter[o][i]
+// (+ residual[pixel][o])), whose code does not depend on the number of
+// pixels: a new input size costs nothing to make, where oneDNN makes a
+// primitive (0.25-0.7 ms each, most of a detector's new-shape cost) for
+// every size. Private to kernels/cpu/mkldnn (conv_kernel.h).
+#pragma once
+
+#include <cstdint>
+
+#include "operators/fused_activation.h"
+
+namespace paddle_lite {
+namespace platform {
+class CPUDeviceContext;
+}
+namespace kernels {
+namespace mkldnn {
+
+/// True when the CPU (under DNNL_MAX_CPU_ISA) runs the loops below.
+bool PointwiseConvAvailable();
+
+/// True for the activations the loops fuse ("" too); sigmoid and swish
+/// are left to oneDNN.
+bool PointwiseConvFuses(const operators::FusedActivation& activation);
+
+/// Floats of a filter [out_channels, in_channels] packed for the loops:
+/// panels of up to 64 output channels, each [in_channels][width] with the
+/// last panel's width rounded up to 16 (zeros past out_channels).
+int64_t PackedPointwiseFilterSize(int64_t in_channels, int64_t out_channels);
+
+/// Packs `filter` ([out_channels, in_channels], Paddle's oihw with 1x1
+/// windows) into `packed` (PackedPointwiseFilterSize floats).
+void PackPointwiseFilter(const float* filter,
+                         int64_t in_channels,
+                         int64_t out_channels,
+                         float* packed);
+
+/// out[p][o] for p < pixels, o < out_channels (rows of out_channels):
+/// act(bias[o] (0 when bias is null) + sum_i in[p][i] * filter[o][i]
+/// + residual[p][o] (when residual is not null; it may be out itself)).
+/// `in` holds a row of in_stride floats per pixel, its channels first (a
+/// channel-last input, or blocked by 16 with in_channels <= 16). Split
+/// across the context's threads.
+void RunPointwiseConv(const platform::CPUDeviceContext& dev,
+                      const float* in,
+                      const float* packed_filter,
+                      const float* bias,
+                      const float* residual,
+                      const operators::FusedActivation& activation,
+                      int64_t pixels,
+                      int64_t in_channels,
+                      int64_t in_stride,
+                      int64_t out_channels,
+                      float* out);
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite

@@ -1,0 +1,213 @@
+// The MKLDNN kernel's own 1x1 convolution (kernels/cpu/mkldnn/
+// pointwise_conv_util.h): its loops against a triple loop (channel counts
+// on each side of the 16-lane vectors and 64-channel panels, pixel counts
+// on each side of the tiles and blocks, every fused activation, residual
+// in place or apart, no bias, input rows wider than their channels, 1 and
+// 3 threads); and programs that route 1x1 convolutions to it (channel-last
+// and 16-blocked inputs, a residual, batches and a stream of shapes)
+// against PLAIN.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "framework/program_builder.h"
+#include "gtest/gtest.h"
+#include "kernels/cpu/mkldnn/pointwise_conv_util.h"
+#include "platform/device_context.h"
+#include "unittests/operators/mkldnn_test_util.h"
+
+namespace paddle_lite {
+namespace testing {
+namespace {
+
+using kernels::mkldnn::PackedPointwiseFilterSize;
+using kernels::mkldnn::PackPointwiseFilter;
+using kernels::mkldnn::PointwiseConvAvailable;
+using kernels::mkldnn::RunPointwiseConv;
+
+float Value(int64_t i, int salt) {
+  return 0.125f * static_cast<float>((i * 7 + salt * 13) % 17 - 8);
+}
+
+float Activate(const operators::FusedActivation& act, float x) {
+  if (act.type == "relu") return std::max(x, 0.f);
+  if (act.type == "relu6") return std::min(std::max(x, 0.f), act.beta);
+  if (act.type == "leaky_relu") return x >= 0.f ? x : act.alpha * x;
+  if (act.type == "hard_swish") {
+    return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
+  }
+  if (act.type == "hard_sigmoid") {
+    return std::min(std::max(act.alpha * x + act.beta, 0.f), 1.f);
+  }
+  return x;
+}
+
+struct Case {
+  Case(int64_t pixels,
+       int64_t in_channels,
+       int64_t out_channels,
+       int64_t in_stride = 0)
+      : pixels(pixels),
+        in_channels(in_channels),
+        out_channels(out_channels),
+        in_stride(in_stride) {}
+  int64_t pixels, in_channels, out_channels;
+  int64_t in_stride;  // 0: in_channels
+  bool bias = true;
+  bool residual = false;
+  bool in_place = false;  // the residual is the output buffer
+  operators::FusedActivation act;
+};
+
+void Check(const Case& c, int threads) {
+  const int64_t stride = c.in_stride != 0 ? c.in_stride : c.in_channels;
+  SCOPED_TRACE(::testing::Message()
+               << "pixels " << c.pixels << " in " << c.in_channels << " (row "
+               << stride << ") out " << c.out_channels << " act '" << c.act.type
+               << "' bias " << c.bias << " residual " << c.residual
+               << (c.in_place ? " in place" : "") << " threads " << threads);
+  std::vector<float> in(c.pixels * stride),
+      filter(c.out_channels * c.in_channels), bias(c.out_channels),
+      residual(c.pixels * c.out_channels);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = Value(i, 1);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = Value(i, 2);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = Value(i, 3);
+  for (size_t i = 0; i < residual.size(); ++i) residual[i] = Value(i, 4);
+  std::vector<float> want(c.pixels * c.out_channels);
+  for (int64_t p = 0; p < c.pixels; ++p) {
+    for (int64_t o = 0; o < c.out_channels; ++o) {
+      double sum = c.bias ? bias[o] : 0.0;
+      for (int64_t i = 0; i < c.in_channels; ++i) {
+        sum += static_cast<double>(in[p * stride + i]) *
+               filter[o * c.in_channels + i];
+      }
+      if (c.residual) sum += residual[p * c.out_channels + o];
+      want[p * c.out_channels + o] = Activate(c.act, static_cast<float>(sum));
+    }
+  }
+  // 64-byte aligned, as the cache's buffers are.
+  std::vector<float> storage(
+      PackedPointwiseFilterSize(c.in_channels, c.out_channels) + 16);
+  float* packed = storage.data();
+  while (reinterpret_cast<uintptr_t>(packed) % 64 != 0) ++packed;
+  PackPointwiseFilter(filter.data(), c.in_channels, c.out_channels, packed);
+  // NaN where nothing should be written past the end.
+  std::vector<float> out(want.size() + 16,
+                         std::numeric_limits<float>::quiet_NaN());
+  const float* res = nullptr;
+  if (c.residual && c.in_place) {
+    std::copy(residual.begin(), residual.end(), out.begin());
+    res = out.data();
+  } else if (c.residual) {
+    res = residual.data();
+  }
+  platform::DeviceContextOptions options;
+  options.num_threads = threads;
+  platform::CPUDeviceContext dev(options);
+  RunPointwiseConv(dev, in.data(), packed, c.bias ? bias.data() : nullptr, res,
+                   c.act, c.pixels, c.in_channels, stride, c.out_channels,
+                   out.data());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
+        << "pixel " << i / c.out_channels << " channel " << i % c.out_channels;
+  }
+  for (size_t i = want.size(); i < out.size(); ++i) {
+    ASSERT_TRUE(std::isnan(out[i])) << "written past the end at " << i;
+  }
+}
+
+TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
+  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  for (int64_t out_channels : {1, 8, 16, 17, 40, 64, 65, 120, 200}) {
+    for (int64_t in_channels : {1, 3, 8, 33}) {
+      for (int64_t pixels : {1, 5, 47, 48, 49, 143}) {
+        Check(Case(pixels, in_channels, out_channels), 1);
+      }
+    }
+  }
+}
+
+TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
+  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<operators::FusedActivation> acts = {
+      {""},
+      {"relu"},
+      {"relu6", 0.f, 0.5f},
+      {"leaky_relu", 0.1f},
+      {"hard_swish"},
+      {"hard_sigmoid", 0.2f, 0.5f}};
+  for (const auto& act : acts) {
+    for (int threads : {1, 3}) {
+      Case c(101, 24, 72);
+      c.act = act;
+      Check(c, threads);
+      c.residual = true;
+      Check(c, threads);
+      c.in_place = true;
+      Check(c, threads);
+      c.bias = false;
+      Check(c, threads);
+    }
+  }
+  // Rows wider than their channels: 8 channels blocked by 16.
+  Case blocked(77, 8, 40, 16);
+  blocked.act = {"relu"};
+  Check(blocked, 3);
+  EXPECT_TRUE(kernels::mkldnn::PointwiseConvFuses({"hard_swish"}));
+  EXPECT_FALSE(kernels::mkldnn::PointwiseConvFuses({"sigmoid"}));
+  EXPECT_FALSE(kernels::mkldnn::PointwiseConvFuses({"swish", 1.f}));
+}
+
+// A stem convolution (3 channels: oneDNN writes 16-blocked channels),
+// 1x1 convolutions on its output and on channel-last data, one with a
+// residual and an activation, as a detector's backbone chains them.
+TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
+  framework::ProgramBuilder b;
+  auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 3, -1, -1});
+  auto stem_w =
+      b.AddParameter("stem_w", RandomTensor<float>({8, 3, 3, 3}, -1, 1, 11));
+  auto expand_w =
+      b.AddParameter("expand_w", RandomTensor<float>({24, 8, 1, 1}, -1, 1, 12));
+  auto expand_b =
+      b.AddParameter("expand_b", RandomTensor<float>({24}, -1, 1, 13));
+  auto project_w = b.AddParameter(
+      "project_w", RandomTensor<float>({24, 24, 1, 1}, -1, 1, 14));
+  auto wide_w =
+      b.AddParameter("wide_w", RandomTensor<float>({70, 24, 1, 1}, -1, 1, 15));
+  auto stem = b.AddVar("stem");
+  auto expanded = b.AddVar("expanded");
+  auto projected = b.AddVar("projected");
+  auto wide = b.AddVar("wide");
+  b.AddOp("fused_conv2d", {{"Input", {x}}, {"Filter", {stem_w}}},
+          {{"Output", {stem}}},
+          {{"strides", std::vector<int>{2, 2}},
+           {"paddings", std::vector<int>{1, 1}},
+           {"fuse_activation", std::string("hard_swish")}});
+  b.AddOp("fused_conv2d",
+          {{"Input", {stem}}, {"Filter", {expand_w}}, {"Bias", {expand_b}}},
+          {{"Output", {expanded}}}, {{"fuse_activation", std::string("relu")}});
+  b.AddOp(
+      "fused_conv2d",
+      {{"Input", {expanded}},
+       {"Filter", {project_w}},
+       {"ResidualData", {expanded}}},
+      {{"Output", {projected}}},
+      {{"fuse_activation", std::string("leaky_relu")}, {"fuse_alpha", 0.1f}});
+  b.AddOp("conv2d", {{"Input", {projected}}, {"Filter", {wide_w}}},
+          {{"Output", {wide}}});
+  b.AddOutput(projected);
+  b.AddOutput(wide);
+  ExpectMkldnnMatchesPlainOverStream(b.Build(), b.parameters(),
+                                     {{1, 3, 24, 40},
+                                      {2, 3, 13, 7},
+                                      {1, 3, 24, 40},
+                                      {1, 3, 1, 1},
+                                      {1, 3, 65, 31},
+                                      {2, 3, 13, 7}});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_lite
