@@ -106,9 +106,19 @@ void Check(const Case& c, int threads) {
   platform::DeviceContextOptions options;
   options.num_threads = threads;
   platform::CPUDeviceContext dev(options);
-  RunPointwiseConv(dev, in.data(), packed, c.bias ? bias.data() : nullptr, res,
-                   c.act, c.pixels, c.in_channels, stride, c.out_channels,
-                   out.data());
+  kernels::mkldnn::PointwiseConv conv;
+  conv.in = in.data();
+  conv.in_stride = stride;
+  conv.packed_filter = packed;
+  conv.bias = c.bias ? bias.data() : nullptr;
+  conv.residual = res;
+  conv.residual_stride = c.out_channels;
+  conv.out = out.data();
+  conv.pixels = c.pixels;
+  conv.in_channels = c.in_channels;
+  conv.out_channels = c.out_channels;
+  conv.activation = c.act;
+  RunPointwiseConv(dev, conv);
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
         << "pixel " << i / c.out_channels << " channel " << i % c.out_channels;
@@ -161,8 +171,8 @@ TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
 }
 
 // A stem convolution (3 channels: oneDNN writes 16-blocked channels),
-// 1x1 convolutions on its output and on channel-last data, one with a
-// residual and an activation, as a detector's backbone chains them.
+// 1x1 convolutions on its output and on channel-last data, with residuals
+// in either layout and activations, as a detector's backbone chains them.
 TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
   framework::ProgramBuilder b;
   auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 3, -1, -1});
@@ -176,7 +186,13 @@ TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
       "project_w", RandomTensor<float>({24, 24, 1, 1}, -1, 1, 14));
   auto wide_w =
       b.AddParameter("wide_w", RandomTensor<float>({70, 24, 1, 1}, -1, 1, 15));
+  auto dw_w =
+      b.AddParameter("dw_w", RandomTensor<float>({8, 1, 3, 3}, -1, 1, 16));
+  auto mix_w =
+      b.AddParameter("mix_w", RandomTensor<float>({8, 8, 1, 1}, -1, 1, 17));
   auto stem = b.AddVar("stem");
+  auto dw = b.AddVar("dw");
+  auto mixed = b.AddVar("mixed");
   auto expanded = b.AddVar("expanded");
   auto projected = b.AddVar("projected");
   auto wide = b.AddVar("wide");
@@ -185,6 +201,13 @@ TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
           {{"strides", std::vector<int>{2, 2}},
            {"paddings", std::vector<int>{1, 1}},
            {"fuse_activation", std::string("hard_swish")}});
+  // Channel-last input, the stem's 16-blocked output as the residual.
+  b.AddOp("depthwise_conv2d", {{"Input", {stem}}, {"Filter", {dw_w}}},
+          {{"Output", {dw}}},
+          {{"paddings", std::vector<int>{1, 1}}, {"groups", 8}});
+  b.AddOp("fused_conv2d",
+          {{"Input", {dw}}, {"Filter", {mix_w}}, {"ResidualData", {stem}}},
+          {{"Output", {mixed}}}, {{"fuse_activation", std::string("relu")}});
   b.AddOp("fused_conv2d",
           {{"Input", {stem}}, {"Filter", {expand_w}}, {"Bias", {expand_b}}},
           {{"Output", {expanded}}}, {{"fuse_activation", std::string("relu")}});
@@ -197,6 +220,7 @@ TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
       {{"fuse_activation", std::string("leaky_relu")}, {"fuse_alpha", 0.1f}});
   b.AddOp("conv2d", {{"Input", {projected}}, {"Filter", {wide_w}}},
           {{"Output", {wide}}});
+  b.AddOutput(mixed);
   b.AddOutput(projected);
   b.AddOutput(wide);
   ExpectMkldnnMatchesPlainOverStream(b.Build(), b.parameters(),

@@ -59,14 +59,11 @@ struct ConvState {
   std::shared_ptr<dnnl::memory> weights;
   KeptCall call;  // empty: run through Execute
   // A 1x1 convolution run by RunPointwiseConv (conv is null then): its
-  // packed filter in `weights`, its output's layout (null: plain).
+  // packed filter in `weights`, its output's layout (null: plain), the
+  // call with the buffers left to fill in.
   bool pointwise = false;
   std::shared_ptr<const MkldnnLayout> pointwise_layout;
-  operators::FusedActivation activation;
-  int64_t pixels = 0;
-  int64_t in_channels = 0;
-  int64_t in_stride = 0;
-  int64_t out_channels = 0;
+  PointwiseConv pointwise_call;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -294,25 +291,22 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       }
       const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
       const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
-      // Channel-last, or (a network's stem writes it) up to 16 channels
-      // blocked by 16: a pixel's channels first in a row of 16.
-      int64_t in_stride = g.in_channels;
-      if (src_stored != ActivationMd(src_dims, /*channel_last=*/true)) {
-        if (g.in_channels > 16 ||
-            src_stored !=
-                dnnl::memory::desc(src_dims, dnnl::memory::data_type::f32,
-                                   dnnl::memory::format_tag::aBcd16b)) {
-          return false;
-        }
-        in_stride = 16;
-      }
+      PointwiseConv call;
+      call.in_stride = PixelRowStride(src_stored, src_dims);
+      if (call.in_stride == 0) return false;
       const dnnl::memory::desc dst_last =
           ActivationMd(dst_dims, /*channel_last=*/true);
-      if (ctx.Input<framework::Tensor>("ResidualData") != nullptr &&
-          StoredMd(ctx, "ResidualData",
-                   ActivationMd(dst_dims, g.channel_last)) != dst_last) {
-        return false;
+      if (ctx.Input<framework::Tensor>("ResidualData") != nullptr) {
+        call.residual_stride =
+            PixelRowStride(StoredMd(ctx, "ResidualData",
+                                    ActivationMd(dst_dims, g.channel_last)),
+                           dst_dims);
+        if (call.residual_stride == 0) return false;
       }
+      call.pixels = g.batch * g.in_h * g.in_w;
+      call.in_channels = g.in_channels;
+      call.out_channels = g.out_channels;
+      call.activation = activation;
       const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
       KeyBuilder key("pointwise_filter");
       key.Add(static_cast<int64_t>(
@@ -337,11 +331,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       state->pointwise = true;
       state->pointwise_layout = MakeLayout(
           dst_last, ActivationMd(dst_dims, g.channel_last), mk->engine());
-      state->activation = activation;
-      state->pixels = g.batch * g.in_h * g.in_w;
-      state->in_channels = g.in_channels;
-      state->in_stride = in_stride;
-      state->out_channels = g.out_channels;
+      state->pointwise_call = call;
       RunKeptPointwise(ctx, *state);
       KeepState(ctx, std::move(state));
       return true;
@@ -357,15 +347,32 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     output->set_opaque_layout(state.pointwise_layout);
     float* out = output->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    RunPointwiseConv(
-        ctx.device_context<platform::CPUDeviceContext>(),
-        static_cast<const float*>(input->raw_data()),
-        static_cast<const float*>(state.weights->get_data_handle()),
-        bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr,
-        residual != nullptr ? static_cast<const float*>(residual->raw_data())
-                            : nullptr,
-        state.activation, state.pixels, state.in_channels, state.in_stride,
-        state.out_channels, out);
+    PointwiseConv call = state.pointwise_call;
+    call.in = static_cast<const float*>(input->raw_data());
+    call.packed_filter =
+        static_cast<const float*>(state.weights->get_data_handle());
+    if (bias != nullptr)
+      call.bias = static_cast<const float*>(bias->raw_data());
+    if (residual != nullptr) {
+      call.residual = static_cast<const float*>(residual->raw_data());
+    }
+    call.out = out;
+    RunPointwiseConv(ctx.device_context<platform::CPUDeviceContext>(), call);
+  }
+
+  /// Floats from one pixel's channels to the next's in an activation of
+  /// `dims` stored as `md`, when its channels come first in them:
+  /// channel-last, or up to 16 channels blocked by 16 (what oneDNN writes
+  /// for a network's stem). 0 for any other layout.
+  static int64_t PixelRowStride(const dnnl::memory::desc& md,
+                                const Dims& dims) {
+    if (md == ActivationMd(dims, /*channel_last=*/true)) return dims[1];
+    if (dims[1] <= 16 &&
+        md == dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                                 dnnl::memory::format_tag::aBcd16b)) {
+      return 16;
+    }
+    return 0;
   }
 
   /// Runs the convolution; returns the call to keep when it read its

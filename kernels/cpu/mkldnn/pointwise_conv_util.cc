@@ -66,25 +66,11 @@ PDLITE_AVX512 inline __m512 Activate(__m512 x, float alpha, float beta) {
   return x;
 }
 
-struct Problem {
-  const float* in;
-  const float* packed;
-  const float* bias;
-  const float* residual;
-  float* out;
-  int64_t in_stride;
-  int64_t pixels;
-  int64_t in_channels;
-  int64_t out_channels;
-  float alpha;
-  float beta;
-};
-
 // One tile: rows [row, row + rows) (rows <= TileRows(kVectors)) of panel
 // `panel` (its first channel panel * kPanel). Rows past the end read the
 // last row again and are not stored, so the loop has one shape.
 template <int kVectors, Act kAct>
-PDLITE_AVX512 void Tile(const Problem& p,
+PDLITE_AVX512 void Tile(const PointwiseConv& p,
                         int64_t row,
                         int rows,
                         int64_t panel) {
@@ -92,7 +78,7 @@ PDLITE_AVX512 void Tile(const Problem& p,
   constexpr int kWidth = 16 * kVectors;
   const int64_t k_count = p.in_channels;
   const int64_t first = panel * kPanel;
-  const float* b = p.packed + panel * kPanel * k_count;
+  const float* b = p.packed_filter + panel * kPanel * k_count;
   const int64_t left = p.out_channels - first - 16 * (kVectors - 1);
   const __mmask16 last =
       left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
@@ -136,7 +122,7 @@ PDLITE_AVX512 void Tile(const Problem& p,
     float* c = p.out + (row + r) * p.out_channels + first;
     const float* res = p.residual == nullptr
                            ? nullptr
-                           : p.residual + (row + r) * p.out_channels + first;
+                           : p.residual + (row + r) * p.residual_stride + first;
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
       const __mmask16 m = v == kVectors - 1 ? last : __mmask16(0xFFFF);
@@ -144,14 +130,16 @@ PDLITE_AVX512 void Tile(const Problem& p,
       if (res != nullptr) {
         x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, res + 16 * v));
       }
-      _mm512_mask_storeu_ps(c + 16 * v, m, Activate<kAct>(x, p.alpha, p.beta));
+      _mm512_mask_storeu_ps(
+          c + 16 * v, m,
+          Activate<kAct>(x, p.activation.alpha, p.activation.beta));
     }
   }
 }
 
 // Rows [begin, end) of one panel, a tile at a time.
 template <int kVectors, Act kAct>
-PDLITE_AVX512 void Panel(const Problem& p,
+PDLITE_AVX512 void Panel(const PointwiseConv& p,
                          int64_t begin,
                          int64_t end,
                          int64_t panel) {
@@ -164,7 +152,7 @@ PDLITE_AVX512 void Panel(const Problem& p,
 
 // Rows [begin, end), kBlockRows at a time, each through every panel.
 template <Act kAct>
-void Block(const Problem& p, int64_t begin, int64_t end) {
+void Block(const PointwiseConv& p, int64_t begin, int64_t end) {
   const int64_t panels = (p.out_channels + kPanel - 1) / kPanel;
   for (int64_t from = begin; from < end; from += kBlockRows) {
     const int64_t to = std::min(end, from + kBlockRows);
@@ -188,7 +176,7 @@ void Block(const Problem& p, int64_t begin, int64_t end) {
   }
 }
 
-using BlockFn = void (*)(const Problem&, int64_t, int64_t);
+using BlockFn = void (*)(const PointwiseConv&, int64_t, int64_t);
 
 BlockFn BlockFor(Act act) {
   switch (act) {
@@ -266,29 +254,18 @@ void PackPointwiseFilter(const float* filter,
 }
 
 void RunPointwiseConv(const platform::CPUDeviceContext& dev,
-                      const float* in,
-                      const float* packed_filter,
-                      const float* bias,
-                      const float* residual,
-                      const operators::FusedActivation& activation,
-                      int64_t pixels,
-                      int64_t in_channels,
-                      int64_t in_stride,
-                      int64_t out_channels,
-                      float* out) {
+                      const PointwiseConv& conv) {
   Act act = Act::kNone;
-  ActOf(activation, &act);
-  const Problem p{in,           packed_filter,    bias,           residual,
-                  out,          in_stride,        pixels,         in_channels,
-                  out_channels, activation.alpha, activation.beta};
+  ActOf(conv.activation, &act);
   const BlockFn block = BlockFor(act);
+  const int64_t pixels = conv.pixels;
   const int64_t blocks = (pixels + kBlockRows - 1) / kBlockRows;
   // About 32 multiply-adds a cycle.
   const double cost = static_cast<double>(kBlockRows) *
-                      static_cast<double>(in_channels + 4) *
-                      static_cast<double>(out_channels) / 32.0;
+                      static_cast<double>(conv.in_channels + 4) *
+                      static_cast<double>(conv.out_channels) / 32.0;
   dev.ParallelFor(blocks, cost, [&](int64_t begin, int64_t end) {
-    block(p, begin * kBlockRows, std::min(pixels, end * kBlockRows));
+    block(conv, begin * kBlockRows, std::min(pixels, end * kBlockRows));
   });
 }
 

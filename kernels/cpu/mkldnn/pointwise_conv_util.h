@@ -38,23 +38,29 @@ void PackPointwiseFilter(const float* filter,
                          int64_t out_channels,
                          float* packed);
 
-/// out[p][o] for p < pixels, o < out_channels (rows of out_channels):
-/// act(bias[o] (0 when bias is null) + sum_i in[p][i] * filter[o][i]
-/// + residual[p][o] (when residual is not null; it may be out itself)).
-/// `in` holds a row of in_stride floats per pixel, its channels first (a
-/// channel-last input, or blocked by 16 with in_channels <= 16). Split
-/// across the context's threads.
+/// One call of RunPointwiseConv.
+struct PointwiseConv {
+  /// A row of in_stride floats per pixel, its in_channels first (a
+  /// channel-last input, or channels blocked by 16 with at most 16).
+  const float* in = nullptr;
+  int64_t in_stride = 0;
+  const float* packed_filter = nullptr;  // PackPointwiseFilter's
+  const float* bias = nullptr;           // out_channels; null: none
+  /// Added before the activation, rows of residual_stride floats laid out
+  /// as `in`'s; null: none. May be `out` itself.
+  const float* residual = nullptr;
+  int64_t residual_stride = 0;
+  float* out = nullptr;  // rows of out_channels
+  int64_t pixels = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  operators::FusedActivation activation;
+};
+
+/// out[p][o] = act(bias[o] + sum_i in[p][i] * filter[o][i] + residual[p][o])
+/// for p < pixels, o < out_channels, split across the context's threads.
 void RunPointwiseConv(const platform::CPUDeviceContext& dev,
-                      const float* in,
-                      const float* packed_filter,
-                      const float* bias,
-                      const float* residual,
-                      const operators::FusedActivation& activation,
-                      int64_t pixels,
-                      int64_t in_channels,
-                      int64_t in_stride,
-                      int64_t out_channels,
-                      float* out);
+                      const PointwiseConv& conv);
 
 }  // namespace mkldnn
 }  // namespace kernels
