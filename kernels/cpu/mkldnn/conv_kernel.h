@@ -91,7 +91,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
         if (state->pointwise) {
-          RunKeptPointwise(ctx, *state);
+          RunKeptPointwise(ctx, state);
           return;
         }
         if (!state->call) {
@@ -332,30 +332,32 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       state->pointwise_layout = MakeLayout(
           dst_last, ActivationMd(dst_dims, g.channel_last), mk->engine());
       state->pointwise_call = call;
-      RunKeptPointwise(ctx, *state);
+      RunKeptPointwise(ctx, state.get());
       KeepState(ctx, std::move(state));
       return true;
     }
   }
 
+  /// Fills the kept call's buffers in place (a copy of it per run would
+  /// copy its activation's name) and runs it.
   static void RunKeptPointwise(const framework::ExecutionContext& ctx,
-                               const ConvState& state) {
-    const auto* input = ctx.Input<framework::Tensor>("Input");
+                               ConvState* state) {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     auto* output = ctx.Output<framework::Tensor>("Output");
-    output->set_opaque_layout(state.pointwise_layout);
+    output->set_opaque_layout(state->pointwise_layout);
     float* out = output->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    PointwiseConv call = state.pointwise_call;
-    call.in = static_cast<const float*>(input->raw_data());
+    PointwiseConv& call = state->pointwise_call;
+    call.in = static_cast<const float*>(
+        ctx.Input<framework::Tensor>("Input")->raw_data());
     call.packed_filter =
-        static_cast<const float*>(state.weights->get_data_handle());
-    if (bias != nullptr)
-      call.bias = static_cast<const float*>(bias->raw_data());
-    if (residual != nullptr) {
-      call.residual = static_cast<const float*>(residual->raw_data());
-    }
+        static_cast<const float*>(state->weights->get_data_handle());
+    call.bias =
+        bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr;
+    call.residual = residual != nullptr
+                        ? static_cast<const float*>(residual->raw_data())
+                        : nullptr;
     call.out = out;
     RunPointwiseConv(ctx.device_context<platform::CPUDeviceContext>(), call);
   }
