@@ -12,8 +12,10 @@ threads (most over HTTP with the binary tensor extension, one keep-alive
 connection each, the rest over gRPC) send requests for --seconds, half to
 each model, and every answer is compared with the model's reference output.
 VmRSS of the server is read every second; after the warm-up (the first 10 s,
---warmup) it must stay within 2% of its first value (the median of the first
-five samples after the warm-up against that of the last five).
+--warmup) it must stay within 5% of its first value (the median of the first
+ten samples after the warm-up against that of the last ten): at ~1500
+requests a second, a leak of 75 bytes a request grows a 66 MB server by 5%
+in 30 s.
 
 Then, with the clients still sending, the server gets SIGTERM. It must exit
 0, and no request it took may be lost. What "lost" (dropped) means here,
@@ -290,7 +292,7 @@ def main():
                     help="how many of --clients use gRPC (default 8)")
     ap.add_argument("--http-threads", type=int, default=32,
                     help="the server's --http-threads (default: its own)")
-    ap.add_argument("--max-drift", type=float, default=0.02)
+    ap.add_argument("--max-drift", type=float, default=0.05)
     ap.add_argument("--max-wait", type=float, default=10.0,
                     help="the longest a client may wait for an answer")
     args = ap.parse_args()
@@ -456,9 +458,13 @@ def main():
         if len(after_warmup) >= 2:
             # drift = (last - first) / first, first and last each the median
             # of (up to) ten one-second samples: a single sample moves by
-            # 1-2% with the requests in flight at that instant, and medians
-            # of five still differed by 1.4-2.2% in a flat series of 2-core
-            # runs (69.9-73.4 MB from second 20 to 50).
+            # 1-2% with the requests in flight at that instant. Without any
+            # growth the medians still wander: in 2-core runs of 50-160 s
+            # at 62-70 MB they differed by up to +3.8% between windows of
+            # one run (glibc's heaps settle for ~100 s; periodic malloc_trim
+            # did not change it, and heaptrack found the live heap flat at
+            # < 9 MB), so the bound is 5%, which a leak of 75 bytes a
+            # request still crosses within 30 s of this load.
             n = max(1, min(10, len(after_warmup) // 3))
             first = sorted(after_warmup[:n])[n // 2]
             last = sorted(after_warmup[-n:])[n // 2]
