@@ -17,6 +17,7 @@
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "platform/device_context.h"
 #include "unittests/operators/mkldnn_test_util.h"
+#include "unittests/operators/own_conv_test_util.h"
 
 namespace paddle_lite {
 namespace testing {
@@ -26,23 +27,6 @@ using kernels::mkldnn::PackedPointwiseFilterSize;
 using kernels::mkldnn::PackPointwiseFilter;
 using kernels::mkldnn::PointwiseConvAvailable;
 using kernels::mkldnn::RunPointwiseConv;
-
-float Value(int64_t i, int salt) {
-  return 0.125f * static_cast<float>((i * 7 + salt * 13) % 17 - 8);
-}
-
-float Activate(const operators::FusedActivation& act, float x) {
-  if (act.type == "relu") return std::max(x, 0.f);
-  if (act.type == "relu6") return std::min(std::max(x, 0.f), act.beta);
-  if (act.type == "leaky_relu") return x >= 0.f ? x : act.alpha * x;
-  if (act.type == "hard_swish") {
-    return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
-  }
-  if (act.type == "hard_sigmoid") {
-    return std::min(std::max(act.alpha * x + act.beta, 0.f), 1.f);
-  }
-  return x;
-}
 
 struct Case {
   Case(int64_t pixels,
@@ -71,10 +55,10 @@ void Check(const Case& c, int threads) {
   std::vector<float> in(c.pixels * stride),
       filter(c.out_channels * c.in_channels), bias(c.out_channels),
       residual(c.pixels * c.out_channels);
-  for (size_t i = 0; i < in.size(); ++i) in[i] = Value(i, 1);
-  for (size_t i = 0; i < filter.size(); ++i) filter[i] = Value(i, 2);
-  for (size_t i = 0; i < bias.size(); ++i) bias[i] = Value(i, 3);
-  for (size_t i = 0; i < residual.size(); ++i) residual[i] = Value(i, 4);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = PatternValue(i, 1);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = PatternValue(i, 2);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = PatternValue(i, 3);
+  for (size_t i = 0; i < residual.size(); ++i) residual[i] = PatternValue(i, 4);
   std::vector<float> want(c.pixels * c.out_channels);
   for (int64_t p = 0; p < c.pixels; ++p) {
     for (int64_t o = 0; o < c.out_channels; ++o) {
@@ -84,7 +68,8 @@ void Check(const Case& c, int threads) {
                filter[o * c.in_channels + i];
       }
       if (c.residual) sum += residual[p * c.out_channels + o];
-      want[p * c.out_channels + o] = Activate(c.act, static_cast<float>(sum));
+      want[p * c.out_channels + o] =
+          ReferenceActivate(c.act, static_cast<float>(sum));
     }
   }
   // 64-byte aligned, as the cache's buffers are.

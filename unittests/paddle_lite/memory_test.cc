@@ -263,7 +263,7 @@ TEST(CacheBudget, HoldsOverAShapeStreamRealModel) {
   for (int64_t w : {64, 96, 128, 160, 192, 224, 256, 320}) {
     shapes.push_back({1 + w % 3, 3, 48, w});
   }
-  CheckBudgetHoldsOverAShapeStream(dir, "x", shapes, size_t{4} << 20);
+  CheckBudgetHoldsOverAShapeStream(dir, "x", shapes, size_t{2} << 20);
 }
 
 // With new shapes' primitives made ahead by a clone (Config::

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/mkldnn/depthwise_conv_util.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/conv_pool_shape.h"
@@ -58,12 +59,15 @@ struct ConvState {
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
   KeptCall call;  // empty: run through Execute
-  // A 1x1 convolution run by RunPointwiseConv (conv is null then): its
-  // packed filter in `weights`, its output's layout (null: plain), the
-  // call with the buffers left to fill in.
+  // A 1x1 or depthwise convolution run by our own loops
+  // (RunPointwiseConv, RunDepthwiseConv; conv is null then): its packed
+  // filter in `weights`, its output's layout (null: plain), the call with
+  // the buffers left to fill in.
   bool pointwise = false;
-  std::shared_ptr<const MkldnnLayout> pointwise_layout;
+  bool depthwise = false;
+  std::shared_ptr<const MkldnnLayout> own_layout;
   PointwiseConv pointwise_call;
+  DepthwiseConv depthwise_call;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -90,8 +94,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
-        if (state->pointwise) {
-          RunKeptPointwise(ctx, state);
+        if (state->pointwise || state->depthwise) {
+          RunKeptOwn(ctx, state);
           return;
         }
         if (!state->call) {
@@ -149,7 +153,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const dnnl::memory::desc src_stored =
         StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
-    if (TryPointwise(ctx, &mk, g, activation, src_stored, signature)) return;
+    if (TryPointwise(ctx, &mk, g, activation, src_stored, signature) ||
+        TryDepthwise(ctx, &mk, g, activation, src_stored, signature)) {
+      return;
+    }
     KeyBuilder key("conv2d", ctx);
     key.Add(activation)
         .Add(input->dims())
@@ -294,8 +301,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       PointwiseConv call;
       call.in_stride = PixelRowStride(src_stored, src_dims);
       if (call.in_stride == 0) return false;
-      const dnnl::memory::desc dst_last =
-          ActivationMd(dst_dims, /*channel_last=*/true);
       if (ctx.Input<framework::Tensor>("ResidualData") != nullptr) {
         call.residual_stride =
             PixelRowStride(StoredMd(ctx, "ResidualData",
@@ -307,59 +312,147 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
       call.activation = activation;
-      const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
-      KeyBuilder key("pointwise_filter");
-      key.Add(static_cast<int64_t>(
-                  reinterpret_cast<uintptr_t>(filter->raw_data())))
-          .Add(g.in_channels)
-          .Add(g.out_channels);
-      auto packed = mk->Weights(key.str(), [&] {
-        const int64_t size =
-            PackedPointwiseFilterSize(g.in_channels, g.out_channels);
-        auto m = std::make_shared<dnnl::memory>(PlainMd({size}), mk->engine());
-        PackPointwiseFilter(filter->data<float>(), g.in_channels,
-                            g.out_channels,
-                            static_cast<float*>(m->get_data_handle()));
-        return m;
-      });
-      auto state = std::make_shared<ConvState>();
-      state->signature = signature;
-      state->filter = filter->raw_data();
-      const auto* bias = ctx.Input<framework::Tensor>("Bias");
-      state->bias = bias != nullptr ? bias->raw_data() : nullptr;
-      state->weights = std::move(packed);
+      auto state = OwnState(
+          ctx, mk, g, signature,
+          KeyBuilder("pointwise_filter").Add(g.in_channels).Add(g.out_channels),
+          PackedPointwiseFilterSize(g.in_channels, g.out_channels),
+          [&](const float* filter, float* packed) {
+            PackPointwiseFilter(filter, g.in_channels, g.out_channels, packed);
+          });
       state->pointwise = true;
-      state->pointwise_layout = MakeLayout(
-          dst_last, ActivationMd(dst_dims, g.channel_last), mk->engine());
       state->pointwise_call = call;
-      RunKeptPointwise(ctx, state.get());
+      RunKeptOwn(ctx, state.get());
       KeepState(ctx, std::move(state));
       return true;
     }
   }
 
+  /// Runs a depthwise convolution (one filter per channel, no dilation,
+  /// no residual) on channel-last input with our own loops
+  /// (depthwise_conv_util.h) and keeps its state; false, with nothing
+  /// done, for any other.
+  static bool TryDepthwise(const framework::ExecutionContext& ctx,
+                           MkldnnContext* mk,
+                           const operators::Conv2DGeometry& g,
+                           const operators::FusedActivation& activation,
+                           const dnnl::memory::desc& src_stored,
+                           const InputSignature& signature) {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      if (!PointwiseConvAvailable() || g.groups != g.in_channels ||
+          g.out_channels != g.in_channels || g.dilation_h != 1 ||
+          g.dilation_w != 1 || g.stride_h < 1 || g.stride_w < 1 ||
+          ctx.Input<framework::Tensor>("ResidualData") != nullptr ||
+          !DepthwiseConvFuses(activation) || !IsModelWeight(ctx, "Filter")) {
+        return false;
+      }
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+      DepthwiseConv call;
+      call.in_stride = PixelRowStride(src_stored, src_dims);
+      if (call.in_stride == 0) return false;
+      call.batch = g.batch;
+      call.channels = g.in_channels;
+      call.in_h = g.in_h;
+      call.in_w = g.in_w;
+      call.out_h = g.out_h;
+      call.out_w = g.out_w;
+      call.kernel_h = g.kernel_h;
+      call.kernel_w = g.kernel_w;
+      call.stride_h = g.stride_h;
+      call.stride_w = g.stride_w;
+      call.pad_top = g.pad.top;
+      call.pad_left = g.pad.left;
+      call.activation = activation;
+      auto state = OwnState(
+          ctx, mk, g, signature,
+          KeyBuilder("depthwise_filter")
+              .Add(g.in_channels)
+              .Add(g.kernel_h)
+              .Add(g.kernel_w),
+          PackedDepthwiseFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
+          [&](const float* filter, float* packed) {
+            PackDepthwiseFilter(filter, g.in_channels, g.kernel_h, g.kernel_w,
+                                packed);
+          });
+      state->depthwise = true;
+      state->depthwise_call = call;
+      RunKeptOwn(ctx, state.get());
+      KeepState(ctx, std::move(state));
+      return true;
+    }
+  }
+
+  /// The state of a convolution run by our own loops, its output
+  /// channel-last: the filter packed by `pack` into `packed_floats`
+  /// floats, kept with the model's weights under `key` and the filter's
+  /// address.
+  template <typename Pack>
+  static std::shared_ptr<ConvState> OwnState(
+      const framework::ExecutionContext& ctx,
+      MkldnnContext* mk,
+      const operators::Conv2DGeometry& g,
+      const InputSignature& signature,
+      KeyBuilder key,
+      int64_t packed_floats,
+      const Pack& pack) {
+    const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
+    key.Add(
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())));
+    auto state = std::make_shared<ConvState>();
+    state->weights = mk->Weights(key.str(), [&] {
+      auto m = std::make_shared<dnnl::memory>(PlainMd({packed_floats}),
+                                              mk->engine());
+      pack(filter->data<float>(), static_cast<float*>(m->get_data_handle()));
+      return m;
+    });
+    state->signature = signature;
+    state->filter = filter->raw_data();
+    const auto* bias = ctx.Input<framework::Tensor>("Bias");
+    state->bias = bias != nullptr ? bias->raw_data() : nullptr;
+    const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
+    state->own_layout =
+        MakeLayout(ActivationMd(dst_dims, /*channel_last=*/true),
+                   ActivationMd(dst_dims, g.channel_last), mk->engine());
+    return state;
+  }
+
   /// Fills the kept call's buffers in place (a copy of it per run would
   /// copy its activation's name) and runs it.
-  static void RunKeptPointwise(const framework::ExecutionContext& ctx,
-                               ConvState* state) {
+  static void RunKeptOwn(const framework::ExecutionContext& ctx,
+                         ConvState* state) {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
-    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     auto* output = ctx.Output<framework::Tensor>("Output");
-    output->set_opaque_layout(state->pointwise_layout);
+    output->set_opaque_layout(state->own_layout);
     float* out = output->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    PointwiseConv& call = state->pointwise_call;
-    call.in = static_cast<const float*>(
+    const auto* in = static_cast<const float*>(
         ctx.Input<framework::Tensor>("Input")->raw_data());
-    call.packed_filter =
+    const auto* filter =
         static_cast<const float*>(state->weights->get_data_handle());
-    call.bias =
+    const auto* bias_data =
         bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr;
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    if (state->depthwise) {
+      DepthwiseConv& call = state->depthwise_call;
+      call.in = in;
+      call.packed_filter = filter;
+      call.bias = bias_data;
+      call.out = out;
+      RunDepthwiseConv(dev, call);
+      return;
+    }
+    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
+    PointwiseConv& call = state->pointwise_call;
+    call.in = in;
+    call.packed_filter = filter;
+    call.bias = bias_data;
     call.residual = residual != nullptr
                         ? static_cast<const float*>(residual->raw_data())
                         : nullptr;
     call.out = out;
-    RunPointwiseConv(ctx.device_context<platform::CPUDeviceContext>(), call);
+    RunPointwiseConv(dev, call);
   }
 
   /// Floats from one pixel's channels to the next's in an activation of

@@ -1,10 +1,9 @@
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/mkldnn/avx512_activation.h"
 #include "platform/cpu_isa.h"
 #include "platform/device_context.h"
 
@@ -13,9 +12,9 @@ namespace kernels {
 namespace mkldnn {
 namespace {
 
-#define PDLITE_AVX512 __attribute__((target("avx512f,fma")))
-
-enum class Act { kNone, kRelu, kRelu6, kLeakyRelu, kHardSwish, kHardSigmoid };
+using avx512::Act;
+using avx512::Activate;
+using avx512::ActOf;
 
 // A filter panel holds up to kPanel output channels: 4 vectors of 16.
 constexpr int64_t kPanel = 64;
@@ -27,43 +26,6 @@ constexpr int64_t kBlockRows = 48;
 // and the broadcast input most of the rest.
 constexpr int TileRows(int vectors) {
   return vectors == 4 ? 6 : vectors == 3 ? 8 : vectors == 2 ? 12 : 24;
-}
-
-// min and max through their zero-masking forms: GCC 12's plain forms
-// start from an undefined vector and warn (-Wmaybe-uninitialized).
-PDLITE_AVX512 inline __m512 Max(__m512 a, __m512 b) {
-  return _mm512_maskz_max_ps(__mmask16(0xFFFF), a, b);
-}
-PDLITE_AVX512 inline __m512 Min(__m512 a, __m512 b) {
-  return _mm512_maskz_min_ps(__mmask16(0xFFFF), a, b);
-}
-
-template <Act kAct>
-PDLITE_AVX512 inline __m512 Activate(__m512 x, float alpha, float beta) {
-  const __m512 zero = _mm512_setzero_ps();
-  switch (kAct) {
-    case Act::kNone:
-      return x;
-    case Act::kRelu:
-      return Max(x, zero);
-    case Act::kRelu6:
-      return Min(Max(x, zero), _mm512_set1_ps(beta));
-    case Act::kLeakyRelu: {
-      const __mmask16 negative = _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ);
-      return _mm512_mask_mul_ps(x, negative, x, _mm512_set1_ps(alpha));
-    }
-    case Act::kHardSwish: {
-      __m512 v = _mm512_add_ps(x, _mm512_set1_ps(3.f));
-      v = Min(Max(v, zero), _mm512_set1_ps(6.f));
-      return _mm512_div_ps(_mm512_mul_ps(x, v), _mm512_set1_ps(6.f));
-    }
-    case Act::kHardSigmoid: {
-      const __m512 v =
-          _mm512_fmadd_ps(x, _mm512_set1_ps(alpha), _mm512_set1_ps(beta));
-      return Min(Max(v, zero), _mm512_set1_ps(1.f));
-    }
-  }
-  return x;
 }
 
 // One tile: rows [row, row + rows) (rows <= TileRows(kVectors)) of panel
@@ -179,41 +141,8 @@ void Block(const PointwiseConv& p, int64_t begin, int64_t end) {
 using BlockFn = void (*)(const PointwiseConv&, int64_t, int64_t);
 
 BlockFn BlockFor(Act act) {
-  switch (act) {
-    case Act::kRelu:
-      return Block<Act::kRelu>;
-    case Act::kRelu6:
-      return Block<Act::kRelu6>;
-    case Act::kLeakyRelu:
-      return Block<Act::kLeakyRelu>;
-    case Act::kHardSwish:
-      return Block<Act::kHardSwish>;
-    case Act::kHardSigmoid:
-      return Block<Act::kHardSigmoid>;
-    case Act::kNone:
-      break;
-  }
-  return Block<Act::kNone>;
-}
-
-bool ActOf(const operators::FusedActivation& activation, Act* act) {
-  const std::string& type = activation.type;
-  if (type.empty()) {
-    *act = Act::kNone;
-  } else if (type == "relu") {
-    *act = Act::kRelu;
-  } else if (type == "relu6") {
-    *act = Act::kRelu6;
-  } else if (type == "leaky_relu") {
-    *act = Act::kLeakyRelu;
-  } else if (type == "hard_swish") {
-    *act = Act::kHardSwish;
-  } else if (type == "hard_sigmoid") {
-    *act = Act::kHardSigmoid;
-  } else {
-    return false;
-  }
-  return true;
+  return avx512::WithAct(
+      act, [](auto kind) -> BlockFn { return Block<decltype(kind)::value>; });
 }
 
 }  // namespace

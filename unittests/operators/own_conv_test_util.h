@@ -1,0 +1,35 @@
+// What the tests of the MKLDNN kernel's own convolution loops
+// (pointwise_conv_util.h, depthwise_conv_util.h) share: their inputs and
+// their reference activations.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "operators/fused_activation.h"
+
+namespace paddle_lite {
+namespace testing {
+
+/// Element i of an input: multiples of 1/8 in [-1, 1], exact in float so
+/// that the loops and the reference sum the same numbers.
+inline float PatternValue(int64_t i, int salt) {
+  return 0.125f * static_cast<float>((i * 7 + salt * 13) % 17 - 8);
+}
+
+/// The fused activation, one value at a time.
+inline float ReferenceActivate(const operators::FusedActivation& act, float x) {
+  if (act.type == "relu") return std::max(x, 0.f);
+  if (act.type == "relu6") return std::min(std::max(x, 0.f), act.beta);
+  if (act.type == "leaky_relu") return x >= 0.f ? x : act.alpha * x;
+  if (act.type == "hard_swish") {
+    return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
+  }
+  if (act.type == "hard_sigmoid") {
+    return std::min(std::max(act.alpha * x + act.beta, 0.f), 1.f);
+  }
+  return x;
+}
+
+}  // namespace testing
+}  // namespace paddle_lite
