@@ -822,7 +822,11 @@ void RunPlainKernel(const framework::ExecutionContext& ctx) {
                               ": the MKLDNN kernel hands this case to the "
                               "PLAIN kernel, but none is registered for ",
                               key.ToString()));
-  entry->fn(ctx);
+  // Without the op's kernel_state: it holds this kernel's state, of
+  // another type than what the PLAIN kernel would keep there.
+  framework::ExecutionContext plain(ctx);
+  plain.set_kernel_state(nullptr);
+  entry->fn(plain);
 }
 
 /// True when the tensor of input `slot` is a model parameter: it lives in

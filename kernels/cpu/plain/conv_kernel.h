@@ -30,6 +30,7 @@
 #include "kernels/cpu/plain/depthwise_conv_util.h"
 #include "kernels/cpu/plain/sgemm_util.h"
 #include "operators/conv_pool_shape.h"
+#include "operators/fused_activation.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
@@ -295,19 +296,62 @@ void GemmConv(const platform::CPUDeviceContext& dev,
 
 }  // namespace conv_detail
 
+/// What a conv op keeps between runs (ExecutionContext::kernel_state):
+/// its geometry for the input and filter dims it last saw, and its fused
+/// activation. Resolving them reads the op's attributes by name, which was
+/// 3-4% of the OCR classifier's runs on these kernels.
+struct PlainConvState {
+  framework::DDim input_dims;
+  framework::DDim filter_dims;
+  operators::Conv2DGeometry geometry;
+  bool has_activation = false;
+  operators::FusedActivation activation;
+};
+
+/// The op's kept state, resolved again when its input or filter dims
+/// changed; a state of the call's own when the op has no slot.
+inline PlainConvState* ConvStateOf(const framework::ExecutionContext& ctx,
+                                   const framework::DDim& input_dims,
+                                   const framework::DDim& filter_dims,
+                                   PlainConvState* own) {
+  std::shared_ptr<void>* slot = ctx.kernel_state();
+  PlainConvState* state = own;
+  if (slot != nullptr) {
+    if (*slot == nullptr) *slot = std::make_shared<PlainConvState>();
+    state = static_cast<PlainConvState*>(slot->get());
+  }
+  if (state != own && state->input_dims == input_dims &&
+      state->filter_dims == filter_dims) {
+    return state;
+  }
+  state->geometry = operators::ResolveConv2D(ctx.op(), input_dims, filter_dims);
+  state->input_dims = input_dims;
+  state->filter_dims = filter_dims;
+  return state;
+}
+
 /// conv2d / depthwise_conv2d on CPU: Output = Input (*) Filter (+ Bias).
 template <typename T>
 class ConvKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
+    PlainConvState own;
+    Run(ctx, &own);
+  }
+
+ protected:
+  /// Runs the convolution; returns the op's state (`own` without a slot).
+  PlainConvState* Run(const framework::ExecutionContext& ctx,
+                      PlainConvState* own) const {
     const auto* input = ctx.Input<framework::Tensor>("Input");
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     auto* output = ctx.Output<framework::Tensor>("Output");
-    const operators::Conv2DGeometry g =
-        operators::ResolveConv2D(ctx.op(), input->dims(), filter->dims());
+    PlainConvState* state =
+        ConvStateOf(ctx, input->dims(), filter->dims(), own);
+    const operators::Conv2DGeometry& g = state->geometry;
     T* out = output->mutable_data<T>(ctx.GetPlace());
-    if (output->numel() == 0) return;
+    if (output->numel() == 0) return state;
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     const T* in = input->data<T>();
     const T* w = filter->data<T>();
@@ -334,6 +378,7 @@ class ConvKernel : public framework::OpKernel<T> {
                                      g.out_h * g.out_w, g.out_channels,
                                      /*to_channel_first=*/false);
     }
+    return state;
   }
 };
 

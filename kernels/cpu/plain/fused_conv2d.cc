@@ -10,7 +10,12 @@ template <typename T>
 class FusedConvKernel : public ConvKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
-    ConvKernel<T>::Compute(ctx);
+    PlainConvState own;
+    PlainConvState* state = this->Run(ctx, &own);
+    if (!state->has_activation) {
+      state->activation = FusedActivationOf(ctx);
+      state->has_activation = true;
+    }
     auto* output = ctx.Output<framework::Tensor>("Output");
     if (output->numel() == 0) return;
     if (const auto* residual = ctx.Input<framework::Tensor>("ResidualData")) {
@@ -20,7 +25,7 @@ class FusedConvKernel : public ConvKernel<T> {
       for (int64_t i = 0; i < n; ++i) out[i] += r[i];
     }
     ApplyFusedActivation<T>(ctx.device_context<platform::CPUDeviceContext>(),
-                            FusedActivationOf(ctx), output->data<T>(),
+                            state->activation, output->data<T>(),
                             output->numel());
   }
 };
