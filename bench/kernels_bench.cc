@@ -22,9 +22,13 @@ fw::Tensor Filled(const fw::DDim& dims, float v) {
 // Runs one op program repeatedly with the given library preferred.
 class OneOp {
  public:
-  OneOp(const fw::ProgramDesc& program, fw::Scope* weights,
-        const std::string& library, int threads)
-      : program_(program), pool_({threads}) {
+  OneOp(const fw::ProgramDesc& program,
+        fw::Scope* weights,
+        const std::string& library,
+        int threads)
+      : program_(program),
+        pool_(
+            paddle_lite::platform::DeviceContextOptions::WithThreads(threads)) {
     fw::KernelPreference pref;
     if (library != "PLAIN") {
       pref.libraries.push_back(fw::LibraryType::FromName(library));
@@ -67,16 +71,20 @@ void BM_Conv3x3(benchmark::State& state, const std::string& library) {
   op.Run();
   for (auto _ : state) op.Run();
   double flops = 2.0 * c * c * 9 * hw * hw;
-  state.counters["GFLOPs"] = benchmark::Counter(
-      flops, benchmark::Counter::kIsIterationInvariantRate,
-      benchmark::Counter::OneK::kIs1000);
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::OneK::kIs1000);
   state.counters["GFLOPs"] = state.counters["GFLOPs"].value / 1e9;
   state.SetLabel(op.Kernel());
 }
 BENCHMARK_CAPTURE(BM_Conv3x3, plain, std::string("PLAIN"))
-    ->Args({32, 80})->Args({64, 40})->Unit(benchmark::kMillisecond);
+    ->Args({32, 80})
+    ->Args({64, 40})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Conv3x3, mkldnn, std::string("MKLDNN"))
-    ->Args({32, 80})->Args({64, 40})->Unit(benchmark::kMillisecond);
+    ->Args({32, 80})
+    ->Args({64, 40})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_DepthwiseConv(benchmark::State& state, const std::string& library) {
   int64_t c = state.range(0), hw = state.range(1);
@@ -99,9 +107,11 @@ void BM_DepthwiseConv(benchmark::State& state, const std::string& library) {
   state.SetLabel(op.Kernel());
 }
 BENCHMARK_CAPTURE(BM_DepthwiseConv, plain, std::string("PLAIN"))
-    ->Args({64, 80})->Unit(benchmark::kMillisecond);
+    ->Args({64, 80})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_DepthwiseConv, mkldnn, std::string("MKLDNN"))
-    ->Args({64, 80})->Unit(benchmark::kMillisecond);
+    ->Args({64, 80})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_MatMul(benchmark::State& state, const std::string& library) {
   int64_t n = state.range(0);
@@ -121,9 +131,11 @@ void BM_MatMul(benchmark::State& state, const std::string& library) {
   state.SetLabel(op.Kernel());
 }
 BENCHMARK_CAPTURE(BM_MatMul, plain, std::string("PLAIN"))
-    ->Arg(256)->Unit(benchmark::kMillisecond);
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MatMul, mkldnn, std::string("MKLDNN"))
-    ->Arg(256)->Unit(benchmark::kMillisecond);
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ElementwiseAddBias(benchmark::State& state,
                            const std::string& library) {
@@ -168,10 +180,12 @@ void BM_Conv1x1(benchmark::State& state, const std::string& library) {
   state.SetLabel(op.Kernel());
 }
 BENCHMARK_CAPTURE(BM_Conv1x1, plain, std::string("PLAIN"))
-    ->Args({16, 48, 24, 96})->Args({48, 96, 6, 24})
+    ->Args({16, 48, 24, 96})
+    ->Args({48, 96, 6, 24})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Conv1x1, mkldnn, std::string("MKLDNN"))
-    ->Args({16, 48, 24, 96})->Args({48, 96, 6, 24})
+    ->Args({16, 48, 24, 96})
+    ->Args({48, 96, 6, 24})
     ->Unit(benchmark::kMicrosecond);
 
 // pool2d: max 2x2 stride 2, and the whole-image average of an SE block.
@@ -201,10 +215,14 @@ void BM_Pool(benchmark::State& state, const std::string& library) {
   state.SetLabel(op.Kernel());
 }
 BENCHMARK_CAPTURE(BM_Pool, plain, std::string("PLAIN"))
-    ->Args({0, 200, 6, 24})->Args({1, 96, 6, 24})->Args({1, 16, 24, 96})
+    ->Args({0, 200, 6, 24})
+    ->Args({1, 96, 6, 24})
+    ->Args({1, 16, 24, 96})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Pool, mkldnn, std::string("MKLDNN"))
-    ->Args({0, 200, 6, 24})->Args({1, 96, 6, 24})->Args({1, 16, 24, 96})
+    ->Args({0, 200, 6, 24})
+    ->Args({1, 96, 6, 24})
+    ->Args({1, 16, 24, 96})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

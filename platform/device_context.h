@@ -103,6 +103,13 @@ struct DeviceContextOptions {
   size_t device_memory_limit = 0;
   /// Given to every context of the pool (DeviceContext::cache_budget).
   std::shared_ptr<CacheBudget> cache_budget;
+
+  /// `threads` threads, everything else at its default.
+  static DeviceContextOptions WithThreads(int threads) {
+    DeviceContextOptions options;
+    options.num_threads = threads;
+    return options;
+  }
 };
 
 /// The CPU context: `num_threads` threads, the calling thread's OpenMP

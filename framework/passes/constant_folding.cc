@@ -130,7 +130,8 @@ class ConstantFoldingPass : public Pass {
     std::vector<std::pair<std::string, Tensor>> values;
     bool ok = true;
     try {
-      platform::DeviceContextPool contexts(platform::DeviceContextOptions{1});
+      platform::DeviceContextPool contexts(
+          platform::DeviceContextOptions::WithThreads(1));
       ExecutorOptions options;
       options.plan_replay = false;
       // A constant this large is not worth folding (and a hostile shape

@@ -99,7 +99,8 @@ int InspectCommand() {
         preference.libraries.push_back(fw::LibraryType::FromName(lib));
       }
     }
-    platform::DeviceContextPool contexts({FLAGS_threads});
+    platform::DeviceContextPool contexts(
+        platform::DeviceContextOptions::WithThreads(FLAGS_threads));
     // A device nobody provides is an error; its hardware is not needed
     // (inspecting for cuda:0 works on a machine without a GPU).
     fw::EnsurePlaceAvailable(preference.place);

@@ -207,7 +207,8 @@ int MissingKernelsCommand() {
     fw::ProgramDesc program = fw::ParseProgramDesc(
         fw::ReadFileToString(files.program_file), files.program_file);
     fw::KernelPreference preference = PreferenceFromFlags();
-    platform::DeviceContextPool contexts({1});
+    platform::DeviceContextPool contexts(
+        platform::DeviceContextOptions::WithThreads(1));
     // A device nobody provides is an error; its hardware is not needed
     // (inspecting for cuda:0 works on a machine without a GPU).
     fw::EnsurePlaceAvailable(preference.place);

@@ -15,7 +15,7 @@ using testing::MakeTensor;
 struct Runner {
   explicit Runner(const ProgramDesc& p)
       : program(p),
-        pool(platform::DeviceContextOptions{1}),
+        pool(platform::DeviceContextOptions::WithThreads(1)),
         executor(program, KernelPreference{}, &pool) {
     executor.Prepare(0);
     scope.Var("feed")->GetMutable<TensorList>()->resize(
@@ -243,7 +243,8 @@ TEST(Executor, EveryOpWithoutKernelIsListed) {
   builder.AddOp("not_a_real_op", {{"X", {z}}}, {{"Out", {w}}});
   builder.AddOutput(w);
   ProgramDesc p = builder.Build();
-  platform::DeviceContextPool pool({1});
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
   Executor executor(p, KernelPreference{}, &pool);
   ExpectError([&] { executor.Prepare(0); }, ErrorCode::kUnimplemented,
               {"3 op(s)", "#1 relu (int8)", "#2 relu (int8)",

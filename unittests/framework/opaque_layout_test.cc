@@ -114,7 +114,8 @@ TEST(OpaqueLayout, MixedLibrariesMatchPlainKernels) {
   auto run = [&](std::vector<LibraryType> libraries, int runs,
                  bool* saw_layout) {
     // One thread: OpenMP's synchronization is invisible to ThreadSanitizer.
-    platform::DeviceContextPool pool(platform::DeviceContextOptions{1});
+    platform::DeviceContextPool pool(
+        platform::DeviceContextOptions::WithThreads(1));
     KernelPreference preference{platform::CPUPlace{}, libraries};
     Executor executor(program, preference, &pool);
     Scope& scope = b.parameters().NewScope();
@@ -157,7 +158,8 @@ TEST(OpaqueLayout, KeptCallsFollowShapesValuesAndBuffers) {
   const std::vector<DDim> shapes = {
       {2, 20, 12, 12}, {2, 20, 12, 12}, {1, 20, 9, 7}, {2, 20, 12, 12}};
   auto run = [&](std::vector<LibraryType> libraries, int threads) {
-    platform::DeviceContextPool pool(platform::DeviceContextOptions{threads});
+    platform::DeviceContextPool pool(
+        platform::DeviceContextOptions::WithThreads(threads));
     Executor executor(program,
                       KernelPreference{platform::CPUPlace{}, libraries}, &pool);
     Scope& scope = b.parameters().NewScope();
@@ -218,7 +220,8 @@ TEST(OpaqueLayout, ConcatOfBlockedTensors) {
     b.AddOutput("out");
     const ProgramDesc program = b.Build();
     auto run = [&](std::vector<LibraryType> libraries) {
-      platform::DeviceContextPool pool(platform::DeviceContextOptions{1});
+      platform::DeviceContextPool pool(
+          platform::DeviceContextOptions::WithThreads(1));
       Executor executor(
           program, KernelPreference{platform::CPUPlace{}, libraries}, &pool);
       Scope& scope = b.parameters().NewScope();

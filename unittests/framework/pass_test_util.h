@@ -20,7 +20,8 @@ namespace pass_testing {
 inline std::vector<Tensor> RunProgram(const ProgramDesc& program,
                                       const Scope& weights,
                                       const std::vector<Tensor>& inputs) {
-  platform::DeviceContextPool pool(platform::DeviceContextOptions{1});
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
   Executor executor(program, KernelPreference{}, &pool);
   executor.Prepare(0);
   Scope& scope = weights.NewScope();

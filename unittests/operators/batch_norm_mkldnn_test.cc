@@ -69,7 +69,8 @@ TEST(BatchNormMkldnn, AfterABlockedConvolution) {
   const framework::ProgramDesc program = b.Build();
   auto run = [&](std::vector<framework::LibraryType> libraries,
                  bool* bn_blocked) {
-    platform::DeviceContextPool pool(platform::DeviceContextOptions{1});
+    platform::DeviceContextPool pool(
+        platform::DeviceContextOptions::WithThreads(1));
     framework::Executor executor(
         program, framework::KernelPreference{platform::CPUPlace{}, libraries},
         &pool);

@@ -54,7 +54,7 @@ struct Runner {
   Runner(const framework::ProgramDesc& p,
          const framework::Scope& params,
          framework::LibraryType library)
-      : pool(platform::DeviceContextOptions{2}),
+      : pool(platform::DeviceContextOptions::WithThreads(2)),
         executor(p,
                  framework::KernelPreference{platform::CPUPlace{}, {library}},
                  &pool),

@@ -23,8 +23,7 @@ framework::ProgramDesc DoublingLoop() {
   int body = b.AddBlock(0);
   auto scopes = b.AddVar("step_scopes", DataType::kFloat32, {});
   auto twice = b.AddVar("twice", DataType::kFloat32, {-1}, body);
-  b.AddOp("scale", {{"X", {acc}}}, {{"Out", {twice}}}, {{"scale", 2.0f}},
-          body);
+  b.AddOp("scale", {{"X", {acc}}}, {{"Out", {twice}}}, {{"scale", 2.0f}}, body);
   b.AddOp("assign", {{"X", {twice}}}, {{"Out", {acc}}}, {}, body);
   b.AddOp("scale", {{"X", {i}}}, {{"Out", {i}}},
           {{"scale", 1.0f}, {"bias", 1.0f}}, body);
@@ -42,9 +41,12 @@ struct LoopResult {
   int64_t i;
 };
 
-LoopResult RunLoop(const framework::ProgramDesc& program, int64_t start,
-                   int64_t n, std::vector<float> acc) {
-  platform::DeviceContextPool pool({1});
+LoopResult RunLoop(const framework::ProgramDesc& program,
+                   int64_t start,
+                   int64_t n,
+                   std::vector<float> acc) {
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
   framework::Executor executor(program, framework::KernelPreference{}, &pool);
   framework::Scope scope;
   auto* feeds = scope.Var("feed")->GetMutable<framework::TensorList>();
@@ -74,7 +76,8 @@ TEST(WhileOp, ZeroIterations) {
 
 TEST(WhileOp, RunsAgainOnTheSameExecutorAndLeavesNoScopes) {
   auto program = DoublingLoop();
-  platform::DeviceContextPool pool({1});
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
   framework::Executor executor(program, framework::KernelPreference{}, &pool);
   framework::Scope scope;
   for (int round = 0; round < 3; ++round) {
@@ -100,7 +103,8 @@ TEST(WhileOp, ConditionMustBeOneBool) {
   b.AddOp("while", {{"Condition", {c}}}, {},
           {{"sub_block", framework::BlockRef{body}}});
   auto program = b.Build();
-  platform::DeviceContextPool pool({1});
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
   framework::Executor executor(program, framework::KernelPreference{}, &pool);
   framework::Scope scope;
   scope.Var("feed")->GetMutable<framework::TensorList>()->push_back(

@@ -1,5 +1,6 @@
 #include "platform/place.h"
 
+#include <cmath>
 #include <unordered_set>
 
 #include "gtest/gtest.h"
@@ -7,8 +8,6 @@
 #include "platform/device_context.h"
 #include "platform/enforce.h"
 #include "platform/float16.h"
-
-#include <cmath>
 
 namespace paddle_lite {
 namespace platform {
@@ -20,8 +19,8 @@ TEST(Place, PrintsAndParsesEveryKind) {
   EXPECT_EQ(Place(CUDAPlace{3}).ToString(), "cuda:3");
   EXPECT_EQ(Place(CUDAPinnedPlace{}).ToString(), "cuda_pinned");
   EXPECT_EQ(Place(CustomPlace{"npu", 1}).ToString(), "npu:1");
-  for (const char* text : {"cpu", "cuda:0", "cuda:7", "cuda_pinned", "npu:1",
-                           "emu:0"}) {
+  for (const char* text :
+       {"cpu", "cuda:0", "cuda:7", "cuda_pinned", "npu:1", "emu:0"}) {
     EXPECT_EQ(ParsePlace(text).ToString(), text);
   }
   EXPECT_EQ(ParsePlace("gpu:2"), Place(CUDAPlace{2}));
@@ -79,14 +78,13 @@ TEST(Allocator, UnknownDeviceIsNotFound) {
     EXPECT_NE(e.message().find("nodev:0"), std::string::npos);
   }
   char a[4] = {1, 2, 3, 4}, b[4] = {};
-  EXPECT_THROW(Memcpy(CustomPlace{"nodev", 0}, b, CPUPlace{}, a, 4),
-               Exception);
+  EXPECT_THROW(Memcpy(CustomPlace{"nodev", 0}, b, CPUPlace{}, a, 4), Exception);
   Memcpy(CPUPlace{}, b, CPUPlace{}, a, 4);
   EXPECT_EQ(b[3], 4);
 }
 
 TEST(DeviceContext, PoolGivesOneContextPerPlaceAndItsThreads) {
-  DeviceContextPool pool({3});
+  DeviceContextPool pool(DeviceContextOptions::WithThreads(3));
   auto* a = pool.Get(CPUPlace{});
   EXPECT_EQ(a, pool.Get(CPUPlace{}));
   auto* cpu = static_cast<CPUDeviceContext*>(a);
@@ -100,7 +98,8 @@ TEST(DeviceContext, PoolGivesOneContextPerPlaceAndItsThreads) {
 }
 
 TEST(Float16, RoundTripsAndRounds) {
-  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f}) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f,
+                  0.333251953125f}) {
     EXPECT_EQ(static_cast<float>(float16(f)), f) << f;
   }
   EXPECT_TRUE(std::isinf(static_cast<float>(float16(1e6f))));

@@ -232,7 +232,8 @@ void OpTester::RunOn(const platform::Place& place,
         kv.second, platform::CPUPlace{},
         scope->Var(kv.first)->GetMutable<framework::Tensor>());
   }
-  platform::DeviceContextPool pool(platform::DeviceContextOptions{threads});
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(threads));
   framework::KernelPreference preference;
   preference.place = place;
   if (library != framework::LibraryType::Plain()) {
