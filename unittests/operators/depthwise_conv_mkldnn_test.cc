@@ -15,7 +15,7 @@
 #include "framework/program_builder.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/mkldnn/depthwise_conv_util.h"
-#include "kernels/cpu/mkldnn/pointwise_conv_util.h"
+#include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "platform/device_context.h"
 #include "unittests/operators/mkldnn_test_util.h"
 #include "unittests/operators/own_conv_test_util.h"
@@ -25,9 +25,9 @@ namespace testing {
 namespace {
 
 using kernels::mkldnn::DepthwiseConv;
+using kernels::mkldnn::OwnConvLoopsAvailable;
 using kernels::mkldnn::PackDepthwiseFilter;
 using kernels::mkldnn::PackedDepthwiseFilterSize;
-using kernels::mkldnn::PointwiseConvAvailable;
 using kernels::mkldnn::RunDepthwiseConv;
 
 struct Case {
@@ -123,7 +123,7 @@ void Check(const Case& c, int threads) {
 }
 
 TEST(DepthwiseConvMkldnn, MatchesDirectLoop) {
-  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
   for (int64_t channels : {1, 8, 16, 17, 40, 64, 65, 100, 130}) {
     for (int64_t in_w : {1, 5, 13, 30}) {
       Case c;
@@ -135,7 +135,7 @@ TEST(DepthwiseConvMkldnn, MatchesDirectLoop) {
 }
 
 TEST(DepthwiseConvMkldnn, WindowsStridesAndPaddings) {
-  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
   struct Window {
     int64_t kh, kw, sh, sw, top, bottom, left, right;
   };
@@ -172,7 +172,7 @@ TEST(DepthwiseConvMkldnn, WindowsStridesAndPaddings) {
 }
 
 TEST(DepthwiseConvMkldnn, EveryActivationBiasAndWideRows) {
-  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<operators::FusedActivation> acts = {
       {""},
       {"relu"},
@@ -198,8 +198,8 @@ TEST(DepthwiseConvMkldnn, EveryActivationBiasAndWideRows) {
   blocked.in_stride = 16;
   blocked.act = {"relu"};
   Check(blocked, 3);
-  EXPECT_TRUE(kernels::mkldnn::DepthwiseConvFuses({"hard_swish"}));
-  EXPECT_FALSE(kernels::mkldnn::DepthwiseConvFuses({"sigmoid"}));
+  EXPECT_TRUE(kernels::mkldnn::OwnConvLoopsFuse({"hard_swish"}));
+  EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"sigmoid"}));
 }
 
 // Depthwise convolutions as a detector's backbone has them: on a stem's

@@ -14,6 +14,7 @@
 
 #include "framework/program_builder.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "platform/device_context.h"
 #include "unittests/operators/mkldnn_test_util.h"
@@ -23,9 +24,9 @@ namespace paddle_lite {
 namespace testing {
 namespace {
 
+using kernels::mkldnn::OwnConvLoopsAvailable;
 using kernels::mkldnn::PackedPointwiseFilterSize;
 using kernels::mkldnn::PackPointwiseFilter;
-using kernels::mkldnn::PointwiseConvAvailable;
 using kernels::mkldnn::RunPointwiseConv;
 
 struct Case {
@@ -114,7 +115,7 @@ void Check(const Case& c, int threads) {
 }
 
 TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
-  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
   for (int64_t out_channels : {1, 8, 16, 17, 40, 64, 65, 120, 200}) {
     for (int64_t in_channels : {1, 3, 8, 33}) {
       for (int64_t pixels : {1, 5, 47, 48, 49, 143}) {
@@ -125,7 +126,7 @@ TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
 }
 
 TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
-  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<operators::FusedActivation> acts = {
       {""},
       {"relu"},
@@ -150,9 +151,9 @@ TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
   Case blocked(77, 8, 40, 16);
   blocked.act = {"relu"};
   Check(blocked, 3);
-  EXPECT_TRUE(kernels::mkldnn::PointwiseConvFuses({"hard_swish"}));
-  EXPECT_FALSE(kernels::mkldnn::PointwiseConvFuses({"sigmoid"}));
-  EXPECT_FALSE(kernels::mkldnn::PointwiseConvFuses({"swish", 1.f}));
+  EXPECT_TRUE(kernels::mkldnn::OwnConvLoopsFuse({"hard_swish"}));
+  EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"sigmoid"}));
+  EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"swish", 1.f}));
 }
 
 // A stem convolution (3 channels: oneDNN writes 16-blocked channels),

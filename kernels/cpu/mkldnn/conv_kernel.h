@@ -24,6 +24,7 @@
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/depthwise_conv_util.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/conv_pool_shape.h"
 
@@ -289,10 +290,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
-      if (!PointwiseConvAvailable() || g.kernel_h != 1 || g.kernel_w != 1 ||
+      if (!OwnConvLoopsAvailable() || g.kernel_h != 1 || g.kernel_w != 1 ||
           g.stride_h != 1 || g.stride_w != 1 || g.groups != 1 ||
           g.pad.top != 0 || g.pad.bottom != 0 || g.pad.left != 0 ||
-          g.pad.right != 0 || !PointwiseConvFuses(activation) ||
+          g.pad.right != 0 || !OwnConvLoopsFuse(activation) ||
           !IsModelWeight(ctx, "Filter")) {
         return false;
       }
@@ -340,11 +341,11 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
-      if (!PointwiseConvAvailable() || g.groups != g.in_channels ||
+      if (!OwnConvLoopsAvailable() || g.groups != g.in_channels ||
           g.out_channels != g.in_channels || g.dilation_h != 1 ||
           g.dilation_w != 1 || g.stride_h < 1 || g.stride_w < 1 ||
           ctx.Input<framework::Tensor>("ResidualData") != nullptr ||
-          !DepthwiseConvFuses(activation) || !IsModelWeight(ctx, "Filter")) {
+          !OwnConvLoopsFuse(activation) || !IsModelWeight(ctx, "Filter")) {
         return false;
       }
       const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};

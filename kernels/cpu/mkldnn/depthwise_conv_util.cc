@@ -181,11 +181,6 @@ RowsFn RowsFor(Act act) {
 
 }  // namespace
 
-bool DepthwiseConvFuses(const operators::FusedActivation& activation) {
-  Act act;
-  return ActOf(activation, &act);
-}
-
 int64_t PackedDepthwiseFilterSize(int64_t channels,
                                   int64_t kernel_h,
                                   int64_t kernel_w) {

@@ -19,9 +19,6 @@ class CPUDeviceContext;
 namespace kernels {
 namespace mkldnn {
 
-/// True for the activations the loops fuse ("" too), as for the 1x1 ones.
-bool DepthwiseConvFuses(const operators::FusedActivation& activation);
-
 /// Floats of a filter of `channels` windows kernel_h x kernel_w packed
 /// for the loops: [kernel_h * kernel_w][channels rounded up to 16].
 int64_t PackedDepthwiseFilterSize(int64_t channels,
@@ -63,7 +60,7 @@ struct DepthwiseConv {
 /// out[n][y][x][c] = act(bias[c] + sum over the window of
 /// in[n][y * stride_h - pad_top + i][x * stride_w - pad_left + j][c] *
 /// filter[c][i][j]), split by output rows across the context's threads.
-/// Needs PointwiseConvAvailable() (AVX-512).
+/// Needs OwnConvLoopsAvailable() (AVX-512).
 void RunDepthwiseConv(const platform::CPUDeviceContext& dev,
                       const DepthwiseConv& conv);
 

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "kernels/cpu/mkldnn/avx512_activation.h"
-#include "platform/cpu_isa.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
@@ -146,17 +145,6 @@ BlockFn BlockFor(Act act) {
 }
 
 }  // namespace
-
-bool PointwiseConvAvailable() {
-  static const bool available =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512;
-  return available;
-}
-
-bool PointwiseConvFuses(const operators::FusedActivation& activation) {
-  Act act;
-  return ActOf(activation, &act);
-}
 
 int64_t PackedPointwiseFilterSize(int64_t in_channels, int64_t out_channels) {
   const int64_t full = out_channels / kPanel;

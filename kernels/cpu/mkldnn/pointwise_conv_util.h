@@ -19,13 +19,6 @@ class CPUDeviceContext;
 namespace kernels {
 namespace mkldnn {
 
-/// True when the CPU (under DNNL_MAX_CPU_ISA) runs the loops below.
-bool PointwiseConvAvailable();
-
-/// True for the activations the loops fuse ("" too); sigmoid and swish
-/// are left to oneDNN.
-bool PointwiseConvFuses(const operators::FusedActivation& activation);
-
 /// Floats of a filter [out_channels, in_channels] packed for the loops:
 /// panels of up to 64 output channels, each [in_channels][width] with the
 /// last panel's width rounded up to 16 (zeros past out_channels).

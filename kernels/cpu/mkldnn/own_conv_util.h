@@ -1,0 +1,22 @@
+// When the MKLDNN conv kernels may run a convolution on our own AVX-512
+// loops (1x1: pointwise_conv_util.h; depthwise: depthwise_conv_util.h)
+// instead of a oneDNN primitive, which makes code for every input size.
+// Private to kernels/cpu/mkldnn (conv_kernel.h).
+#pragma once
+
+#include "operators/fused_activation.h"
+
+namespace paddle_lite {
+namespace kernels {
+namespace mkldnn {
+
+/// True when the CPU (under DNNL_MAX_CPU_ISA) runs the loops: AVX-512.
+bool OwnConvLoopsAvailable();
+
+/// True for the activations the loops fuse ("" too); sigmoid and swish
+/// are left to oneDNN.
+bool OwnConvLoopsFuse(const operators::FusedActivation& activation);
+
+}  // namespace mkldnn
+}  // namespace kernels
+}  // namespace paddle_lite
