@@ -9,6 +9,7 @@ Usage:
     python3 bench/vs_peers.py --stream [--models a,b] [--shapes SPEC]
                               [--samples 24] [--seed 1] [--passes 10]
                               [--threads 1,2] [--rounds 1] [--peers ort,paddle]
+                              [--no-interleave]
                               [--json FILE] [--markdown]
 
 Every model of ../shared/models (any folder with ref/expected_*.npy) runs on
@@ -65,14 +66,19 @@ docs/performance.md.
 shape stream x thread count; the streams are --shapes (grammar of `pdlite
 bench --shapes`) or each model's presets (the detectors: 1x3x[320:928:32]
 x[320:928:32]; ppocr_cls_mobile_v2: a width stream 1x3x48x[64:640:32] and a
-batch stream [1:16]x3x48x192).  Per round, `pdlite bench --shapes ...
---json` runs its whole stream (--samples shapes drawn with --seed, run
---passes times by one predictor), then each peer runs the very shapes
-pdlite printed, in the same order, in a fresh worker: one session (the
-options above; ORT with its dynamic dimensions left free, Paddle with
-oneDNN and its default, unbounded, oneDNN cache), fresh uniform noise in
-[-1, 1) for every run (made outside the timed region), each run timed
-alone.  OpenVINO is skipped: it would reshape and recompile per shape.
+batch stream [1:16]x3x48x192); --samples shapes drawn with --seed, run
+--passes times by one predictor or session.  Per round, pdlite and each
+peer run in fresh workers, all open at once, taking turns pass by pass
+(the order rotating each pass), so that a slow stretch of a shared
+machine falls on every runtime's same pass rather than on whichever
+runtime's whole stream ran then; pdlite runs through its C API
+(paddle_lite/paddle_lite_c.h, Config defaults, the case's threads).
+--no-interleave runs `pdlite bench --shapes ... --json` for its whole
+stream instead, then each peer's whole stream on the very shapes pdlite
+printed.  Every runtime: one session (the options above; ORT with its
+dynamic dimensions left free, Paddle with oneDNN and its default,
+unbounded, oneDNN cache), fresh uniform noise in [-1, 1) for every run
+(made outside the timed region), each run timed alone.  OpenVINO is skipped: it would reshape and recompile per shape.
 Per pass: the total of its runs (median over rounds), ours / the faster
 peer's, pdlite's first-sight and later-sight medians, and RSS less the
 baseline (VmRSS just before the session is created).  Goals: first pass
@@ -101,6 +107,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.abspath(__file__)
 MODELS_DIR = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
 PDLITE = os.path.join(ROOT, "build", "tools", "pdlite")
+# The library --interleave loads; PDLITE_LIB names another build's (A/B).
+PDLITE_LIB = os.environ.get("PDLITE_LIB") or os.path.join(
+    ROOT, "build", "libpaddle_lite.so")
 VENV = os.path.join(ROOT, "build", "peers-venv")
 VENV_PY = os.path.join(VENV, "bin", "python")
 REQUIREMENTS = os.path.join(ROOT, "bench", "peers-requirements.txt")
@@ -604,7 +613,103 @@ class PaddleStream:
         self.predictor.run()
 
 
-STREAM_CLASSES = {"ort": OrtStream, "paddle": PaddleStream}
+class PdliteStream:
+    """pdlite itself through its C API (paddle_lite/paddle_lite_c.h), for
+    --interleave: a worker process like the peers', so that the three
+    runtimes can take turns pass by pass. Config defaults, as `pdlite
+    bench` has them, with the case's thread count."""
+
+    configs = ["pdlite"]
+    lib = None  # loaded before the worker's RSS baseline (load_library)
+
+    @classmethod
+    def load_library(cls):
+        import ctypes
+        if cls.lib is not None:
+            return
+        lib = ctypes.CDLL(PDLITE_LIB)
+        vp, cp = ctypes.c_void_p, ctypes.c_char_p
+        for name, args in (
+                ("PD_ConfigCreate", [ctypes.POINTER(vp)]),
+                ("PD_ConfigSetModel", [vp, cp, cp]),
+                ("PD_ConfigSetCpuThreads", [vp, ctypes.c_int]),
+                ("PD_PredictorCreate", [vp, ctypes.POINTER(vp)]),
+                ("PD_PredictorRun", [vp]),
+                ("PD_PredictorGetInputName", [vp, ctypes.c_size_t,
+                                              ctypes.POINTER(cp)]),
+                ("PD_PredictorGetInputHandle", [vp, cp,
+                                                ctypes.POINTER(vp)]),
+                ("PD_TensorReshape", [vp, ctypes.c_size_t,
+                                      ctypes.POINTER(ctypes.c_int64)]),
+                ("PD_TensorCopyFromCpu", [vp, ctypes.c_int, vp,
+                                          ctypes.c_size_t])):
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = args, ctypes.c_int
+        for name, args in (("PD_ConfigDestroy", [vp]),
+                           ("PD_PredictorDestroy", [vp]),
+                           ("PD_TensorDestroy", [vp])):
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = args, None
+        lib.PD_PredictorGetInputNum.argtypes = [vp]
+        lib.PD_PredictorGetInputNum.restype = ctypes.c_size_t
+        lib.PD_GetLastError.restype = cp
+        lib.PD_CApiVersion.restype = ctypes.c_int
+        cls.lib = lib
+
+    def __init__(self, spec, threads, attempt):
+        import ctypes
+        self.load_library()
+        lib = self.lib
+        self.version = "C API %d" % lib.PD_CApiVersion()
+        self.config = "pdlite"
+        config, predictor = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(lib.PD_ConfigCreate(ctypes.byref(config)))
+        try:
+            self.check(lib.PD_ConfigSetModel(config, spec["dir"].encode(),
+                                             None))
+            self.check(lib.PD_ConfigSetCpuThreads(config, threads))
+            self.check(lib.PD_PredictorCreate(config,
+                                              ctypes.byref(predictor)))
+        finally:
+            lib.PD_ConfigDestroy(config)
+        self.predictor = predictor
+        self.handles = {}
+        for i in range(lib.PD_PredictorGetInputNum(predictor)):
+            name, handle = ctypes.c_char_p(), ctypes.c_void_p()
+            self.check(lib.PD_PredictorGetInputName(predictor, i,
+                                                    ctypes.byref(name)))
+            self.check(lib.PD_PredictorGetInputHandle(
+                predictor, name.value, ctypes.byref(handle)))
+            self.handles[name.value.decode()] = handle
+        self.inputs = list(self.handles)
+
+    def check(self, status):
+        if status != 0:
+            raise RuntimeError(self.lib.PD_GetLastError().decode(
+                errors="replace"))
+
+    def feed(self, arrays):
+        import ctypes
+        names = feed_names(self.inputs, list(arrays))
+        for name, value in arrays.items():
+            handle = self.handles[names[name]]
+            dims = (ctypes.c_int64 * value.ndim)(*value.shape)
+            self.check(self.lib.PD_TensorReshape(handle, value.ndim, dims))
+            self.check(self.lib.PD_TensorCopyFromCpu(
+                handle, 0, value.ctypes.data, value.nbytes))  # PD_FLOAT32
+
+    def run(self):
+        self.check(self.lib.PD_PredictorRun(self.predictor))
+
+    def close(self):
+        for handle in self.handles.values():
+            self.lib.PD_TensorDestroy(handle)
+        self.handles = {}
+        self.lib.PD_PredictorDestroy(self.predictor)
+
+
+STREAM_CLASSES = {"ort": OrtStream, "paddle": PaddleStream,
+                  "pdlite": PdliteStream}
 
 
 def median_or_none(values):
@@ -614,29 +719,38 @@ def median_or_none(values):
 def worker_stream(msg, state):
     """Runs a shape stream `passes` times in a fresh session (see
     run_stream_case); one reply with every pass's figures."""
-    import gc
+    worker_stream_open(msg, state)
+    for _ in range(msg["passes"]):
+        worker_stream_pass(msg, state)
+    return worker_stream_close(msg, state)
+
+
+def worker_stream_open(msg, state):
+    """A fresh session for a shape stream, its baseline RSS and load time;
+    passes then come one by one (stream_pass), for --interleave."""
     import numpy as np
     peer = msg["peer"]
     cls = STREAM_CLASSES[peer]
-    __import__(PEER_MODULES[peer])
+    if peer == "pdlite":
+        PdliteStream.load_library()
+    else:
+        __import__(PEER_MODULES[peer])
     stream = [[(name, tuple(dims)) for name, dims in sample]
               for sample in msg["stream"]]
-    keys = [sample_to_string(s) for s in stream]
-    rng = np.random.default_rng(msg.get("seed", 1))
-
-    def noise(sample):  # fresh inputs for every run, never timed
-        return {name: rng.random(dims, dtype=np.float32) * 2.0 - 1.0
-                for name, dims in sample}
-
-    # Baseline: the interpreter, the peer's module and numpy, nothing of
-    # the model; the peak counter restarts here too.
+    st = {"cls": cls, "stream": stream,
+          "keys": [sample_to_string(s) for s in stream],
+          "rng": np.random.default_rng(msg.get("seed", 1)),
+          "seen": set(), "first_sight": {}, "later_sights": {},
+          "passes": [], "threads": msg["threads"], "spec": msg["spec"]}
+    # Baseline: the interpreter, the runtime's module and numpy, nothing
+    # of the model; the peak counter restarts here too.
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
-        rss_reset = True
+        st["rss_reset"] = True
     except OSError:
-        rss_reset = False
-    baseline = proc_status_mb("VmRSS")
+        st["rss_reset"] = False
+    st["baseline"] = proc_status_mb("VmRSS")
     notes, attempt = [], 0
     start = time.perf_counter()
     runner = None
@@ -648,65 +762,91 @@ def worker_stream(msg, state):
             attempt += 1
             if attempt >= len(cls.configs):
                 raise RuntimeError("\n".join(notes))
-    load_ms = (time.perf_counter() - start) * 1e3
+    st.update({"runner": runner, "attempt": attempt, "notes": notes,
+               "load_ms": (time.perf_counter() - start) * 1e3})
+    state["stream"] = st
+    return {"ok": True}
 
-    seen = set()
-    first_sight, later_sights = {}, {}
-    passes = []
-    for p in range(msg["passes"]):
-        samples, first, later = [], [], []
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        for s, sample in enumerate(stream):
-            arrays = noise(sample)
-            while True:
-                runner.feed(arrays)
-                t0 = time.perf_counter()
-                try:
-                    runner.run()
-                    break
-                except Exception as e:
-                    # Only the very first run may switch configuration
-                    # (Paddle's new IR can fail at run time).
-                    if p or s or attempt + 1 >= len(cls.configs):
-                        raise
-                    notes.append("%s: %s" % (cls.configs[attempt], e))
-                    del runner
-                    gc.collect()
-                    attempt += 1
-                    t_load = time.perf_counter()
-                    runner = cls(msg["spec"], msg["threads"], attempt)
-                    load_ms = (time.perf_counter() - t_load) * 1e3
-            ms = (time.perf_counter() - t0) * 1e3
-            del arrays
-            samples.append(ms)
-            if keys[s] not in seen:
-                seen.add(keys[s])
-                first.append(ms)
-                first_sight[keys[s]] = ms
-            else:
-                later.append(ms)
-                later_sights.setdefault(keys[s], []).append(ms)
-        wall = time.perf_counter() - wall0
-        rss = proc_status_mb("VmRSS")
-        passes.append({
-            "total_ms": sum(samples), "median_ms": statistics.median(samples),
-            "max_ms": max(samples),
-            "first_sight_median_ms": median_or_none(first),
-            "later_sight_median_ms": median_or_none(later),
-            "first_sights": len(first), "rss_mb": rss,
-            "rss_less_baseline_mb": rss - baseline,
-            "cpu_per_wall": (time.process_time() - cpu0) / max(wall, 1e-9),
-            "samples_ms": samples})
-    ratios = [first_sight[k] / statistics.median(v)
-              for k, v in later_sights.items() if k in first_sight]
+
+def worker_stream_pass(msg, state):
+    """One pass of the open stream; its figures."""
+    import gc
+    import numpy as np
+    st = state["stream"]
+    cls, stream, keys, rng = st["cls"], st["stream"], st["keys"], st["rng"]
+    p = len(st["passes"])
+
+    def noise(sample):  # fresh inputs for every run, never timed
+        return {name: rng.random(dims, dtype=np.float32) * 2.0 - 1.0
+                for name, dims in sample}
+
+    samples, first, later = [], [], []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for s, sample in enumerate(stream):
+        arrays = noise(sample)
+        while True:
+            st["runner"].feed(arrays)
+            t0 = time.perf_counter()
+            try:
+                st["runner"].run()
+                break
+            except Exception as e:
+                # Only the very first run may switch configuration
+                # (Paddle's new IR can fail at run time).
+                if p or s or st["attempt"] + 1 >= len(cls.configs):
+                    raise
+                st["notes"].append("%s: %s" % (cls.configs[st["attempt"]],
+                                               e))
+                st["runner"] = None
+                gc.collect()
+                st["attempt"] += 1
+                t_load = time.perf_counter()
+                st["runner"] = cls(st["spec"], st["threads"], st["attempt"])
+                st["load_ms"] = (time.perf_counter() - t_load) * 1e3
+        ms = (time.perf_counter() - t0) * 1e3
+        del arrays
+        samples.append(ms)
+        if keys[s] not in st["seen"]:
+            st["seen"].add(keys[s])
+            first.append(ms)
+            st["first_sight"][keys[s]] = ms
+        else:
+            later.append(ms)
+            st["later_sights"].setdefault(keys[s], []).append(ms)
+    wall = time.perf_counter() - wall0
+    rss = proc_status_mb("VmRSS")
+    figures = {
+        "total_ms": sum(samples), "median_ms": statistics.median(samples),
+        "max_ms": max(samples),
+        "first_sight_median_ms": median_or_none(first),
+        "later_sight_median_ms": median_or_none(later),
+        "first_sights": len(first), "rss_mb": rss,
+        "rss_less_baseline_mb": rss - st["baseline"],
+        "cpu_per_wall": (time.process_time() - cpu0) / max(wall, 1e-9),
+        "samples_ms": samples}
+    st["passes"].append(figures)
+    return {"ok": True, "pass": figures}
+
+
+def worker_stream_close(msg, state):
+    """Ends the open stream: every pass's figures and the summary."""
+    st = state.pop("stream")
+    ratios = [st["first_sight"][k] / statistics.median(v)
+              for k, v in st["later_sights"].items()
+              if k in st["first_sight"]]
     hwm = proc_status_mb("VmHWM")
-    return {"ok": True, "version": runner.version, "config": runner.config,
-            "notes": notes, "load_ms": load_ms, "baseline_rss_mb": baseline,
-            "peak_rss_mb": hwm, "peak_less_baseline_mb": hwm - baseline,
-            "rss_reset": rss_reset,
-            "first_vs_steady": {"median": median_or_none(ratios),
-                                "max": max(ratios) if ratios else None},
-            "passes": passes}
+    runner = st["runner"]
+    reply = {"ok": True, "version": runner.version, "config": runner.config,
+             "notes": st["notes"], "load_ms": st["load_ms"],
+             "baseline_rss_mb": st["baseline"], "peak_rss_mb": hwm,
+             "peak_less_baseline_mb": hwm - st["baseline"],
+             "rss_reset": st["rss_reset"],
+             "first_vs_steady": {"median": median_or_none(ratios),
+                                 "max": max(ratios) if ratios else None},
+             "stream": st["keys"], "passes": st["passes"]}
+    if hasattr(runner, "close"):
+        runner.close()
+    return reply
 
 
 def worker_main():
@@ -718,7 +858,10 @@ def worker_main():
     replies = os.fdopen(reply_fd, "w", buffering=1)
     sys.stdout = sys.stderr
     handlers = {"load": worker_load, "round": worker_round,
-                "finish": worker_finish, "stream": worker_stream}
+                "finish": worker_finish, "stream": worker_stream,
+                "stream_open": worker_stream_open,
+                "stream_pass": worker_stream_pass,
+                "stream_close": worker_stream_close}
     state = {}
     for line in sys.stdin:
         msg = json.loads(line)
@@ -1575,18 +1718,117 @@ def stream_cases_for(name, args):
     return STREAM_PRESETS.get(name, [])
 
 
-def run_stream_case(case, args, tmp, log):
-    """pdlite's whole stream, then each peer's in a fresh worker, per round."""
-    spec, threads = case["spec"], case["threads"]
+def new_stream_record(case, args, tmp):
+    """A stream case's empty record, and the folder for its workers' logs."""
     record = {"model": case["model"], "stream": case["label"],
               "shapes_spec": case["shapes"], "samples": args.samples,
-              "seed": args.seed, "passes": args.passes, "threads": threads,
-              "rounds": args.rounds, "shapes": None, "notes": [],
+              "seed": args.seed, "passes": args.passes,
+              "threads": case["threads"], "rounds": args.rounds,
+              "shapes": None, "notes": [],
               "pdlite": {"status": "ok", "rounds": []},
               "peers": {p: {"status": "ok", "rounds": []}
                         for p in args.peers}}
     case_dir = os.path.join(tmp, "case%d" % case["index"])
     os.makedirs(case_dir, exist_ok=True)
+    return record, case_dir
+
+
+def run_stream_case_interleaved(case, args, tmp, log):
+    """Per round, pdlite (through its C API) and each peer in fresh
+    workers, all open at once, taking turns pass by pass (the order
+    rotating each pass): a pass of one is timed next to the same pass of
+    the others, so that a slow minute of a shared machine falls on all of
+    them, not on whichever ran its whole stream then."""
+    spec, threads = case["spec"], case["threads"]
+    record, case_dir = new_stream_record(case, args, tmp)
+    record["interleaved"] = True
+    try:
+        stream = draw_shape_stream(case["shapes"], args.samples, args.seed)
+    except (ValueError, OSError) as e:
+        record["notes"].append("vs_peers.py cannot draw the stream: %s" % e)
+        record["pdlite"].update({"status": "FAIL", "why": str(e)})
+        summarize_stream(record)
+        return record
+    record["shapes"] = [sample_to_string(s) for s in stream]
+    entries = {"pdlite": record["pdlite"]}
+    entries.update(record["peers"])
+    for peer in args.peers:
+        if peer == "ort" and not spec["onnx"]:
+            entries[peer].update({"status": "n/a", "why": "no ONNX twin"})
+    for r in range(args.rounds):
+        workers = {}
+        try:
+            for name, entry in entries.items():
+                if entry["status"] != "ok":
+                    continue
+                worker = Worker(name, os.path.join(
+                    case_dir, "%s.round%d.log" % (name, r + 1)))
+                try:
+                    reply = worker.request({
+                        "cmd": "stream_open", "peer": name,
+                        "threads": threads, "seed": args.seed,
+                        "stream": [[[n, d] for n, d in s] for s in stream],
+                        "spec": {k: spec[k] for k in
+                                 ("dir", "prog", "params", "onnx")}},
+                        T_STREAM)
+                except WorkerError as e:
+                    reply = {"ok": False, "error": str(e)}
+                if not reply.get("ok"):
+                    worker.kill()
+                    entry.update({"status": "FAIL",
+                                  "why": reply.get("error")})
+                    log("  %s FAIL: %s" % (name, short_reason(
+                        reply.get("error"), 300)))
+                    continue
+                workers[name] = worker
+                time.sleep(PAUSE_STREAM_S)
+            names = list(workers)
+            for p in range(args.passes):
+                turn = names[p % len(names):] + names[:p % len(names)] \
+                    if names else []
+                for name in turn:
+                    if name not in workers:
+                        continue
+                    try:
+                        reply = workers[name].request(
+                            {"cmd": "stream_pass"}, T_STREAM)
+                    except WorkerError as e:
+                        reply = {"ok": False, "error": str(e)}
+                    if not reply.get("ok"):
+                        workers.pop(name).kill()
+                        entries[name].update({"status": "FAIL",
+                                              "why": reply.get("error")})
+                        log("  %s FAIL: %s" % (name, short_reason(
+                            reply.get("error"), 300)))
+                    time.sleep(PAUSE_STREAM_S)
+            for name, worker in workers.items():
+                try:
+                    reply = worker.request({"cmd": "stream_close"}, T_STREAM)
+                except WorkerError as e:
+                    reply = {"ok": False, "error": str(e)}
+                entry = entries[name]
+                if not reply.get("ok"):
+                    entry.update({"status": "FAIL", "why": reply.get("error")})
+                    continue
+                entry["rounds"].append(reply)
+                if name != "pdlite":
+                    for k in ("version", "config"):
+                        entry[k] = reply[k]
+                if reply.get("notes"):
+                    entry.setdefault("notes", []).extend(reply["notes"])
+        finally:
+            for worker in workers.values():
+                worker.kill()
+    summarize_stream(record)
+    return record
+
+
+def run_stream_case(case, args, tmp, log):
+    """pdlite's whole stream, then each peer's in a fresh worker, per round."""
+    if args.interleave:
+        return run_stream_case_interleaved(case, args, tmp, log)
+    spec, threads = case["spec"], case["threads"]
+    record, case_dir = new_stream_record(case, args, tmp)
     try:
         drawn = draw_shape_stream(case["shapes"], args.samples, args.seed)
     except (ValueError, OSError) as e:
@@ -2078,6 +2320,13 @@ def parse_args(argv):
                    help="--stream: shapes drawn (24)")
     p.add_argument("--seed", type=int, default=1,
                    help="--stream: seed of the draw (1)")
+    p.add_argument("--interleave", action=argparse.BooleanOptionalAction,
+                   default=True,
+                   help="--stream: run pdlite through its C API in a "
+                        "worker like the peers', all taking turns pass by "
+                        "pass (default); --no-interleave runs `pdlite "
+                        "bench --shapes` for its whole stream, then each "
+                        "peer's")
     p.add_argument("--passes", type=int, default=10,
                    help="--stream: times the stream runs (10)")
     p.add_argument("--json", metavar="FILE", help="write all raw results")
