@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -134,8 +133,6 @@ struct Predictor::Impl {
     // Its last generic run that replayed a plan, in ms (0: none): with
     // its made runs, the policy compares both kernels on one shape.
     double generic_replay_ms = 0;
-    // Tells it apart in recent_runs (never reused).
-    uint64_t id = 0;
   };
   std::unordered_map<std::string, SeenShape> seen_shapes;
   std::deque<std::string> seen_order;
@@ -165,35 +162,18 @@ struct Predictor::Impl {
   bool last_run_generic = false;
   // Whether the predictor's first run has been routed.
   bool first_run_routed = false;
-  // The first run was specialised: it pays what no later run does (the
-  // weights' reorders, oneDNN's first use) and teaches the policy nothing.
+  // No specialised run yet: the first pays what no later run does (the
+  // weights' reorders and packing, oneDNN's first use) and teaches the
+  // policy nothing.
   bool skip_first_specialised = false;
-  // The first run was generic, and no specialised first run is timed yet
-  // (the policy can want the generic kernels only once one is): shapes
-  // run on the generic kernels, until one is seen a third time among the
-  // recent runs (below). That one runs specialised, to be timed, and then
-  // made: its made runs and its second (replayed) generic run compare the
-  // kernels on one shape.
-  bool generic_until_measured = false;
-  static constexpr int kMeasuredAtSight = 3;
-  // The shapes of the last kRecentRuns runs (SeenShape::id), a ring: the
-  // shape measured above must be frequent, kMeasuredAtSight or more of
-  // them and at least a quarter. A service of a few shapes then has them
-  // made; a stream of many (each image its own width) stays on the
-  // generic kernels without the measurement, a specialised first run of
-  // 12-27 ms that cost a small model's stream a whole pass of its runs.
-  static constexpr size_t kRecentRuns = 16;
-  std::array<uint64_t, kRecentRuns> recent_runs{};
-  size_t recent_count = 0;
-  size_t recent_next = 0;
-  uint64_t next_shape_id = 0;
-  bool FrequentRecently(const SeenShape& seen) const {
-    size_t count = 0;
-    for (size_t i = 0; i < recent_count; ++i)
-      count += recent_runs[i] == seen.id;
-    return count >= static_cast<size_t>(kMeasuredAtSight) &&
-           4 * count >= recent_count;
-  }
+  // The first run was generic: the next run goes to the specialised
+  // kernels and pays the one-off work the first run skipped (packing every
+  // weight, oneDNN's first use: 5-8 ms on the OCR classifier); the policy
+  // learns from the specialised first runs after it. A small model's
+  // specialised kernels make little per shape now (the classifier: its
+  // stem and pooling, 0.2 ms) and its made runs beat the generic kernels
+  // by 1.2-1.7x, so its shapes are made and measured, not kept generic.
+  bool generic_first_run = false;
 
   ~Impl();
   // Another Impl on the same program and weights (with `config`).
@@ -480,10 +460,15 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     for (auto& t : inputs) bytes += t.memory_size();
     return bytes;
   };
-  if (!first_run_routed) {
+  const bool first_run = !first_run_routed;
+  if (first_run) {
     first_run_routed = true;
-    generic_until_measured = FirstRunGeneric(input_bytes());
-    skip_first_specialised = !generic_until_measured;
+    generic_first_run = FirstRunGeneric(input_bytes());
+    // Either way, the first specialised run pays the one-off work.
+    skip_first_specialised = true;
+    // Small inputs make little per shape: a maker's clone would cost more
+    // memory (3-5 MB for the classifier) than its making saves.
+    if (generic_first_run) make_ahead_possible = false;
   }
   const bool generic_for_good = GenericReady() && policy.GenericForGood();
   bool first_sight = false;
@@ -495,7 +480,6 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       // service whose few shapes are all made never needs it.
       MaybeStartGeneric();
       found = seen_shapes.emplace(last_key, SeenShape{}).first;
-      found->second.id = ++next_shape_id;
       found->second.generic_for_good = generic_for_good;
       found->second.for_good_provisional = !policy.MadeRunTimed();
       seen_order.push_back(last_key);
@@ -515,9 +499,6 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   // fixed-shape service got from it.
   SeenShape& seen = *last_seen;
   routed = &seen;
-  recent_runs[recent_next] = seen.id;
-  recent_next = (recent_next + 1) % kRecentRuns;
-  recent_count = std::min(recent_count + 1, kRecentRuns);
   if (seen.generic_for_good && seen.for_good_provisional &&
       policy.MadeRunTimed()) {
     seen.for_good_provisional = false;
@@ -532,9 +513,9 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     seen.for_good_provisional = !policy.MadeRunTimed();
   }
   if (seen.generic_for_good) return Route::kGeneric;
-  if (generic_until_measured && GenericReady() && !seen.ran_specialised &&
+  if (generic_first_run && GenericReady() && !seen.ran_specialised &&
       seen.made == nullptr) {
-    if (!FrequentRecently(seen)) return Route::kGeneric;
+    if (first_run) return Route::kGeneric;
     seen.ran_specialised = true;
     return Route::kSpecialised;
   }
@@ -572,18 +553,17 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
 }
 
 void Predictor::Impl::LearnFromSpecialised(double run_ms, double making_ms) {
-  // The predictor's first run, when specialised, also pays what no later
-  // shape does (the weights' reorders, oneDNN's first use): it would make
+  // The predictor's first specialised run (its first run, or the one
+  // after a generic first run) also pays what no later shape does (the
+  // weights' reorders and packing, oneDNN's first use): it would make
   // every small model look making-bound, and a service of one fixed shape
   // pay for a generic clone it never needs. The policy learns from the
-  // second shape on. After a generic first run, the first specialised run
-  // pays them instead, but there its reorders count as making
-  // (MakingTime), and its run less its making estimates a made run.
+  // next shape on.
+  generic_first_run = false;
   if (skip_first_specialised) {
     skip_first_specialised = false;
     return;
   }
-  generic_until_measured = false;
   policy.RecordSpecialised(run_ms, making_ms, InputElements());
 }
 
