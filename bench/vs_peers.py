@@ -1733,13 +1733,45 @@ def new_stream_record(case, args, tmp):
     return record, case_dir
 
 
+def stream_message(cmd, name, case, args, stream):
+    """A stream command for a worker: the runtime, the case and its shapes."""
+    spec = case["spec"]
+    return {"cmd": cmd, "peer": name, "threads": case["threads"],
+            "passes": args.passes, "seed": args.seed,
+            "stream": [[[n, d] for n, d in s] for s in stream],
+            "spec": {k: spec[k] for k in ("dir", "prog", "params", "onnx")}}
+
+
+def stream_request(worker, msg, name, entry, log):
+    """The worker's reply to msg, or None once `entry` is marked FAIL."""
+    try:
+        reply = worker.request(msg, T_STREAM)
+    except WorkerError as e:
+        reply = {"ok": False, "error": str(e)}
+    if reply.get("ok"):
+        return reply
+    entry.update({"status": "FAIL", "why": reply.get("error")})
+    log("  %s FAIL: %s" % (name, short_reason(reply.get("error"), 300)))
+    return None
+
+
+def keep_stream_round(entry, reply, name):
+    """Adds a finished stream's reply to its runtime's entry."""
+    entry["rounds"].append(reply)
+    if name != "pdlite":
+        for k in ("version", "config"):
+            entry[k] = reply[k]
+    if reply.get("notes"):
+        entry.setdefault("notes", []).extend(reply["notes"])
+
+
 def run_stream_case_interleaved(case, args, tmp, log):
     """Per round, pdlite (through its C API) and each peer in fresh
     workers, all open at once, taking turns pass by pass (the order
     rotating each pass): a pass of one is timed next to the same pass of
     the others, so that a slow minute of a shared machine falls on all of
     them, not on whichever ran its whole stream then."""
-    spec, threads = case["spec"], case["threads"]
+    spec = case["spec"]
     record, case_dir = new_stream_record(case, args, tmp)
     record["interleaved"] = True
     try:
@@ -1763,22 +1795,10 @@ def run_stream_case_interleaved(case, args, tmp, log):
                     continue
                 worker = Worker(name, os.path.join(
                     case_dir, "%s.round%d.log" % (name, r + 1)))
-                try:
-                    reply = worker.request({
-                        "cmd": "stream_open", "peer": name,
-                        "threads": threads, "seed": args.seed,
-                        "stream": [[[n, d] for n, d in s] for s in stream],
-                        "spec": {k: spec[k] for k in
-                                 ("dir", "prog", "params", "onnx")}},
-                        T_STREAM)
-                except WorkerError as e:
-                    reply = {"ok": False, "error": str(e)}
-                if not reply.get("ok"):
+                if stream_request(worker, stream_message(
+                        "stream_open", name, case, args, stream),
+                        name, entry, log) is None:
                     worker.kill()
-                    entry.update({"status": "FAIL",
-                                  "why": reply.get("error")})
-                    log("  %s FAIL: %s" % (name, short_reason(
-                        reply.get("error"), 300)))
                     continue
                 workers[name] = worker
                 time.sleep(PAUSE_STREAM_S)
@@ -1789,33 +1809,15 @@ def run_stream_case_interleaved(case, args, tmp, log):
                 for name in turn:
                     if name not in workers:
                         continue
-                    try:
-                        reply = workers[name].request(
-                            {"cmd": "stream_pass"}, T_STREAM)
-                    except WorkerError as e:
-                        reply = {"ok": False, "error": str(e)}
-                    if not reply.get("ok"):
+                    if stream_request(workers[name], {"cmd": "stream_pass"},
+                                      name, entries[name], log) is None:
                         workers.pop(name).kill()
-                        entries[name].update({"status": "FAIL",
-                                              "why": reply.get("error")})
-                        log("  %s FAIL: %s" % (name, short_reason(
-                            reply.get("error"), 300)))
                     time.sleep(PAUSE_STREAM_S)
             for name, worker in workers.items():
-                try:
-                    reply = worker.request({"cmd": "stream_close"}, T_STREAM)
-                except WorkerError as e:
-                    reply = {"ok": False, "error": str(e)}
-                entry = entries[name]
-                if not reply.get("ok"):
-                    entry.update({"status": "FAIL", "why": reply.get("error")})
-                    continue
-                entry["rounds"].append(reply)
-                if name != "pdlite":
-                    for k in ("version", "config"):
-                        entry[k] = reply[k]
-                if reply.get("notes"):
-                    entry.setdefault("notes", []).extend(reply["notes"])
+                reply = stream_request(worker, {"cmd": "stream_close"},
+                                       name, entries[name], log)
+                if reply is not None:
+                    keep_stream_round(entries[name], reply, name)
         finally:
             for worker in workers.values():
                 worker.kill()
@@ -1875,26 +1877,12 @@ def run_stream_case(case, args, tmp, log):
             worker = Worker(peer, os.path.join(
                 case_dir, "%s.round%d.log" % (peer, r + 1)))
             try:
-                reply = worker.request({
-                    "cmd": "stream", "peer": peer, "threads": threads,
-                    "passes": args.passes, "seed": args.seed,
-                    "stream": [[[n, d] for n, d in s] for s in stream],
-                    "spec": {k: spec[k] for k in
-                             ("dir", "prog", "params", "onnx")}}, T_STREAM)
-            except WorkerError as e:
-                reply = {"ok": False, "error": str(e)}
+                reply = stream_request(worker, stream_message(
+                    "stream", peer, case, args, stream), peer, entry, log)
             finally:
                 worker.kill()
-            if not reply.get("ok"):
-                entry.update({"status": "FAIL", "why": reply.get("error")})
-                log("  %s FAIL: %s" % (peer, short_reason(
-                    reply.get("error"), 300)))
-            else:
-                entry["rounds"].append(reply)
-                for k in ("version", "config"):
-                    entry[k] = reply[k]
-                if reply.get("notes"):
-                    entry.setdefault("notes", []).extend(reply["notes"])
+            if reply is not None:
+                keep_stream_round(entry, reply, peer)
             time.sleep(PAUSE_STREAM_S)
     summarize_stream(record)
     return record

@@ -164,16 +164,13 @@ struct Predictor::Impl {
   bool first_run_routed = false;
   // No specialised run yet: the first pays what no later run does (the
   // weights' reorders and packing, oneDNN's first use) and teaches the
-  // policy nothing.
-  bool skip_first_specialised = false;
-  // The first run was generic: the next run goes to the specialised
-  // kernels and pays the one-off work the first run skipped (packing every
-  // weight, oneDNN's first use: 5-8 ms on the OCR classifier); the policy
+  // policy nothing. After a generic first run that is the second run, on
+  // the specialised kernels (5-8 ms on the OCR classifier); the policy
   // learns from the specialised first runs after it. A small model's
   // specialised kernels make little per shape now (the classifier: its
   // stem and pooling, 0.2 ms) and its made runs beat the generic kernels
   // by 1.2-1.7x, so its shapes are made and measured, not kept generic.
-  bool generic_first_run = false;
+  bool skip_first_specialised = true;
 
   ~Impl();
   // Another Impl on the same program and weights (with `config`).
@@ -460,12 +457,10 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     for (auto& t : inputs) bytes += t.memory_size();
     return bytes;
   };
-  const bool first_run = !first_run_routed;
-  if (first_run) {
+  bool generic_first_run = false;
+  if (!first_run_routed) {
     first_run_routed = true;
     generic_first_run = FirstRunGeneric(input_bytes());
-    // Either way, the first specialised run pays the one-off work.
-    skip_first_specialised = true;
     // Small inputs make little per shape: a maker's clone would cost more
     // memory (3-5 MB for the classifier) than its making saves.
     if (generic_first_run) make_ahead_possible = false;
@@ -512,13 +507,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     seen.generic_for_good = true;
     seen.for_good_provisional = !policy.MadeRunTimed();
   }
-  if (seen.generic_for_good) return Route::kGeneric;
-  if (generic_first_run && GenericReady() && !seen.ran_specialised &&
-      seen.made == nullptr) {
-    if (first_run) return Route::kGeneric;
-    seen.ran_specialised = true;
-    return Route::kSpecialised;
-  }
+  if (seen.generic_for_good || generic_first_run) return Route::kGeneric;
   if (make_ahead_possible && !generic_for_good && seen.made == nullptr &&
       !seen.ran_specialised) {
     bool offer = true;
@@ -559,7 +548,6 @@ void Predictor::Impl::LearnFromSpecialised(double run_ms, double making_ms) {
   // every small model look making-bound, and a service of one fixed shape
   // pay for a generic clone it never needs. The policy learns from the
   // next shape on.
-  generic_first_run = false;
   if (skip_first_specialised) {
     skip_first_specialised = false;
     return;
