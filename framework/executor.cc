@@ -139,6 +139,14 @@ struct Executor::BlockState {
   // variable, and the names of the weights.
   std::unordered_map<std::string, int> writers;
   std::unordered_set<std::string> persistable;
+  // The variables of `foreign_scope` (the scope plans were last built in)
+  // and its ancestors whose buffers are not the plan's to place: every
+  // weight, and the run scope's feeds and persistables. Listed once per
+  // scope, as `contexts` are (variables are made before the first run):
+  // listing them per new shape (copying and sorting every weight's name)
+  // was a tenth of a small model's plan building.
+  const Scope* foreign_scope = nullptr;
+  std::vector<const Variable*> foreign_vars;
 };
 
 Executor::Executor(const ProgramDesc& program,
@@ -957,20 +965,24 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
 
   // Buffers that are not ours to place: feeds (the caller's memory) and
   // weights, and anything sharing a buffer with them.
-  std::set<const platform::Allocation*> foreign;
-  for (const Scope* s = scope; s != nullptr; s = s->parent()) {
-    for (auto& name : s->LocalVarNames()) {
-      Variable* v = s->FindLocalVar(name);
-      if (!v->IsType<Tensor>() || !v->Get<Tensor>().IsInitialized()) continue;
-      if (s != scope) {  // a parent's: the weights
-        foreign.insert(v->Get<Tensor>().holder().get());
-        continue;
-      }
-      const VarDesc* vd = desc.FindVar(name);
-      if (feeds.count(name) || (vd && vd->persistable) || vd == nullptr) {
-        foreign.insert(v->Get<Tensor>().holder().get());
+  if (state.foreign_scope != scope) {
+    state.foreign_vars.clear();
+    for (const Scope* s = scope; s != nullptr; s = s->parent()) {
+      for (auto& name : s->LocalVarNames()) {
+        const VarDesc* vd = s == scope ? desc.FindVar(name) : nullptr;
+        // A parent's are the weights.
+        if (s != scope || feeds.count(name) || vd == nullptr ||
+            vd->persistable) {
+          state.foreign_vars.push_back(s->FindLocalVar(name));
+        }
       }
     }
+    state.foreign_scope = scope;
+  }
+  std::set<const platform::Allocation*> foreign;
+  for (const Variable* v : state.foreign_vars) {
+    if (!v->IsType<Tensor>() || !v->Get<Tensor>().IsInitialized()) continue;
+    foreign.insert(v->Get<Tensor>().holder().get());
   }
 
   // One buffer per allocation the recording run made; the variables

@@ -36,6 +36,10 @@ TEST(MatmulMkldnn, TransposesAndAlpha) {
   Check({24, 64}, {4, 64, 16}, false, false, -1.5f);
   Check({64}, {3, 64, 5}, false, false, 1.f);
   Check({64}, {64}, false, false, 0.5f);
+  // The vectors above at sizes oneDNN runs (at least kSmallMatmulMacs
+  // multiply-adds; under it PLAIN runs inside the kernel).
+  Check({512}, {3, 512, 8}, false, false, 1.f);
+  Check({16384}, {16384}, false, false, 0.5f);
 }
 
 }  // namespace

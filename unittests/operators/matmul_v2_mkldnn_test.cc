@@ -45,6 +45,15 @@ TEST(MatmulV2Mkldnn, BroadcastAndVectors) {
   Check({2, 8, 16}, {16}, false, false);
   Check({16}, {16}, true, true);
   Check({1, 1280}, {1280, 3}, false, false);
+  // The same at sizes oneDNN runs (at least kSmallMatmulMacs multiply-adds;
+  // under it PLAIN runs inside the kernel).
+  Check({4, 1, 8, 256}, {3, 256, 5}, false, false);
+  Check({8, 256}, {2, 3, 256, 5}, false, false);
+  Check({2, 1, 8, 256}, {1, 3, 5, 256}, false, true);
+  Check({1024}, {2, 1024, 5}, false, false);
+  Check({2, 8, 1024}, {1024}, false, false);
+  Check({16384}, {16384}, true, true);
+  Check({1, 1280}, {1280, 16}, false, false);
 }
 
 TEST(MatmulV2Mkldnn, EmptyProducts) {

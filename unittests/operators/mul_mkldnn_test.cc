@@ -31,6 +31,10 @@ TEST(MulMkldnn, Flattening) {
   Check({2, 3, 4, 5}, {20, 7}, 2, 1);
   Check({6, 20}, {4, 5, 7}, 1, 2);
   Check({0, 20}, {20, 7}, 1, 1);
+  // The two flattenings above at sizes oneDNN runs (at least
+  // kSmallMatmulMacs multiply-adds; under it PLAIN runs inside the kernel).
+  Check({2, 3, 4, 40}, {160, 20}, 2, 1);
+  Check({6, 400}, {20, 20, 7}, 1, 2);
 }
 
 }  // namespace

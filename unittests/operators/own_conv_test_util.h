@@ -1,11 +1,15 @@
 // What the tests of the MKLDNN kernel's own convolution loops
-// (pointwise_conv_util.h, depthwise_conv_util.h) share: their inputs and
-// their reference activations.
+// (pointwise_conv_util.h, depthwise_conv_util.h, stem_conv_util.h) share:
+// their inputs, their reference activations and the check of a loop's
+// output.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
+#include "gtest/gtest.h"
 #include "operators/fused_activation.h"
 
 namespace paddle_lite {
@@ -29,6 +33,21 @@ inline float ReferenceActivate(const operators::FusedActivation& act, float x) {
     return std::min(std::max(act.alpha * x + act.beta, 0.f), 1.f);
   }
   return x;
+}
+
+/// Checks `out` (channel-last pixels of `channels`) against `want`, and
+/// that nothing was written past want's end (`out` is longer, its tail
+/// NaN).
+inline void ExpectLoopOutput(const std::vector<float>& out,
+                             const std::vector<float>& want,
+                             int64_t channels) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
+        << "pixel " << i / channels << " channel " << i % channels;
+  }
+  for (size_t i = want.size(); i < out.size(); ++i) {
+    ASSERT_TRUE(std::isnan(out[i])) << "written past the end at " << i;
+  }
 }
 
 }  // namespace testing

@@ -3,7 +3,8 @@
 // pooling, NHWC; and the cases handed to PLAIN (adaptive windows that are
 // not a grid, windows in the padding, clipped non-exclusive divisors, and
 // windows for which oneDNN has only its slow generic implementation); and
-// averages over whole images, which the kernel computes without oneDNN.
+// averages over whole images and windows over channel-last input, which
+// the kernel computes without oneDNN.
 #include <string>
 #include <vector>
 
@@ -21,41 +22,50 @@ void CheckPool(const framework::DDim& dims, const MkldnnAttrs& attrs) {
 
 TEST(Pool2dMkldnn, HasKernel) { ExpectMkldnnKernel("pool2d"); }
 
+// NHWC input runs on the kernel's own channel-last loop, NCHW on oneDNN.
 TEST(Pool2dMkldnn, MaxAndAverageWindows) {
   for (const std::string type : {"max", "avg"}) {
     for (bool exclusive : {true, false}) {
-      SCOPED_TRACE(type + (exclusive ? " exclusive" : " inclusive"));
-      const MkldnnAttrs base = {{"pooling_type", type},
-                                {"exclusive", exclusive}};
-      auto with = [&](MkldnnAttrs more) {
-        MkldnnAttrs all = base;
-        all.insert(all.end(), more.begin(), more.end());
-        return all;
-      };
-      CheckPool({2, 3, 13, 13}, with({{"ksize", std::vector<int>{3, 3}},
+      for (const std::string format : {"NCHW", "NHWC"}) {
+        SCOPED_TRACE(type + (exclusive ? " exclusive " : " inclusive ") +
+                     format);
+        const MkldnnAttrs base = {{"pooling_type", type},
+                                  {"exclusive", exclusive},
+                                  {"data_format", format}};
+        auto with = [&](MkldnnAttrs more) {
+          MkldnnAttrs all = base;
+          all.insert(all.end(), more.begin(), more.end());
+          return all;
+        };
+        CheckPool({2, 3, 13, 13}, with({{"ksize", std::vector<int>{3, 3}},
+                                        {"strides", std::vector<int>{2, 2}},
+                                        {"paddings", std::vector<int>{1, 1}}}));
+        CheckPool({1, 5, 12, 9}, with({{"ksize", std::vector<int>{2, 3}},
+                                       {"strides", std::vector<int>{2, 1}}}));
+        CheckPool({1, 4, 11, 10},
+                  with({{"ksize", std::vector<int>{3, 3}},
+                        {"strides", std::vector<int>{2, 2}},
+                        {"paddings", std::vector<int>{0, 2, 1, 0}}}));
+        CheckPool({1, 4, 11, 10}, with({{"ksize", std::vector<int>{3, 2}},
+                                        {"strides", std::vector<int>{2, 2}},
+                                        {"ceil_mode", true}}));
+        CheckPool({1, 4, 12, 12}, with({{"ksize", std::vector<int>{3, 3}},
+                                        {"strides", std::vector<int>{3, 3}},
+                                        {"paddings", std::vector<int>{1, 1}},
+                                        {"ceil_mode", true}}));
+        CheckPool({2, 6, 9, 7}, with({{"ksize", std::vector<int>{3, 3}},
                                       {"strides", std::vector<int>{2, 2}},
                                       {"paddings", std::vector<int>{1, 1}}}));
-      CheckPool({1, 5, 12, 9}, with({{"ksize", std::vector<int>{2, 3}},
-                                     {"strides", std::vector<int>{2, 1}}}));
-      CheckPool({1, 4, 11, 10},
-                with({{"ksize", std::vector<int>{3, 3}},
-                      {"strides", std::vector<int>{2, 2}},
-                      {"paddings", std::vector<int>{0, 2, 1, 0}}}));
-      CheckPool({1, 4, 11, 10}, with({{"ksize", std::vector<int>{3, 2}},
-                                      {"strides", std::vector<int>{2, 2}},
-                                      {"ceil_mode", true}}));
-      CheckPool({1, 4, 12, 12}, with({{"ksize", std::vector<int>{3, 3}},
-                                      {"strides", std::vector<int>{3, 3}},
-                                      {"paddings", std::vector<int>{1, 1}},
-                                      {"ceil_mode", true}}));
-      CheckPool({2, 6, 9, 7}, with({{"ksize", std::vector<int>{3, 3}},
-                                    {"strides", std::vector<int>{2, 2}},
-                                    {"paddings", std::vector<int>{1, 1}},
-                                    {"data_format", std::string("NHWC")}}));
-      CheckPool({1, 3, 10, 10},
-                with({{"ksize", std::vector<int>{2, 2}},
-                      {"strides", std::vector<int>{2, 2}},
-                      {"padding_algorithm", std::string("SAME")}}));
+        CheckPool({1, 3, 10, 10},
+                  with({{"ksize", std::vector<int>{2, 2}},
+                        {"strides", std::vector<int>{2, 2}},
+                        {"padding_algorithm", std::string("SAME")}}));
+        // One pixel, one channel, a window wider than the image.
+        CheckPool({1, 1, 1, 1}, with({{"ksize", std::vector<int>{1, 1}}}));
+        CheckPool({3, 2, 2, 2}, with({{"ksize", std::vector<int>{2, 3}},
+                                      {"strides", std::vector<int>{1, 1}},
+                                      {"paddings", std::vector<int>{0, 1}}}));
+      }
     }
   }
 }
@@ -145,6 +155,49 @@ TEST(Pool2dMkldnn, WholeImageAverageInAGraphOverAStreamOfSizes) {
                                         {1, 8, 20, 33},
                                         {1, 8, 12, 5},
                                         {1, 8, 7, 9}});
+  }
+}
+
+// The OCR classifier's end: a convolution writes a channel-last oneDNN
+// layout and a max pooling reads it on the kernel's own loop (no
+// primitive per size), then an average; a stream of sizes, some seen
+// before (the kept loops replay), against PLAIN.
+TEST(Pool2dMkldnn, ChannelLastWindowsInAGraphOverAStreamOfSizes) {
+  for (int64_t channels : {40, 5}) {
+    SCOPED_TRACE(std::to_string(channels) + " channels");
+    framework::ProgramBuilder b;
+    auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 8, -1, -1});
+    auto w1 = b.AddParameter(
+        "w1", RandomTensor<float>({channels, 8, 1, 1}, -1, 1, 7));
+    auto w2 = b.AddParameter(
+        "w2", RandomTensor<float>({24, channels, 1, 1}, -1, 1, 8));
+    auto y = b.AddVar("y");
+    auto maxed = b.AddVar("maxed");
+    auto averaged = b.AddVar("averaged");
+    auto z = b.AddVar("z");
+    b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {w1}}}, {{"Output", {y}}});
+    b.AddOp("pool2d", {{"X", {y}}}, {{"Out", {maxed}}},
+            {{"pooling_type", std::string("max")},
+             {"ksize", std::vector<int>{2, 2}},
+             {"strides", std::vector<int>{2, 2}},
+             {"ceil_mode", true}});
+    b.AddOp("pool2d", {{"X", {maxed}}}, {{"Out", {averaged}}},
+            {{"pooling_type", std::string("avg")},
+             {"ksize", std::vector<int>{3, 3}},
+             {"strides", std::vector<int>{1, 2}},
+             {"paddings", std::vector<int>{1, 1}}});
+    b.AddOp("conv2d", {{"Input", {averaged}}, {"Filter", {w2}}},
+            {{"Output", {z}}});
+    b.AddOutput(z);
+    b.AddOutput(maxed);
+    ExpectMkldnnMatchesPlainOverStream(b.Build(), b.parameters(),
+                                       {{1, 8, 7, 9},
+                                        {1, 8, 2, 64},
+                                        {1, 8, 7, 9},
+                                        {2, 8, 1, 1},
+                                        {1, 8, 20, 33},
+                                        {1, 8, 2, 64},
+                                        {3, 8, 5, 4}});
   }
 }
 

@@ -20,6 +20,9 @@ TEST(SoftmaxMkldnn, EveryAxis) {
   CheckUnaryAllKernels("softmax", RandomTensor<float>({25, 6625}, -5, 5, 42));
   CheckUnaryAllKernels("softmax", RandomTensor<float>({127}, -5, 5, 43));
   CheckUnaryAllKernels("softmax", RandomTensor<float>({1}, -5, 5, 44));
+  // Under kSmallSoftmaxElements PLAIN runs inside the kernel; a 1-D one
+  // that oneDNN runs.
+  CheckUnaryAllKernels("softmax", RandomTensor<float>({5000}, -5, 5, 45));
 }
 
 TEST(SoftmaxMkldnn, ScalarAndEmpty) {

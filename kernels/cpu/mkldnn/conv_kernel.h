@@ -26,6 +26,7 @@
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
+#include "kernels/cpu/mkldnn/stem_conv_util.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -60,15 +61,17 @@ struct ConvState {
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
   KeptCall call;  // empty: run through Execute
-  // A 1x1 or depthwise convolution run by our own loops
-  // (RunPointwiseConv, RunDepthwiseConv; conv is null then): its packed
-  // filter in `weights`, its output's layout (null: plain), the call with
-  // the buffers left to fill in.
+  // A 1x1, depthwise or stem convolution run by our own loops
+  // (RunPointwiseConv, RunDepthwiseConv, RunStemConv; conv is null then):
+  // its packed filter in `weights`, its output's layout (null: plain), the
+  // call with the buffers left to fill in.
   bool pointwise = false;
   bool depthwise = false;
+  bool stem = false;
   std::shared_ptr<const MkldnnLayout> own_layout;
   PointwiseConv pointwise_call;
   DepthwiseConv depthwise_call;
+  StemConv stem_call;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -95,7 +98,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
-        if (state->pointwise || state->depthwise) {
+        if (state->pointwise || state->depthwise || state->stem) {
           RunKeptOwn(ctx, state);
           return;
         }
@@ -155,7 +158,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
     if (TryPointwise(ctx, &mk, g, activation, src_stored, signature) ||
-        TryDepthwise(ctx, &mk, g, activation, src_stored, signature)) {
+        TryDepthwise(ctx, &mk, g, activation, src_stored, signature) ||
+        TryStem(ctx, &mk, g, activation, src_stored, signature)) {
       return;
     }
     KeyBuilder key("conv2d", ctx);
@@ -385,6 +389,63 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     }
   }
 
+  /// Runs a convolution of a few input channels read from channel-first
+  /// planes (a network's stem; stem_conv_util.h) and keeps its state;
+  /// false, with nothing done, for any other.
+  static bool TryStem(const framework::ExecutionContext& ctx,
+                      MkldnnContext* mk,
+                      const operators::Conv2DGeometry& g,
+                      const operators::FusedActivation& activation,
+                      const dnnl::memory::desc& src_stored,
+                      const InputSignature& signature) {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      if (!OwnConvLoopsAvailable() || g.groups != 1 ||
+          g.in_channels > kStemMaxInChannels ||
+          g.out_channels > kStemMaxOutChannels || g.dilation_h != 1 ||
+          g.dilation_w != 1 || g.stride_h < 1 || g.stride_w < 1 ||
+          src_stored != ActivationMd(src_dims, /*channel_last=*/false) ||
+          ctx.Input<framework::Tensor>("ResidualData") != nullptr ||
+          !OwnConvLoopsFuse(activation) || !IsModelWeight(ctx, "Filter")) {
+        return false;
+      }
+      StemConv call;
+      call.batch = g.batch;
+      call.in_channels = g.in_channels;
+      call.out_channels = g.out_channels;
+      call.in_h = g.in_h;
+      call.in_w = g.in_w;
+      call.out_h = g.out_h;
+      call.out_w = g.out_w;
+      call.kernel_h = g.kernel_h;
+      call.kernel_w = g.kernel_w;
+      call.stride_h = g.stride_h;
+      call.stride_w = g.stride_w;
+      call.pad_top = g.pad.top;
+      call.pad_left = g.pad.left;
+      call.activation = activation;
+      auto state =
+          OwnState(ctx, mk, g, signature,
+                   KeyBuilder("stem_filter")
+                       .Add(g.out_channels)
+                       .Add(g.in_channels)
+                       .Add(g.kernel_h)
+                       .Add(g.kernel_w),
+                   PackedStemFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
+                   [&](const float* filter, float* packed) {
+                     PackStemFilter(filter, g.out_channels, g.in_channels,
+                                    g.kernel_h, g.kernel_w, packed);
+                   });
+      state->stem = true;
+      state->stem_call = call;
+      RunKeptOwn(ctx, state.get());
+      KeepState(ctx, std::move(state));
+      return true;
+    }
+  }
+
   /// The state of a convolution run by our own loops, its output
   /// channel-last: the filter packed by `pack` into `packed_floats`
   /// floats, kept with the model's weights under `key` and the filter's
@@ -435,6 +496,15 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* bias_data =
         bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr;
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    if (state->stem) {
+      StemConv& call = state->stem_call;
+      call.in = in;
+      call.packed_filter = filter;
+      call.bias = bias_data;
+      call.out = out;
+      RunStemConv(dev, call);
+      return;
+    }
     if (state->depthwise) {
       DepthwiseConv& call = state->depthwise_call;
       call.in = in;

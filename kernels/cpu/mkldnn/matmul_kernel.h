@@ -9,6 +9,7 @@
 // primitive's output scale.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -67,9 +68,57 @@ struct MatmulPrimitive {
   dnnl::matmul prim;
 };
 
+/// Products of fewer multiply-adds than this run on a plain loop
+/// (RunSmallMatmul), in microseconds, where oneDNN makes a primitive for
+/// each shape (0.2-0.5 ms, and a cache entry: the OCR classifier's
+/// [batch, 200] x [200, 2] fc made one per batch size).
+constexpr int64_t kSmallMatmulMacs = int64_t{1} << 13;
+
+/// Out = act(alpha * X x Y + bias) for a small `p`, one output element at
+/// a time, its sum in the order of k: every element comes out the same
+/// whatever the batch or m (a server's batched runs must give the results
+/// of unbatched ones bit for bit, which a blocked GEMM does not promise).
+template <typename T>
+void RunSmallMatmul(
+    const MatmulProblem& p, const T* x, const T* y, const T* bias, T* out) {
+  const size_t rank = p.out_batch.size();
+  int64_t batches = 1;
+  for (int64_t d : p.out_batch) batches *= d;
+  for (int64_t b = 0; b < batches; ++b) {
+    // X's and Y's matrices for output matrix b (their dims of 1 broadcast).
+    int64_t x_at = 0, y_at = 0, x_step = p.m * p.k, y_step = p.k * p.n;
+    int64_t rest = b;
+    for (size_t d = rank; d-- > 0;) {
+      const int64_t i = rest % p.out_batch[d];
+      rest /= p.out_batch[d];
+      if (p.x_batch[d] != 1) x_at += i * x_step;
+      if (p.y_batch[d] != 1) y_at += i * y_step;
+      x_step *= p.x_batch[d];
+      y_step *= p.y_batch[d];
+    }
+    const T* xm = x + x_at;
+    const T* ym = y + y_at;
+    T* om = out + b * p.m * p.n;
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        T sum = 0;
+        for (int64_t k = 0; k < p.k; ++k) {
+          const T a = p.trans_x ? xm[k * p.m + i] : xm[i * p.k + k];
+          const T c = p.trans_y ? ym[j * p.k + k] : ym[k * p.n + j];
+          sum += a * c;
+        }
+        sum *= p.alpha;
+        if (p.bias) sum += bias[j];
+        if (p.activation == "relu") sum = std::max(sum, T(0));
+        om[i * p.n + j] = sum;
+      }
+    }
+  }
+}
+
 /// Runs `p` on X, Y (and `bias` when p.bias) into Out (already sized), or
 /// returns false when oneDNN rejects it (the caller then runs the PLAIN
-/// kernel).
+/// kernel). Small products (kSmallMatmulMacs) run on RunSmallMatmul.
 template <typename T>
 bool RunMatmul(const framework::ExecutionContext& ctx,
                const MatmulProblem& p,
@@ -77,6 +126,19 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
                const framework::Tensor& y,
                const framework::Tensor* bias,
                framework::Tensor* out) {
+  int64_t macs = p.m * p.n * p.k;
+  for (int64_t d : p.out_batch) macs *= d;
+  if (macs < kSmallMatmulMacs &&
+      (p.activation.empty() || p.activation == "relu") &&
+      p.x_batch.size() == p.out_batch.size() &&
+      p.y_batch.size() == p.out_batch.size()) {
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    if (!framework::MakingOnly()) {
+      RunSmallMatmul<T>(p, x.data<T>(), y.data<T>(),
+                        p.bias ? bias->data<T>() : nullptr, o);
+    }
+    return true;
+  }
   dnnl::post_ops post_ops;
   if (!AppendFusedActivation({p.activation}, &post_ops)) return false;
   T* o = out->mutable_data<T>(ctx.GetPlace());

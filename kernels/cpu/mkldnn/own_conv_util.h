@@ -1,6 +1,7 @@
 // When the MKLDNN conv kernels may run a convolution on our own AVX-512
-// loops (1x1: pointwise_conv_util.h; depthwise: depthwise_conv_util.h)
-// instead of a oneDNN primitive, which makes code for every input size.
+// loops (1x1: pointwise_conv_util.h; depthwise: depthwise_conv_util.h; a
+// stem of few input channels: stem_conv_util.h) instead of a oneDNN
+// primitive, which makes code for every input size.
 // Private to kernels/cpu/mkldnn (conv_kernel.h).
 #pragma once
 

@@ -10,9 +10,11 @@
 // squeeze of every squeeze-and-excitation block) run without oneDNN: a
 // primitive is made per input size, tens of them for each new size an SE
 // network sees, and the sum is a plain vectorized loop (AverageImages).
+// So do other window grids over channel-last input (PoolChannelLast).
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "framework/kernel_registry.h"
@@ -90,11 +92,82 @@ bool AveragesWholeImages(const operators::Pool2DGeometry& g,
   return true;
 }
 
+/// A window grid over channel-last images, pooled by our own loop: the
+/// loop's code does not depend on the input size, where oneDNN makes a
+/// primitive for every size (0.06-0.1 ms, most of what the OCR
+/// classifier's pooling cost at a new width).
+struct ChannelLastPool {
+  bool is_max = false;
+  // Averages divide by the window's pixels inside the input (exclusive)
+  // or by kernel_h * kernel_w (ResolvePoolDim left only windows that
+  // Paddle does not clip).
+  bool exclusive = true;
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t in_h = 0;
+  int64_t in_w = 0;
+  int64_t out_h = 0;
+  int64_t out_w = 0;
+  PoolDim h;
+  PoolDim w;
+};
+
+/// out[n][y][x][c] = the max or mean of in[n][window of (y, x)][c].
+void PoolChannelLast(const platform::CPUDeviceContext& dev,
+                     const ChannelLastPool& p,
+                     const float* in,
+                     float* out) {
+  const int64_t c = p.channels;
+  const int64_t rows = p.batch * p.out_h;
+  dev.ParallelFor(
+      rows, 1.0 * p.out_w * c * p.h.kernel * p.w.kernel,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          const int64_t n = row / p.out_h;
+          const int64_t y = row % p.out_h;
+          const int64_t y0 = y * p.h.stride - p.h.pad_begin;
+          const int64_t top = std::max<int64_t>(0, y0);
+          const int64_t bottom = std::min(p.in_h, y0 + p.h.kernel);
+          const float* image = in + n * p.in_h * p.in_w * c;
+          float* dst_row = out + row * p.out_w * c;
+          for (int64_t x = 0; x < p.out_w; ++x) {
+            const int64_t x0 = x * p.w.stride - p.w.pad_begin;
+            const int64_t left = std::max<int64_t>(0, x0);
+            const int64_t right = std::min(p.in_w, x0 + p.w.kernel);
+            float* dst = dst_row + x * c;
+            const float* first = image + (top * p.in_w + left) * c;
+            std::copy(first, first + c, dst);
+            for (int64_t i = top; i < bottom; ++i) {
+              for (int64_t j = (i == top ? left + 1 : left); j < right; ++j) {
+                const float* src = image + (i * p.in_w + j) * c;
+                if (p.is_max) {
+                  for (int64_t k = 0; k < c; ++k) {
+                    dst[k] = std::max(dst[k], src[k]);
+                  }
+                } else {
+                  for (int64_t k = 0; k < c; ++k) dst[k] += src[k];
+                }
+              }
+            }
+            if (!p.is_max) {
+              const float scale =
+                  1.f / static_cast<float>(p.exclusive
+                                               ? (bottom - top) * (right - left)
+                                               : p.h.kernel * p.w.kernel);
+              for (int64_t k = 0; k < c; ++k) dst[k] *= scale;
+            }
+          }
+        }
+      });
+}
+
 /// What pool2d keeps between runs: the kept call of a primitive, or, with
-/// no call, that it averaged whole images (`average`) and declared Out as
-/// `out_layout`.
+/// no call, that it averaged whole images (`average`) or pooled a
+/// channel-last grid (`own`), and declared Out as `out_layout`.
 struct PoolState : KeptUnaryState {
   ImageChannels average;
+  bool own = false;
+  ChannelLastPool grid;
 };
 
 struct PoolPrimitive {
@@ -148,7 +221,32 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
             ActivationMd({g.batch, g.channels, 1, 1}, average.channel_last),
             dst_plain, mk.engine());
       }
-      Average(ctx, *state, *x, out);
+      RunLoop(ctx, *state, *x, out);
+      KeepState(ctx, std::move(state));
+      return;
+    }
+    bool channel_last_in = false;
+    if (std::is_same<T, float>::value &&
+        IsDenseActivation(src_md, &channel_last_in) && channel_last_in) {
+      auto state = std::make_shared<PoolState>();
+      state->signature = signature;
+      state->out_dims = out->dims();
+      state->own = true;
+      ChannelLastPool& grid = state->grid;
+      grid.is_max = is_max;
+      grid.exclusive = exclusive;
+      grid.batch = g.batch;
+      grid.channels = g.channels;
+      grid.in_h = g.in_h;
+      grid.in_w = g.in_w;
+      grid.out_h = g.out_h;
+      grid.out_w = g.out_w;
+      grid.h = h;
+      grid.w = w;
+      state->out_layout = MakeLayout(
+          ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, true),
+          dst_plain, mk.engine());
+      RunLoop(ctx, *state, *x, out);
       KeepState(ctx, std::move(state));
       return;
     }
@@ -209,12 +307,14 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     if (state->call) {
       ExecuteKeptUnary<T>(ctx, state);
     } else {
-      Average(ctx, *state, x, out);
+      RunLoop(ctx, *state, x, out);
     }
     return true;
   }
 
-  static void Average(const framework::ExecutionContext& ctx,
+  // Runs the loop the state kept (a whole-image average or a channel-last
+  // grid).
+  static void RunLoop(const framework::ExecutionContext& ctx,
                       const PoolState& state,
                       const framework::Tensor& x,
                       framework::Tensor* out) {
@@ -223,8 +323,12 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
     out->set_opaque_layout(state.out_layout);
     float* dst = out->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    AverageImages(ctx.device_context<platform::CPUDeviceContext>(),
-                  state.average, src, dst);
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    if (state.own) {
+      PoolChannelLast(dev, state.grid, src, dst);
+    } else {
+      AverageImages(dev, state.average, src, dst);
+    }
   }
 };
 

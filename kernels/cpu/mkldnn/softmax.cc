@@ -10,6 +10,8 @@ namespace kernels {
 namespace mkldnn {
 namespace {
 
+constexpr int64_t kSmallSoftmaxElements = 4096;
+
 struct SoftmaxPrimitive {
   dnnl::softmax_forward::primitive_desc pd;
   dnnl::softmax_forward prim;
@@ -33,6 +35,13 @@ class MkldnnSoftmaxKernel : public framework::OpKernel<T> {
     if (axis < 0) axis += rank;
     const Dims view = {framework::Product(dims, 0, axis), dims[axis],
                        framework::Product(dims, axis + 1, rank)};
+    // A small softmax takes the PLAIN kernel microseconds, where oneDNN
+    // makes a primitive for each shape (0.2 ms: the OCR classifier's [batch,
+    // 2] made one per batch size).
+    if (x->numel() < kSmallSoftmaxElements) {
+      RunPlainKernel<T>(ctx);
+      return;
+    }
     T* o = out->mutable_data<T>(ctx.GetPlace());
 
     MkldnnContext& mk = PrepareMkldnn(ctx);
