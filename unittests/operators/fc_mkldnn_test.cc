@@ -36,7 +36,8 @@ TEST(FcMkldnn, Shapes) {
     Check({4, 3, 8, 8}, {192, 10}, {}, 1, act);
     Check({0, 16}, {16, 8}, {8}, 1, act);
     // Products of at least kSmallMatmulMacs run on oneDNN (those above
-    // under it, on PLAIN inside the kernel): a vector, and a flattening.
+    // under it, on a plain loop inside the kernel, RunSmallMatmul): a vector,
+    // and a flattening.
     Check({1, 1280}, {1280, 16}, {1, 16}, 1, act);
     Check({4, 3, 16, 16}, {768, 10}, {}, 1, act);
   }

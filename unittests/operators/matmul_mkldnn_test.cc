@@ -37,7 +37,8 @@ TEST(MatmulMkldnn, TransposesAndAlpha) {
   Check({64}, {3, 64, 5}, false, false, 1.f);
   Check({64}, {64}, false, false, 0.5f);
   // The vectors above at sizes oneDNN runs (at least kSmallMatmulMacs
-  // multiply-adds; under it PLAIN runs inside the kernel).
+  // multiply-adds; under it a plain loop runs inside the kernel
+  // (RunSmallMatmul)).
   Check({512}, {3, 512, 8}, false, false, 1.f);
   Check({16384}, {16384}, false, false, 0.5f);
 }

@@ -46,7 +46,7 @@ TEST(MatmulV2Mkldnn, BroadcastAndVectors) {
   Check({16}, {16}, true, true);
   Check({1, 1280}, {1280, 3}, false, false);
   // The same at sizes oneDNN runs (at least kSmallMatmulMacs multiply-adds;
-  // under it PLAIN runs inside the kernel).
+  // under it a plain loop runs inside the kernel (RunSmallMatmul)).
   Check({4, 1, 8, 256}, {3, 256, 5}, false, false);
   Check({8, 256}, {2, 3, 256, 5}, false, false);
   Check({2, 1, 8, 256}, {1, 3, 5, 256}, false, true);

@@ -32,7 +32,8 @@ TEST(MulMkldnn, Flattening) {
   Check({6, 20}, {4, 5, 7}, 1, 2);
   Check({0, 20}, {20, 7}, 1, 1);
   // The two flattenings above at sizes oneDNN runs (at least
-  // kSmallMatmulMacs multiply-adds; under it PLAIN runs inside the kernel).
+  // kSmallMatmulMacs multiply-adds; under it a plain loop runs inside the
+  // kernel (RunSmallMatmul)).
   Check({2, 3, 4, 40}, {160, 20}, 2, 1);
   Check({6, 400}, {20, 20, 7}, 1, 2);
 }

@@ -22,7 +22,8 @@ void CheckPool(const framework::DDim& dims, const MkldnnAttrs& attrs) {
 
 TEST(Pool2dMkldnn, HasKernel) { ExpectMkldnnKernel("pool2d"); }
 
-// NHWC input runs on the kernel's own channel-last loop, NCHW on oneDNN.
+// NHWC input runs on the kernel's own channel-last loop, NCHW on oneDNN
+// (but for one channel or one pixel, where NCHW is channel-last too).
 TEST(Pool2dMkldnn, MaxAndAverageWindows) {
   for (const std::string type : {"max", "avg"}) {
     for (bool exclusive : {true, false}) {
@@ -60,7 +61,7 @@ TEST(Pool2dMkldnn, MaxAndAverageWindows) {
                   with({{"ksize", std::vector<int>{2, 2}},
                         {"strides", std::vector<int>{2, 2}},
                         {"padding_algorithm", std::string("SAME")}}));
-        // One pixel, one channel, a window wider than the image.
+        // One pixel and one channel; then a window wider than the image.
         CheckPool({1, 1, 1, 1}, with({{"ksize", std::vector<int>{1, 1}}}));
         CheckPool({3, 2, 2, 2}, with({{"ksize", std::vector<int>{2, 3}},
                                       {"strides", std::vector<int>{1, 1}},

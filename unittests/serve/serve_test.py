@@ -644,21 +644,18 @@ def check_grpc(port, with_shared):
     client.close()
 
 
-def check_grpc_queue_full(port):
+def check_grpc_queue_full(port, http_port):
     """Over gRPC a full queue is RESOURCE_EXHAUSTED, answered at once."""
-    import numpy as np
     import tritonclient.grpc as grpcclient
     x, y = demo_data()
-    xs = np.concatenate([x] * 1600)
-    ys = np.concatenate([y] * 1600)
     results = [None] * 12
     # Connected and encoded beforehand, so the twelve arrive together.
     clients = [grpcclient.InferenceServerClient(url="127.0.0.1:%d" % port)
                for _ in range(12)]
     for c in clients:
         R.check(c.is_server_live(), "grpc: client connected")
-    inp = grpcclient.InferInput("x", list(xs.shape), "FP32")
-    inp.set_data_from_numpy(xs)
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
     start = threading.Barrier(12)
 
     def one(i):
@@ -670,10 +667,11 @@ def check_grpc_queue_full(port):
             results[i] = (status, message)
         clients[i].close()
 
+    blocker, blocked, want = occupy_the_instance(http_port)
     threads = [threading.Thread(target=one, args=(i,)) for i in range(12)]
     for t in threads:
         t.start()
-    for t in threads:
+    for t in threads + blocker:
         t.join()
     full = [r for r in results if r[0] == "StatusCode.RESOURCE_EXHAUSTED"]
     good = [r for r in results if r[0] == "OK"]
@@ -681,9 +679,14 @@ def check_grpc_queue_full(port):
             "grpc: full queue is RESOURCE_EXHAUSTED",
             str([r[0] for r in results]))
     R.check(len(good) + len(full) == 12 and len(good) >= 2 and
-            all(close(r[1], ys)[0] for r in good),
+            all(close(r[1], y)[0] for r in good),
             "grpc: requests taken by the queue are answered correctly",
             str([r[0] for r in results]))
+    R.check(blocked[0][0] == 200 and
+            close(parse_binary_response(blocked[0][2], blocked[0][1]),
+                  want)[0],
+            "grpc: the request holding the instance is answered",
+            str(blocked[0][0]))
 
 
 def check_metrics(port):
@@ -744,10 +747,31 @@ def fire(port, body, n_header, n, model="demo"):
     return threads, results
 
 
+def occupy_the_instance(port, rows=4800):
+    """Sends one long request (about 0.1 s on the demo model's one instance,
+    59 MB, under the default --max-body-mb) and returns once it is inside
+    the server: requests sent after it wait in the queue behind it, or find
+    the queue full. A full queue must not depend on how fast the model
+    runs against how fast clients send (twelve 39 MB requests once filled
+    the queue because each took 0.2 s to run, and stopped when runs got
+    three times faster)."""
+    body, n_header, want = big_binary_request(rows)
+    threads, results = fire(port, body, n_header, 1)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        _, _, m = request(port, "GET", "/metrics")
+        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
+        if found and int(found.group(1)) >= 1:
+            break
+        time.sleep(0.002)
+    return threads, results, want
+
+
 def check_queue_full(port):
-    body, n_header, want = big_binary_request(1600)
+    blocker, blocked, want_long = occupy_the_instance(port)
+    body, n_header, want = big_binary_request(2)
     threads, results = fire(port, body, n_header, 12)
-    for t in threads:
+    for t in threads + blocker:
         t.join()
     full = [r for r in results if r[0] == 503]
     good = [r for r in results if r[0] == 200]
@@ -759,19 +783,16 @@ def check_queue_full(port):
     R.check(len(good) + len(full) == 12 and len(good) >= 2 and right,
             "requests taken by the queue are answered correctly",
             str([r[0] for r in results]))
+    R.check(blocked[0][0] == 200 and
+            close(parse_binary_response(blocked[0][2], blocked[0][1]),
+                  want_long)[0],
+            "the request holding the instance is answered",
+            str(blocked[0][0]))
 
 
 def check_timeout(port):
     """A request whose "timeout" (us) expires in the queue gets 504."""
-    body, n_header, want = big_binary_request(3200)
-    threads, results = fire(port, body, n_header, 1)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        _, _, m = request(port, "GET", "/metrics")
-        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
-        if found and int(found.group(1)) >= 1:
-            break
-        time.sleep(0.002)
+    threads, results = occupy_the_instance(port)[:2]
     x, _ = demo_data()
     status, _, out = post_json(port, "demo", {
         "parameters": {"timeout": 1000},
@@ -894,7 +915,7 @@ def main():
         status, _, _ = request(b.port, "GET", "/v2/health/ready")
         R.check(status == 200, "ready when every model loaded")
         check_queue_full(b.port)
-        check_grpc_queue_full(b.grpc_port)
+        check_grpc_queue_full(b.grpc_port, b.port)
         check_timeout(b.port)
         check_sigterm_drains(b)
     except Exception as e:  # report, clean up, fail

@@ -75,9 +75,11 @@ struct MatmulPrimitive {
 constexpr int64_t kSmallMatmulMacs = int64_t{1} << 13;
 
 /// Out = act(alpha * X x Y + bias) for a small `p`, one output element at
-/// a time, its sum in the order of k: every element comes out the same
-/// whatever the batch or m (a server's batched runs must give the results
-/// of unbatched ones bit for bit, which a blocked GEMM does not promise).
+/// a time, its sum in the order of k: an element comes out the same
+/// whatever the batch or m, as long as the product stays small (a server's
+/// batched runs must give the results of unbatched ones bit for bit, which
+/// a blocked GEMM does not promise; the classifier's head stays on this
+/// loop up to 20 rows).
 template <typename T>
 void RunSmallMatmul(
     const MatmulProblem& p, const T* x, const T* y, const T* bias, T* out) {

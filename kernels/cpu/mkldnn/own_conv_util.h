@@ -2,7 +2,7 @@
 // loops (1x1: pointwise_conv_util.h; depthwise: depthwise_conv_util.h; a
 // stem of few input channels: stem_conv_util.h) instead of a oneDNN
 // primitive, which makes code for every input size.
-// Private to kernels/cpu/mkldnn (conv_kernel.h).
+// Private to kernels/cpu/mkldnn (conv_kernel.h, pool2d.cc).
 #pragma once
 
 #include "operators/fused_activation.h"

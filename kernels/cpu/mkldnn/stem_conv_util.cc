@@ -79,14 +79,13 @@ PDLITE_AVX512 void Tile(const StemConv& p, int64_t n, int64_t y, int64_t x) {
           p.packed_filter + ((c * p.kernel_h + r) * p.kernel_w) * 16;
       for (int64_t s = 0; s < p.kernel_w; ++s) {
         const typename L::Vec w = L::Load(w_row + s * 16);
-        const float* px = in_row + first_x + s;
 #pragma GCC unroll 12
         for (int i = 0; i < kPixels; ++i) {
-          if (kCheck) {
-            const int64_t ix = first_x + i * p.stride_w + s;
-            if (ix < 0 || ix >= p.in_w) continue;
-          }
-          acc[i] = L::MulAdd(px[i * p.stride_w], w, acc[i]);
+          // An index, not a pointer: at the edges the tap's address may
+          // lie outside the plane, which a pointer may not even point to.
+          const int64_t ix = first_x + i * p.stride_w + s;
+          if (kCheck && (ix < 0 || ix >= p.in_w)) continue;
+          acc[i] = L::MulAdd(in_row[ix], w, acc[i]);
         }
       }
     }
