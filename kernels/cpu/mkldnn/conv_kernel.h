@@ -357,19 +357,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       DepthwiseConv call;
       call.in_stride = PixelRowStride(src_stored, src_dims);
       if (call.in_stride == 0) return false;
-      call.batch = g.batch;
+      SetWindow(g, activation, &call);
       call.channels = g.in_channels;
-      call.in_h = g.in_h;
-      call.in_w = g.in_w;
-      call.out_h = g.out_h;
-      call.out_w = g.out_w;
-      call.kernel_h = g.kernel_h;
-      call.kernel_w = g.kernel_w;
-      call.stride_h = g.stride_h;
-      call.stride_w = g.stride_w;
-      call.pad_top = g.pad.top;
-      call.pad_left = g.pad.left;
-      call.activation = activation;
       auto state = OwnState(
           ctx, mk, g, signature,
           KeyBuilder("depthwise_filter")
@@ -412,20 +401,9 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         return false;
       }
       StemConv call;
-      call.batch = g.batch;
+      SetWindow(g, activation, &call);
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
-      call.in_h = g.in_h;
-      call.in_w = g.in_w;
-      call.out_h = g.out_h;
-      call.out_w = g.out_w;
-      call.kernel_h = g.kernel_h;
-      call.kernel_w = g.kernel_w;
-      call.stride_h = g.stride_h;
-      call.stride_w = g.stride_w;
-      call.pad_top = g.pad.top;
-      call.pad_left = g.pad.left;
-      call.activation = activation;
       auto state =
           OwnState(ctx, mk, g, signature,
                    KeyBuilder("stem_filter")
@@ -444,6 +422,26 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       KeepState(ctx, std::move(state));
       return true;
     }
+  }
+
+  /// The image sizes, window, strides, top-left paddings and activation of
+  /// a call of our window loops (DepthwiseConv, StemConv).
+  template <typename Call>
+  static void SetWindow(const operators::Conv2DGeometry& g,
+                        const operators::FusedActivation& activation,
+                        Call* call) {
+    call->batch = g.batch;
+    call->in_h = g.in_h;
+    call->in_w = g.in_w;
+    call->out_h = g.out_h;
+    call->out_w = g.out_w;
+    call->kernel_h = g.kernel_h;
+    call->kernel_w = g.kernel_w;
+    call->stride_h = g.stride_h;
+    call->stride_w = g.stride_w;
+    call->pad_top = g.pad.top;
+    call->pad_left = g.pad.left;
+    call->activation = activation;
   }
 
   /// The state of a convolution run by our own loops, its output

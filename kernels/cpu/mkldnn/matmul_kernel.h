@@ -84,6 +84,7 @@ template <typename T>
 void RunSmallMatmul(
     const MatmulProblem& p, const T* x, const T* y, const T* bias, T* out) {
   const size_t rank = p.out_batch.size();
+  const bool relu = p.activation == "relu";
   int64_t batches = 1;
   for (int64_t d : p.out_batch) batches *= d;
   for (int64_t b = 0; b < batches; ++b) {
@@ -111,7 +112,7 @@ void RunSmallMatmul(
         }
         sum *= p.alpha;
         if (p.bias) sum += bias[j];
-        if (p.activation == "relu") sum = std::max(sum, T(0));
+        if (relu) sum = std::max(sum, T(0));
         om[i * p.n + j] = sum;
       }
     }

@@ -104,12 +104,7 @@ struct ChannelLastPool {
   // or by kernel_h * kernel_w (ResolvePoolDim left only windows that
   // Paddle does not clip).
   bool exclusive = true;
-  int64_t batch = 0;
-  int64_t channels = 0;
-  int64_t in_h = 0;
-  int64_t in_w = 0;
-  int64_t out_h = 0;
-  int64_t out_w = 0;
+  operators::Pool2DGeometry geometry;  // the sizes
   PoolDim h;
   PoolDim w;
 };
@@ -152,30 +147,31 @@ void PoolChannelLast(const platform::CPUDeviceContext& dev,
                      const ChannelLastPool& p,
                      const float* in,
                      float* out) {
-  const int64_t c = p.channels;
-  const int64_t rows = p.batch * p.out_h;
+  const operators::Pool2DGeometry& g = p.geometry;
+  const int64_t c = g.channels;
+  const int64_t rows = g.batch * g.out_h;
   const MergeFn merge = MergeFor(p.is_max);
   dev.ParallelFor(
-      rows, 1.0 * p.out_w * c * p.h.kernel * p.w.kernel,
+      rows, 1.0 * g.out_w * c * p.h.kernel * p.w.kernel,
       [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
-          const int64_t n = row / p.out_h;
-          const int64_t y = row % p.out_h;
+          const int64_t n = row / g.out_h;
+          const int64_t y = row % g.out_h;
           const int64_t y0 = y * p.h.stride - p.h.pad_begin;
           const int64_t top = std::max<int64_t>(0, y0);
-          const int64_t bottom = std::min(p.in_h, y0 + p.h.kernel);
-          const float* image = in + n * p.in_h * p.in_w * c;
-          float* dst_row = out + row * p.out_w * c;
-          for (int64_t x = 0; x < p.out_w; ++x) {
+          const int64_t bottom = std::min(g.in_h, y0 + p.h.kernel);
+          const float* image = in + n * g.in_h * g.in_w * c;
+          float* dst_row = out + row * g.out_w * c;
+          for (int64_t x = 0; x < g.out_w; ++x) {
             const int64_t x0 = x * p.w.stride - p.w.pad_begin;
             const int64_t left = std::max<int64_t>(0, x0);
-            const int64_t right = std::min(p.in_w, x0 + p.w.kernel);
+            const int64_t right = std::min(g.in_w, x0 + p.w.kernel);
             float* dst = dst_row + x * c;
-            const float* first = image + (top * p.in_w + left) * c;
+            const float* first = image + (top * g.in_w + left) * c;
             std::copy(first, first + c, dst);
             for (int64_t i = top; i < bottom; ++i) {
               for (int64_t j = (i == top ? left + 1 : left); j < right; ++j) {
-                merge(dst, image + (i * p.in_w + j) * c, c);
+                merge(dst, image + (i * g.in_w + j) * c, c);
               }
             }
             if (!p.is_max) {
@@ -264,12 +260,7 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
       ChannelLastPool& grid = state->grid;
       grid.is_max = is_max;
       grid.exclusive = exclusive;
-      grid.batch = g.batch;
-      grid.channels = g.channels;
-      grid.in_h = g.in_h;
-      grid.in_w = g.in_w;
-      grid.out_h = g.out_h;
-      grid.out_w = g.out_w;
+      grid.geometry = g;
       grid.h = h;
       grid.w = w;
       state->out_layout = MakeLayout(
