@@ -24,6 +24,12 @@ struct Executor::OpRecord {
   bool read_values = false;            // its shape inference read input values
   std::vector<std::string> read_vars;  // ... of these variables
   bool kernel_set_dims = false;        // its kernel changed an output's dims
+
+  bool operator==(const OpRecord& other) const {
+    return read_values == other.read_values &&
+           kernel_set_dims == other.kernel_set_dims &&
+           read_vars == other.read_vars;
+  }
 };
 
 // A plan for one input-shape signature of the main block.
@@ -51,8 +57,8 @@ struct Executor::Plan {
     platform::AllocationPtr region;  // cut for regions_epoch
   };
   std::vector<PlannedTensor> tensors;
-  uint64_t regions_epoch = 0;      // BlockState::arena_epoch of `region`s
-  std::set<const Variable*> vars;  // those of `tensors`
+  uint64_t regions_epoch = 0;         // BlockState::arena_epoch of `region`s
+  std::vector<const Variable*> vars;  // those of `tensors`, sorted
   // In the cache budget; set when the budget dropped it (the plan goes
   // after the run, which may be using it).
   platform::CacheBudget::EntryId budget_id = 0;
@@ -147,6 +153,24 @@ struct Executor::BlockState {
   // was a tenth of a small model's plan building.
   const Scope* foreign_scope = nullptr;
   std::vector<const Variable*> foreign_vars;
+  // Also per scope: the variables a plan may place (not weights, feeds or
+  // variables outside the scope), with the ops between which they live.
+  struct PlannableVar {
+    Variable* var;
+    int first_op;
+    int last_op;  // the block's end for fetched variables
+  };
+  std::vector<PlannableVar> plannable;
+  // Which ops infer shapes on replay depends on the block and on what the
+  // recording run recorded, which is the same for most signatures: the
+  // last answer is kept with the records it came from (`replay_records`),
+  // and with the variables of `foreign_scope` that ops skipping shape
+  // inference write. Working these out from sets of names at every new
+  // signature was a third of a small model's plan building.
+  std::vector<OpRecord> replay_records;
+  std::vector<char> replay_infer_shape;
+  std::vector<Variable*> replay_shape_only;
+  bool replay_rules_valid = false;
 };
 
 Executor::Executor(const ProgramDesc& program,
@@ -277,7 +301,9 @@ Executor::BlockState& Executor::State(int block_idx, bool strict) {
 }
 
 const PreparedBlock& Executor::Prepare(int block_idx) {
-  return State(block_idx, /*strict=*/true).block;
+  BlockState& state = State(block_idx, /*strict=*/true);
+  if (block_idx == 0 && options_.plan_replay) PrepareLifetimes(state);
+  return state.block;
 }
 
 const PreparedBlock& Executor::PrepareForInspection(int block_idx) {
@@ -453,6 +479,43 @@ Executor::Lifetimes Executor::ComputeLifetimes(
   return lives;
 }
 
+// When each variable of the main block is used, and what a recording run
+// frees after each op: made once per block, at Prepare for a predictor
+// (a tenth of its first specialised run when made there).
+void Executor::PrepareLifetimes(BlockState& state) {
+  if (state.lifetimes != nullptr) return;
+  const auto& ops = state.block.ops;
+  auto lifetimes =
+      std::make_shared<const Lifetimes>(ComputeLifetimes(program_, ops));
+  const Lifetimes& lives = *lifetimes;
+  state.released_after.assign(ops.size(), {});
+  for (auto& var : program_.blocks[0].vars) {
+    if (var.persistable || !var.is_tensor() || lives.feeds.count(var.name) ||
+        lives.fetches.count(var.name)) {
+      continue;
+    }
+    auto span = lives.span.find(var.name);
+    auto read = lives.last_read.find(var.name);
+    auto write = lives.last_write.find(var.name);
+    if (span == lives.span.end() || read == lives.last_read.end() ||
+        read->second != span->second.second ||
+        (write != lives.last_write.end() && write->second == read->second)) {
+      continue;  // unread, or written by its last reader (in place)
+    }
+    state.released_after[read->second].push_back(&var);
+  }
+  for (auto& p : ops) {
+    if (!p.op) continue;
+    for (auto& kv : p.op->Outputs()) {
+      for (auto& name : kv.second) ++state.writers[name];
+    }
+  }
+  for (auto& var : program_.blocks[0].vars) {
+    if (var.persistable) state.persistable.insert(var.name);
+  }
+  state.lifetimes = std::move(lifetimes);
+}
+
 void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // Buffers this run allocates on the host (a new signature's tensors,
   // kernels' temporaries) reuse blocks earlier runs freed.
@@ -532,37 +595,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // all intermediates. Only buffers a single variable owns go (not views,
   // feeds, weights or another plan's arena); outputs nobody reads stay,
   // for callers that read them from the scope.
-  if (state.lifetimes == nullptr) {
-    auto lifetimes =
-        std::make_shared<const Lifetimes>(ComputeLifetimes(program_, ops));
-    const Lifetimes& lives = *lifetimes;
-    state.released_after.assign(ops.size(), {});
-    for (auto& var : program_.blocks[0].vars) {
-      if (var.persistable || !var.is_tensor() || lives.feeds.count(var.name) ||
-          lives.fetches.count(var.name)) {
-        continue;
-      }
-      auto span = lives.span.find(var.name);
-      auto read = lives.last_read.find(var.name);
-      auto write = lives.last_write.find(var.name);
-      if (span == lives.span.end() || read == lives.last_read.end() ||
-          read->second != span->second.second ||
-          (write != lives.last_write.end() && write->second == read->second)) {
-        continue;  // unread, or written by its last reader (in place)
-      }
-      state.released_after[read->second].push_back(&var);
-    }
-    for (auto& p : ops) {
-      if (!p.op) continue;
-      for (auto& kv : p.op->Outputs()) {
-        for (auto& name : kv.second) ++state.writers[name];
-      }
-    }
-    for (auto& var : program_.blocks[0].vars) {
-      if (var.persistable) state.persistable.insert(var.name);
-    }
-    state.lifetimes = std::move(lifetimes);
-  }
+  PrepareLifetimes(state);
   const Lifetimes& lives = *state.lifetimes;
   std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> release(
       ops.size());
@@ -610,10 +643,14 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     plan->kernel_states[i] = ops[i].kernel_state;
     if (plan->kernel_states[i]) plan_bytes += kKeptKernelStateBytes;
   }
+  plan->vars.reserve(plan->tensors.size());
   for (auto& t : plan->tensors) {
     state.planned_vars.insert(t.var);
-    plan->vars.insert(t.var);
+    plan->vars.push_back(t.var);
   }
+  std::sort(plan->vars.begin(), plan->vars.end());
+  plan->vars.erase(std::unique(plan->vars.begin(), plan->vars.end()),
+                   plan->vars.end());
   Plan* raw = plan.get();
   state.plans.push_front(std::move(plan));
   raw->budget_id =
@@ -712,7 +749,10 @@ bool Executor::InArena(const BlockState& state, const Tensor& t) {
 
 void Executor::ResetStrays(BlockState& state, const Plan* keep) {
   for (Variable* v : state.planned_vars) {
-    if (keep != nullptr && keep->vars.count(v)) continue;
+    if (keep != nullptr &&
+        std::binary_search(keep->vars.begin(), keep->vars.end(), v)) {
+      continue;
+    }
     if (!v->IsType<Tensor>()) continue;
     Tensor* t = v->GetMutable<Tensor>();
     if (InArena(state, *t)) t->ResetHolder(nullptr, 0, t->dtype(), t->place());
@@ -739,6 +779,7 @@ void Executor::ForgetPlans(BlockState& state) {
   state.plans.clear();
   // The variables may be gone with their scope: do not touch them.
   state.planned_vars.clear();
+  state.foreign_scope = nullptr;
   std::vector<std::string> keys;
   for (auto& kv : state.arenas) keys.push_back(kv.first);
   for (auto& key : keys) ReleaseArena(state, key);
@@ -904,68 +945,13 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   const auto& ops = state.block.ops;
   const int end = static_cast<int>(ops.size());
   auto plan = std::make_unique<Plan>();
-
-  // Which ops must still infer shapes on replay: those whose shapes depend
-  // on values, whose kernels set dims, that run sub-blocks, that write a
-  // variable another op also writes, or that read such an op's outputs.
-  const auto& writers = state.writers;
-  std::set<std::string> dynamic;
-  // Values the input signature fixes: weights, what `shape` writes of a
-  // tensor whose shape is fixed, and what kernels compute from such values
-  // only (a slice of a shape). Shape inference reading only these gives
-  // the same shapes on every replay (a reshape to a sliced shape).
-  std::unordered_set<std::string> fixed_outputs;
-  auto fixed = [&](const std::string& name) {
-    return state.persistable.count(name) > 0 || fixed_outputs.count(name) > 0;
-  };
-  plan->infer_shape.assign(ops.size(), 0);
-  for (int i = 0; i < end; ++i) {
-    const OperatorBase& op = *ops[i].op;
-    bool reads_unfixed = false;
-    for (auto& name : records[i].read_vars) {
-      reads_unfixed = reads_unfixed || !fixed(name);
-    }
-    bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
-                 (records[i].read_values && reads_unfixed) ||
-                 records[i].kernel_set_dims;
-    bool inputs_fixed = op.IsKernelOp();
-    bool inputs_dynamic = false;
-    for (auto& kv : op.Inputs()) {
-      for (auto& name : kv.second) {
-        inputs_dynamic = inputs_dynamic || dynamic.count(name);
-        inputs_fixed = inputs_fixed && fixed(name);
-      }
-    }
-    infer = infer || inputs_dynamic;
-    const bool outputs_fixed =
-        !infer && ((op.Type() == "shape" && !inputs_dynamic) ||
-                   (inputs_fixed && !op.Inputs().empty()));
-    if (outputs_fixed) {
-      for (auto& kv : op.Outputs()) {
-        fixed_outputs.insert(kv.second.begin(), kv.second.end());
-      }
-    }
-    for (auto& kv : op.Outputs()) {
-      for (auto& name : kv.second) {
-        auto w = writers.find(name);
-        infer = infer || (w != writers.end() && w->second > 1);
-      }
-    }
-    plan->infer_shape[i] = infer;
-    if (infer) {
-      for (auto& kv : op.Outputs()) {
-        dynamic.insert(kv.second.begin(), kv.second.end());
-      }
-    }
-  }
-
-  const auto& lifetime = lives.span;
   const auto& feeds = lives.feeds;
-  const auto& fetches = lives.fetches;
 
-  // Buffers that are not ours to place: feeds (the caller's memory) and
-  // weights, and anything sharing a buffer with them.
+  // What depends on the scope only: listed once per scope, as the resolved
+  // contexts are (variables are made before the first run).
   if (state.foreign_scope != scope) {
+    // Buffers that are not ours to place: feeds (the caller's memory) and
+    // weights, and anything sharing a buffer with them.
     state.foreign_vars.clear();
     for (const Scope* s = scope; s != nullptr; s = s->parent()) {
       for (auto& name : s->LocalVarNames()) {
@@ -977,41 +963,127 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
         }
       }
     }
+    state.plannable.clear();
+    for (auto& var : desc.vars) {
+      if (var.persistable || !var.is_tensor() || feeds.count(var.name)) {
+        continue;
+      }
+      Variable* v = scope->FindLocalVar(var.name);
+      auto life = lives.span.find(var.name);
+      if (v == nullptr || life == lives.span.end()) continue;
+      state.plannable.push_back(BlockState::PlannableVar{
+          v, life->second.first,
+          lives.fetches.count(var.name) ? end : life->second.second});
+    }
     state.foreign_scope = scope;
+    state.replay_rules_valid = false;
   }
-  std::set<const platform::Allocation*> foreign;
+
+  // Which ops must still infer shapes on replay: those whose shapes depend
+  // on values, whose kernels set dims, that run sub-blocks, that write a
+  // variable another op also writes, or that read such an op's outputs.
+  if (!state.replay_rules_valid || state.replay_records != records) {
+    const auto& writers = state.writers;
+    std::set<std::string> dynamic;
+    // Values the input signature fixes: weights, what `shape` writes of a
+    // tensor whose shape is fixed, and what kernels compute from such
+    // values only (a slice of a shape). Shape inference reading only these
+    // gives the same shapes on every replay (a reshape to a sliced shape).
+    std::unordered_set<std::string> fixed_outputs;
+    auto fixed = [&](const std::string& name) {
+      return state.persistable.count(name) > 0 || fixed_outputs.count(name) > 0;
+    };
+    std::vector<char> infer_shape(ops.size(), 0);
+    for (int i = 0; i < end; ++i) {
+      const OperatorBase& op = *ops[i].op;
+      bool reads_unfixed = false;
+      for (auto& name : records[i].read_vars) {
+        reads_unfixed = reads_unfixed || !fixed(name);
+      }
+      bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
+                   (records[i].read_values && reads_unfixed) ||
+                   records[i].kernel_set_dims;
+      bool inputs_fixed = op.IsKernelOp();
+      bool inputs_dynamic = false;
+      for (auto& kv : op.Inputs()) {
+        for (auto& name : kv.second) {
+          inputs_dynamic = inputs_dynamic || dynamic.count(name);
+          inputs_fixed = inputs_fixed && fixed(name);
+        }
+      }
+      infer = infer || inputs_dynamic;
+      const bool outputs_fixed =
+          !infer && ((op.Type() == "shape" && !inputs_dynamic) ||
+                     (inputs_fixed && !op.Inputs().empty()));
+      if (outputs_fixed) {
+        for (auto& kv : op.Outputs()) {
+          fixed_outputs.insert(kv.second.begin(), kv.second.end());
+        }
+      }
+      for (auto& kv : op.Outputs()) {
+        for (auto& name : kv.second) {
+          auto w = writers.find(name);
+          infer = infer || (w != writers.end() && w->second > 1);
+        }
+      }
+      infer_shape[i] = infer;
+      if (infer) {
+        for (auto& kv : op.Outputs()) {
+          dynamic.insert(kv.second.begin(), kv.second.end());
+        }
+      }
+    }
+    // The variables written by ops that skip shape inference on replay.
+    std::set<std::string> skipped_outputs;
+    for (int i = 0; i < end; ++i) {
+      if (infer_shape[i]) continue;
+      for (auto& kv : ops[i].op->Outputs()) {
+        skipped_outputs.insert(kv.second.begin(), kv.second.end());
+      }
+    }
+    state.replay_shape_only.clear();
+    for (auto& name : skipped_outputs) {
+      const VarDesc* vd = desc.FindVar(name);
+      if (vd == nullptr || vd->persistable || feeds.count(name)) continue;
+      Variable* v = scope->FindLocalVar(name);
+      if (v != nullptr) state.replay_shape_only.push_back(v);
+    }
+    state.replay_records = records;
+    state.replay_infer_shape = std::move(infer_shape);
+    state.replay_rules_valid = true;
+  }
+  plan->infer_shape = state.replay_infer_shape;
+
+  std::vector<const platform::Allocation*> foreign;
+  foreign.reserve(state.foreign_vars.size());
   for (const Variable* v : state.foreign_vars) {
     if (!v->IsType<Tensor>() || !v->Get<Tensor>().IsInitialized()) continue;
-    foreign.insert(v->Get<Tensor>().holder().get());
+    foreign.push_back(v->Get<Tensor>().holder().get());
   }
+  std::sort(foreign.begin(), foreign.end());
 
   // One buffer per allocation the recording run made; the variables
   // sharing it (reshape outputs, views) move together.
-  std::map<const platform::Allocation*, size_t> buffer_of;
+  std::unordered_map<const platform::Allocation*, size_t> buffer_of;
+  buffer_of.reserve(state.plannable.size());
   std::vector<BufferLifetime> buffers;
   std::vector<platform::Place> buffer_place;
-  std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> members;
-  std::map<const Variable*, size_t> released_offset;
+  std::vector<std::vector<Variable*>> members;
+  std::unordered_map<const Variable*, size_t> released_offset;
   for (auto& r : released) {
-    auto life = lifetime.find(r.desc->name);
+    auto life = lives.span.find(r.desc->name);
     buffers.push_back(
         BufferLifetime{r.bytes, life->second.first, life->second.second});
     buffer_place.push_back(r.place);
-    members.push_back({{r.var, r.desc}});
+    members.push_back({r.var});
     released_offset[r.var] = r.offset;
   }
-  for (auto& var : desc.vars) {
-    if (var.persistable || !var.is_tensor() || feeds.count(var.name)) continue;
-    Variable* v = scope->FindLocalVar(var.name);
-    if (v == nullptr || !v->IsType<Tensor>()) continue;
-    const Tensor& t = v->Get<Tensor>();
+  for (auto& p : state.plannable) {
+    if (!p.var->IsType<Tensor>()) continue;
+    const Tensor& t = p.var->Get<Tensor>();
     if (!t.IsInitialized()) continue;
     const platform::Allocation* holder = t.holder().get();
-    if (foreign.count(holder)) continue;
-    auto life = lifetime.find(var.name);
-    if (life == lifetime.end()) continue;
-    int first = life->second.first;
-    int last = fetches.count(var.name) ? end : life->second.second;
+    if (std::binary_search(foreign.begin(), foreign.end(), holder)) continue;
     // A region of the arena was cut for other shapes (often larger): count
     // what the tensor uses of it. Other buffers count whole (a kernel may
     // have shrunk its output after writing it).
@@ -1020,39 +1092,31 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     auto found = buffer_of.find(holder);
     if (found == buffer_of.end()) {
       found = buffer_of.emplace(holder, buffers.size()).first;
-      buffers.push_back(BufferLifetime{used, first, last});
+      buffers.push_back(BufferLifetime{used, p.first_op, p.last_op});
       buffer_place.push_back(holder->place());
       members.emplace_back();
     } else {
       auto& b = buffers[found->second];
       b.bytes = std::max(b.bytes, used);
-      b.first_op = std::min(b.first_op, first);
-      b.last_op = std::max(b.last_op, last);
+      b.first_op = std::min(b.first_op, p.first_op);
+      b.last_op = std::max(b.last_op, p.last_op);
     }
-    members[found->second].emplace_back(v, &var);
+    members[found->second].push_back(p.var);
   }
   // Unplanned tensors written by ops that skip shape inference on replay
   // keep the dims of this signature.
-  std::set<const Variable*> placed;
-  for (auto& m : members) {
-    for (auto& v : m) placed.insert(v.first);
-  }
-  std::set<std::string> skipped_outputs;
-  for (int i = 0; i < end; ++i) {
-    if (plan->infer_shape[i]) continue;
-    for (auto& kv : ops[i].op->Outputs()) {
-      skipped_outputs.insert(kv.second.begin(), kv.second.end());
-    }
-  }
-  for (auto& name : skipped_outputs) {
-    const VarDesc* vd = desc.FindVar(name);
-    if (vd == nullptr || vd->persistable || feeds.count(name)) continue;
-    Variable* v = scope->FindLocalVar(name);
-    if (v == nullptr || !v->IsType<Tensor>() || placed.count(v)) continue;
+  std::unordered_set<const Variable*> placed;
+  for (auto& m : members) placed.insert(m.begin(), m.end());
+  for (Variable* v : state.replay_shape_only) {
+    if (!v->IsType<Tensor>() || placed.count(v)) continue;
     const Tensor& t = v->Get<Tensor>();
     plan->shapes.push_back(Plan::ShapeOnly{v, t.dims(), t.lod()});
   }
 
+  plan->buffers.reserve(buffers.size());
+  size_t planned = 0;
+  for (auto& m : members) planned += m.size();
+  plan->tensors.reserve(planned);
   // Each place's buffers share one arena of that place.
   std::map<std::string, std::vector<size_t>> by_place;
   for (size_t b = 0; b < buffers.size(); ++b) {
@@ -1060,6 +1124,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
   }
   for (auto& group : by_place) {
     std::vector<BufferLifetime> group_buffers;
+    group_buffers.reserve(group.second.size());
     for (size_t b : group.second) group_buffers.push_back(buffers[b]);
     MemoryPlanResult layout = PlanMemory(group_buffers);
     plan->arena_bytes += layout.arena_bytes;
@@ -1071,11 +1136,11 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
       const size_t index = plan->buffers.size();
       plan->buffers.push_back(Plan::Buffer{
           group.first, place, layout.offsets[g], buffers[b].bytes});
-      for (auto& m : members[b]) {
-        const Tensor& t = m.first->Get<Tensor>();
-        auto gone = released_offset.find(m.first);
+      for (Variable* v : members[b]) {
+        const Tensor& t = v->Get<Tensor>();
+        auto gone = released_offset.find(v);
         plan->tensors.push_back(Plan::PlannedTensor{
-            m.first, t.dims(), t.dtype(), t.lod(), index,
+            v, t.dims(), t.dtype(), t.lod(), index,
             gone != released_offset.end() ? gone->second : t.offset(),
             nullptr});
       }

@@ -172,6 +172,7 @@ class Executor {
   struct Released;
   struct Lifetimes;
   /// When each variable of block 0 is used, by name (for planning).
+  void PrepareLifetimes(BlockState& state);
   static Lifetimes ComputeLifetimes(const ProgramDesc& program,
                                     const std::vector<PreparedOp>& ops);
   std::unique_ptr<Plan> BuildPlan(BlockState& state,

@@ -175,6 +175,8 @@ TEST(KernelRegistry, FilePathMatchesKey) {
   for (auto& op : KernelRegistry::Instance().OpTypes()) {
     for (auto& kv : KernelRegistry::Instance().KernelsOf(op)) {
       if (kv.second->registrant != "core") continue;
+      // Tests may register kernels of their own ops (executor_test.cc).
+      if (kv.second->file.find("unittests/") != std::string::npos) continue;
       std::string lib = kv.first.library.name();
       std::transform(lib.begin(), lib.end(), lib.begin(), ::tolower);
       std::string expected = "kernels/" + kv.first.place.KindName() + "/" +

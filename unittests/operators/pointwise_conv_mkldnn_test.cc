@@ -212,6 +212,61 @@ TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
                                       {2, 3, 13, 7}});
 }
 
+// Two 1x1 convolutions of an NCHW program whose outputs have the same
+// dims write them channel-last on our loops: both are labelled with one
+// layout object (MkldnnContext::ChannelLastLayout), and another shape gets
+// a layout of its own. (A stem on our loops feeds them channel-last data.)
+TEST(PointwiseConvMkldnn, OutputsOfTheSameDimsShareTheirLayout) {
+  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  framework::ProgramBuilder b;
+  auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 3, -1, -1});
+  auto stem_w =
+      b.AddParameter("stem_w", RandomTensor<float>({8, 3, 3, 3}, -1, 1, 20));
+  auto first_w =
+      b.AddParameter("first_w", RandomTensor<float>({16, 8, 1, 1}, -1, 1, 21));
+  auto second_w =
+      b.AddParameter("second_w", RandomTensor<float>({16, 8, 1, 1}, -1, 1, 22));
+  auto stem = b.AddVar("stem");
+  auto first = b.AddVar("first");
+  auto second = b.AddVar("second");
+  auto sum = b.AddVar("sum");
+  b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {stem_w}}},
+          {{"Output", {stem}}},
+          {{"strides", std::vector<int>{2, 2}},
+           {"paddings", std::vector<int>{1, 1}}});
+  b.AddOp("conv2d", {{"Input", {stem}}, {"Filter", {first_w}}},
+          {{"Output", {first}}});
+  b.AddOp("conv2d", {{"Input", {stem}}, {"Filter", {second_w}}},
+          {{"Output", {second}}});
+  // Fetched tensors are made plain in place: the outputs are summed.
+  b.AddOp("elementwise_add", {{"X", {first}}, {"Y", {second}}},
+          {{"Out", {sum}}});
+  b.AddOutput(sum);
+  const framework::ProgramDesc program = b.Build();
+  Runner plain(program, b.parameters(), framework::LibraryType::Plain());
+  Runner mkldnn(program, b.parameters(), framework::LibraryType::MKLDNN());
+  auto layout_of = [&](const std::string& name) {
+    return mkldnn.scope.FindVar(name)->Get<framework::Tensor>().opaque_layout();
+  };
+  std::vector<const framework::OpaqueLayout*> seen;
+  uint32_t seed = 30;
+  for (const framework::DDim& dims : std::vector<framework::DDim>{
+           {1, 3, 12, 20}, {2, 3, 6, 10}, {1, 3, 12, 20}}) {
+    SCOPED_TRACE("input " + framework::DimsToString(dims));
+    const auto input = RandomTensor<float>(dims, -1, 1, ++seed);
+    const auto expected = plain.Run(input);
+    const auto got = mkldnn.Run(input);
+    ASSERT_EQ(got.size(), 1u);
+    ExpectTensorNear(got[0], expected[0], kMkldnnTolerance, kMkldnnTolerance);
+    ASSERT_NE(layout_of("first"), nullptr);
+    EXPECT_EQ(layout_of("first"), layout_of("second"));
+    EXPECT_NE(layout_of("stem"), layout_of("first"));  // other dims
+    seen.push_back(layout_of("first"));
+  }
+  EXPECT_NE(seen[0], seen[1]);
+  EXPECT_EQ(seen[0], seen[2]);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_lite

@@ -56,11 +56,18 @@ struct ConvState {
   InputSignature signature;
   const void* filter = nullptr;
   const void* bias = nullptr;
-  dnnl::memory::desc src_plain;
-  dnnl::memory::desc dst_plain;
+  /// A primitive's call (conv is set): what running it again needs.
+  struct PrimitiveCall {
+    dnnl::memory::desc src_plain;
+    dnnl::memory::desc dst_plain;
+    KeptCall call;  // empty: run through Execute
+  };
+  // Apart, since a plan keeps a state per conv op and input shape, and
+  // most run on our own loops: two descriptors (1.4 KB) in each of those
+  // were more than half of a small model's memory per shape.
+  std::unique_ptr<PrimitiveCall> primitive;
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
-  KeptCall call;  // empty: run through Execute
   // A 1x1, depthwise or stem convolution run by our own loops
   // (RunPointwiseConv, RunDepthwiseConv, RunStemConv; conv is null then):
   // its packed filter in `weights`, its output's layout (null: plain), the
@@ -102,9 +109,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           RunKeptOwn(ctx, state);
           return;
         }
-        if (!state->call) {
+        ConvState::PrimitiveCall& kept = *state->primitive;
+        if (!kept.call) {
           Execute(ctx, &mk, *state->conv, *state->weights,
-                  StoredMd(ctx, "Input", state->src_plain), state->dst_plain);
+                  StoredMd(ctx, "Input", kept.src_plain), kept.dst_plain);
           return;
         }
         auto* output = ctx.Output<framework::Tensor>("Output");
@@ -114,7 +122,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           std::memcpy(dst, residual->raw_data(),
                       state->conv->pd.dst_desc().get_size());
         }
-        state->call.Execute(
+        kept.call.Execute(
             &mk, {{DNNL_ARG_SRC, input->raw_data()}, {DNNL_ARG_DST, dst}});
         return;
       }
@@ -272,11 +280,12 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       state->signature = signature;
       state->filter = filter->raw_data();
       state->bias = with_bias ? bias->raw_data() : nullptr;
-      state->src_plain = ActivationMd(src_dims, g.channel_last);
-      state->dst_plain = dst_plain;
+      state->primitive = std::make_unique<ConvState::PrimitiveCall>();
+      state->primitive->src_plain = ActivationMd(src_dims, g.channel_last);
+      state->primitive->dst_plain = dst_plain;
+      state->primitive->call = std::move(call);
       state->conv = conv;
       state->weights = weights;
-      state->call = std::move(call);
       KeepState(ctx, std::move(state));
     }
   }
@@ -472,9 +481,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     state->bias = bias != nullptr ? bias->raw_data() : nullptr;
     const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
-    state->own_layout =
-        MakeLayout(ActivationMd(dst_dims, /*channel_last=*/true),
-                   ActivationMd(dst_dims, g.channel_last), mk->engine());
+    if (!g.channel_last) state->own_layout = mk->ChannelLastLayout(dst_dims);
     return state;
   }
 

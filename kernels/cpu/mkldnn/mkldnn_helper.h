@@ -18,6 +18,7 @@
 #include <cstring>
 #include <dnnl.hpp>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -133,6 +134,15 @@ class MkldnnContext {
   dnnl::reorder Reorder(const dnnl::memory::desc& from,
                         const dnnl::memory::desc& to);
 
+  /// The layout of a tensor of channel-first `dims` stored channel-last
+  /// (what our own conv and pooling loops write), one object for every
+  /// caller while any of them holds it. Kernels keep a layout per op and
+  /// input shape, and ops of one shape mostly share their output's dims:
+  /// one per op was a fifth of a small model's memory per shape, and
+  /// readers that compare layouts by address match more often.
+  std::shared_ptr<const MkldnnLayout> ChannelLastLayout(
+      const std::vector<int64_t>& dims);
+
   /// Where tensors converted to their plain layout by a kernel are held
   /// while their buffer is rewritten (see ConvertToPlainLayout).
   platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
@@ -200,6 +210,11 @@ class MkldnnContext {
   platform::AllocationPtr scratch_[3];
   platform::CacheBudget::EntryId scratch_ids_[3] = {};
   platform::AllocationPtr plain_scratch_;
+  // ChannelLastLayout's, by dims; what nobody holds any more is swept out
+  // when the map has doubled since the last sweep.
+  std::map<std::vector<int64_t>, std::weak_ptr<const MkldnnLayout>>
+      channel_last_layouts_;
+  size_t layouts_after_sweep_ = 0;
 };
 
 /// Sizes the calling thread's OpenMP team to the predictor's thread count
@@ -696,6 +711,28 @@ inline std::shared_ptr<const MkldnnLayout> MakeLayout(
     const dnnl::engine& engine) {
   if (md == plain) return nullptr;
   return std::make_shared<const MkldnnLayout>(md, plain, engine);
+}
+
+inline std::shared_ptr<const MkldnnLayout> MkldnnContext::ChannelLastLayout(
+    const Dims& dims) {
+  std::weak_ptr<const MkldnnLayout>& slot = channel_last_layouts_[dims];
+  if (auto held = slot.lock()) return held;
+  const dnnl::memory::desc stored = ActivationMd(dims, true);
+  const dnnl::memory::desc plain = ActivationMd(dims, false);
+  // Null where both orders are the same bytes, as MakeLayout gives. Not
+  // make_shared: the map's weak reference would keep the object's memory.
+  if (stored == plain) return nullptr;
+  std::shared_ptr<const MkldnnLayout> made(
+      new MkldnnLayout(stored, plain, engine_));
+  slot = made;
+  if (channel_last_layouts_.size() >= 2 * layouts_after_sweep_ + 64) {
+    for (auto it = channel_last_layouts_.begin();
+         it != channel_last_layouts_.end();) {
+      it = it->second.expired() ? channel_last_layouts_.erase(it) : ++it;
+    }
+    layouts_after_sweep_ = channel_last_layouts_.size();
+  }
+  return made;
 }
 
 /// Rewrites the tensors of input `slot` in their plain layout, in place,

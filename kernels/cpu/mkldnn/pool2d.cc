@@ -263,9 +263,10 @@ class MkldnnPool2dKernel : public framework::OpKernel<T> {
       grid.geometry = g;
       grid.h = h;
       grid.w = w;
-      state->out_layout = MakeLayout(
-          ActivationMd({g.batch, g.channels, g.out_h, g.out_w}, true),
-          dst_plain, mk.engine());
+      if (!g.channel_last) {
+        state->out_layout =
+            mk.ChannelLastLayout({g.batch, g.channels, g.out_h, g.out_w});
+      }
       RunLoop(ctx, *state, *x, out);
       KeepState(ctx, std::move(state));
       return;
