@@ -6,8 +6,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "framework/ddim.h"
@@ -16,6 +18,32 @@
 
 namespace paddle_lite {
 namespace operators {
+
+/// An op's attribute of type T, read in place when it is stored as T (the
+/// usual case) and converted otherwise (files of other versions). The
+/// resolvers below run at every new input shape, twice per op (shape
+/// inference and kernel): copying the vectors and strings was a twelfth
+/// of a small model's first run of a shape.
+template <typename T>
+class AttrView {
+ public:
+  AttrView(const framework::OperatorBase& op, const std::string& name) {
+    const framework::Attribute& stored = op.GetAttr(name);
+    value_ = std::get_if<T>(&stored);
+    if (value_ == nullptr) {
+      converted_ = framework::AttrCast<T>(stored);
+      value_ = &converted_;
+    }
+  }
+  AttrView(const AttrView&) = delete;
+  AttrView& operator=(const AttrView&) = delete;
+  const T& operator*() const { return *value_; }
+  const T* operator->() const { return value_; }
+
+ private:
+  const T* value_ = nullptr;
+  T converted_;
+};
 
 /// True when activations are [N, H, W, C]. "NCHW" and the 1.x default
 /// "AnyLayout" are channel-first.
@@ -95,33 +123,34 @@ inline int64_t PoolOutputSize(int64_t in,
 
 /// Reads a 2-element INTS attribute (strides, dilations, ksize) and checks
 /// its length.
-inline std::vector<int> Read2DAttr(const framework::OperatorBase& op,
-                                   const std::string& name) {
-  auto v = op.Attr<std::vector<int>>(name);
-  PADDLE_ENFORCE_EQ(v.size(), 2u,
+inline std::array<int, 2> Read2DAttr(const framework::OperatorBase& op,
+                                     const std::string& name) {
+  AttrView<std::vector<int>> v(op, name);
+  PADDLE_ENFORCE_EQ(v->size(), 2u,
                     errors::InvalidArgument(op.Type(), ": attribute '", name,
                                             "' must have 2 elements [h, w], "
                                             "got ",
-                                            v));
-  return v;
+                                            *v));
+  return {(*v)[0], (*v)[1]};
 }
 
 /// Read2DAttr for a window's sizes, strides or dilations: both must be > 0.
 /// `type` names the op in the message; `input`, when given, is named too.
-inline std::vector<int> ReadPositive2DAttr(
+inline std::array<int, 2> ReadPositive2DAttr(
     const framework::OperatorBase& op,
     const std::string& type,
     const std::string& name,
     const framework::DDim* input = nullptr) {
-  auto v = Read2DAttr(op, name);
+  const std::array<int, 2> v = Read2DAttr(op, name);
   if (v[0] > 0 && v[1] > 0) return v;
+  const std::vector<int> got(v.begin(), v.end());
   if (input != nullptr) {
     PADDLE_THROW(errors::InvalidArgument(type, ": attribute '", name,
-                                         "' must be > 0, got ", v, " for X ",
+                                         "' must be > 0, got ", got, " for X ",
                                          *input));
   }
   PADDLE_THROW(errors::InvalidArgument(type, ": attribute '", name,
-                                       "' must be > 0, got ", v));
+                                       "' must be > 0, got ", got));
 }
 
 /// Everything a 2-D convolution kernel needs, after every attribute rule
@@ -165,13 +194,13 @@ inline void ResolveWindow(const framework::OperatorBase& op,
   g.dilation_h = dilations[0];
   g.dilation_w = dilations[1];
 
-  const auto algorithm = op.Attr<std::string>("padding_algorithm");
-  g.pad = NormalizePaddings(type, op.Attr<std::vector<int>>("paddings"));
-  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
+  const AttrView<std::string> algorithm(op, "padding_algorithm");
+  g.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(op, "paddings"));
+  ApplyPaddingAlgorithm(*algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
                         &g.pad.bottom);
-  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
+  ApplyPaddingAlgorithm(*algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
                         &g.pad.right);
-  if (algorithm == "SAME") {
+  if (*algorithm == "SAME") {
     g.dilation_h = 1;
     g.dilation_w = 1;
   }
@@ -185,7 +214,7 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                                     const framework::DDim& filter) {
   const std::string& type = op.Type();
   Conv2DGeometry g;
-  g.channel_last = IsChannelLast(op.Attr<std::string>("data_format"));
+  g.channel_last = IsChannelLast(*AttrView<std::string>(op, "data_format"));
   PADDLE_ENFORCE_EQ(input.size(), 4u,
                     errors::InvalidArgument(type, ": Input must be 4-D (",
                                             g.channel_last ? "NHWC" : "NCHW",
@@ -272,7 +301,7 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
                                     const framework::DDim& x) {
   const std::string& type = op.Type();
   Pool2DGeometry g;
-  g.channel_last = IsChannelLast(op.Attr<std::string>("data_format"));
+  g.channel_last = IsChannelLast(*AttrView<std::string>(op, "data_format"));
   PADDLE_ENFORCE_EQ(
       x.size(), 4u,
       errors::InvalidArgument(type, ": X must be 4-D (",
@@ -284,7 +313,7 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
 
   const bool global = op.Attr<bool>("global_pooling");
   g.adaptive = op.Attr<bool>("adaptive");
-  std::vector<int> ksize = {0, 0};
+  std::array<int, 2> ksize = {0, 0};
   if (!global) {
     // Files with global pooling hold [-1, -1] here: only check otherwise.
     ksize = ReadPositive2DAttr(op, type, "ksize", &x);
@@ -295,11 +324,11 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
   g.stride_h = strides[0];
   g.stride_w = strides[1];
 
-  const auto algorithm = op.Attr<std::string>("padding_algorithm");
-  g.pad = NormalizePaddings(type, op.Attr<std::vector<int>>("paddings"));
-  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
+  const AttrView<std::string> algorithm(op, "padding_algorithm");
+  g.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(op, "paddings"));
+  ApplyPaddingAlgorithm(*algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
                         &g.pad.bottom);
-  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
+  ApplyPaddingAlgorithm(*algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
                         &g.pad.right);
   if (global || g.adaptive) g.pad = Paddings2D();
   if (global) {
@@ -322,8 +351,9 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
       errors::InvalidArgument(
           type, ": output size [", g.out_h, ", ", g.out_w,
           "] is not positive for X ", x, ", ksize [", g.kernel_h, ", ",
-          g.kernel_w, "], strides ", strides, ", paddings [", g.pad.top, ", ",
-          g.pad.bottom, ", ", g.pad.left, ", ", g.pad.right,
+          g.kernel_w, "], strides [", g.stride_h, ", ", g.stride_w,
+          "], paddings [", g.pad.top, ", ", g.pad.bottom, ", ", g.pad.left,
+          ", ", g.pad.right,
           "]; the padded input must be at least as large as the window"));
   return g;
 }
