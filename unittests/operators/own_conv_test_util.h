@@ -35,6 +35,38 @@ inline float ReferenceActivate(const operators::FusedActivation& act, float x) {
   return x;
 }
 
+/// Every activation the loops fuse, with the attributes models give them.
+inline std::vector<operators::FusedActivation> OwnLoopActivations() {
+  return {{""},
+          {"relu"},
+          {"relu6", 0.f, 0.5f},
+          {"leaky_relu", 0.1f},
+          {"hard_swish"},
+          {"hard_sigmoid", 0.2f, 0.5f}};
+}
+
+/// A window of the window loops' tests: sizes, strides and paddings.
+struct TestWindow {
+  int64_t kh, kw, sh, sw, top, bottom, left, right;
+};
+
+/// Sets `c` (a test's Case: DepthwiseConv's or StemConv's) to an input of
+/// in_h x in_w under window `w`; false when that has no output.
+template <typename Case>
+bool SetTestWindow(const TestWindow& w, int64_t in_h, int64_t in_w, Case* c) {
+  c->in_h = in_h;
+  c->in_w = in_w;
+  c->kernel_h = w.kh;
+  c->kernel_w = w.kw;
+  c->stride_h = w.sh;
+  c->stride_w = w.sw;
+  c->pad_top = w.top;
+  c->pad_bottom = w.bottom;
+  c->pad_left = w.left;
+  c->pad_right = w.right;
+  return in_h + w.top + w.bottom >= w.kh && in_w + w.left + w.right >= w.kw;
+}
+
 /// Checks `out` (channel-last pixels of `channels`) against `want`, and
 /// that nothing was written past want's end (`out` is longer, its tail
 /// NaN).

@@ -121,14 +121,7 @@ TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
 
 TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
   if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<operators::FusedActivation> acts = {
-      {""},
-      {"relu"},
-      {"relu6", 0.f, 0.5f},
-      {"leaky_relu", 0.1f},
-      {"hard_swish"},
-      {"hard_sigmoid", 0.2f, 0.5f}};
-  for (const auto& act : acts) {
+  for (const auto& act : OwnLoopActivations()) {
     for (int threads : {1, 3}) {
       Case c(101, 24, 72);
       c.act = act;

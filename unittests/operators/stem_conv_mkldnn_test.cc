@@ -136,32 +136,16 @@ TEST(StemConvMkldnn, MatchesDirectLoop) {
 
 TEST(StemConvMkldnn, WindowsStridesAndPaddings) {
   if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  struct Window {
-    int64_t kh, kw, sh, sw, top, bottom, left, right;
-  };
-  const std::vector<Window> windows = {
+  const std::vector<TestWindow> windows = {
       {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 2, 0, 1, 0, 1},
       {7, 7, 2, 2, 3, 3, 3, 3}, {1, 1, 1, 1, 0, 0, 0, 0},
       {3, 5, 1, 3, 1, 1, 2, 2}, {3, 3, 1, 1, 4, 4, 4, 4},
       {5, 5, 2, 2, 0, 0, 3, 0}, {2, 2, 2, 2, 0, 0, 0, 0}};
-  for (const Window& w : windows) {
+  for (const TestWindow& w : windows) {
     for (auto hw :
          {std::pair<int64_t, int64_t>{1, 1}, {2, 3}, {7, 26}, {12, 49}}) {
       Case c;
-      c.in_h = hw.first;
-      c.in_w = hw.second;
-      c.kernel_h = w.kh;
-      c.kernel_w = w.kw;
-      c.stride_h = w.sh;
-      c.stride_w = w.sw;
-      c.pad_top = w.top;
-      c.pad_bottom = w.bottom;
-      c.pad_left = w.left;
-      c.pad_right = w.right;
-      if (c.in_h + w.top + w.bottom < w.kh ||
-          c.in_w + w.left + w.right < w.kw) {
-        continue;  // no output
-      }
+      if (!SetTestWindow(w, hw.first, hw.second, &c)) continue;
       Check(c, 1);
       c.batch = 2;
       c.out_channels = 16;
@@ -172,14 +156,7 @@ TEST(StemConvMkldnn, WindowsStridesAndPaddings) {
 
 TEST(StemConvMkldnn, EveryActivationAndNoBias) {
   if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<operators::FusedActivation> acts = {
-      {""},
-      {"relu"},
-      {"relu6", 0.f, 0.5f},
-      {"leaky_relu", 0.1f},
-      {"hard_swish"},
-      {"hard_sigmoid", 0.2f, 0.5f}};
-  for (const auto& act : acts) {
+  for (const auto& act : OwnLoopActivations()) {
     for (int threads : {1, 3}) {
       Case c;
       c.in_h = 10;

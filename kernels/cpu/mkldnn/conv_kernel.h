@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/depthwise_conv_util.h"
@@ -71,14 +72,9 @@ struct ConvState {
   // A 1x1, depthwise or stem convolution run by our own loops
   // (RunPointwiseConv, RunDepthwiseConv, RunStemConv; conv is null then):
   // its packed filter in `weights`, its output's layout (null: plain), the
-  // call with the buffers left to fill in.
-  bool pointwise = false;
-  bool depthwise = false;
-  bool stem = false;
+  // call with the buffers left to fill in (none: a primitive's state).
   std::shared_ptr<const MkldnnLayout> own_layout;
-  PointwiseConv pointwise_call;
-  DepthwiseConv depthwise_call;
-  StemConv stem_call;
+  std::variant<std::monostate, PointwiseConv, DepthwiseConv, StemConv> own;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -105,7 +101,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
-        if (state->pointwise || state->depthwise || state->stem) {
+        if (!std::holds_alternative<std::monostate>(state->own)) {
           RunKeptOwn(ctx, state);
           return;
         }
@@ -333,10 +329,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           [&](const float* filter, float* packed) {
             PackPointwiseFilter(filter, g.in_channels, g.out_channels, packed);
           });
-      state->pointwise = true;
-      state->pointwise_call = call;
-      RunKeptOwn(ctx, state.get());
-      KeepState(ctx, std::move(state));
+      RunAndKeepOwn(ctx, std::move(state), call);
       return true;
     }
   }
@@ -379,10 +372,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
             PackDepthwiseFilter(filter, g.in_channels, g.kernel_h, g.kernel_w,
                                 packed);
           });
-      state->depthwise = true;
-      state->depthwise_call = call;
-      RunKeptOwn(ctx, state.get());
-      KeepState(ctx, std::move(state));
+      RunAndKeepOwn(ctx, std::move(state), call);
       return true;
     }
   }
@@ -425,10 +415,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                      PackStemFilter(filter, g.out_channels, g.in_channels,
                                     g.kernel_h, g.kernel_w, packed);
                    });
-      state->stem = true;
-      state->stem_call = call;
-      RunKeptOwn(ctx, state.get());
-      KeepState(ctx, std::move(state));
+      RunAndKeepOwn(ctx, std::move(state), call);
       return true;
     }
   }
@@ -485,6 +472,16 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     return state;
   }
 
+  /// Keeps `call` in `state`, runs it and keeps the state in the op.
+  template <typename Call>
+  static void RunAndKeepOwn(const framework::ExecutionContext& ctx,
+                            std::shared_ptr<ConvState> state,
+                            const Call& call) {
+    state->own = call;
+    RunKeptOwn(ctx, state.get());
+    KeepState(ctx, std::move(state));
+  }
+
   /// Fills the kept call's buffers in place (a copy of it per run would
   /// copy its activation's name) and runs it.
   static void RunKeptOwn(const framework::ExecutionContext& ctx,
@@ -501,8 +498,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* bias_data =
         bias != nullptr ? static_cast<const float*>(bias->raw_data()) : nullptr;
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    if (state->stem) {
-      StemConv& call = state->stem_call;
+    if (auto* stem = std::get_if<StemConv>(&state->own)) {
+      StemConv& call = *stem;
       call.in = in;
       call.packed_filter = filter;
       call.bias = bias_data;
@@ -510,8 +507,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunStemConv(dev, call);
       return;
     }
-    if (state->depthwise) {
-      DepthwiseConv& call = state->depthwise_call;
+    if (auto* depthwise = std::get_if<DepthwiseConv>(&state->own)) {
+      DepthwiseConv& call = *depthwise;
       call.in = in;
       call.packed_filter = filter;
       call.bias = bias_data;
@@ -520,7 +517,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       return;
     }
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-    PointwiseConv& call = state->pointwise_call;
+    PointwiseConv& call = std::get<PointwiseConv>(state->own);
     call.in = in;
     call.packed_filter = filter;
     call.bias = bias_data;
