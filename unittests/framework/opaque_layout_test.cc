@@ -192,51 +192,84 @@ TEST(OpaqueLayout, KeptCallsFollowShapesValuesAndBuffers) {
   }
 }
 
+// Joins, along `axis`, one 3x3 convolution of x ([2, in_channels, h, w])
+// per entry of `channels` (its output channels), through the MKLDNN
+// kernels and through the PLAIN ones, and expects the same result.
+void ExpectConcatOfConvolutionsMatchesPlain(
+    int64_t in_channels,
+    int64_t h,
+    int64_t w,
+    const std::vector<int64_t>& channels,
+    int axis,
+    int threads) {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, in_channels, h, w});
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < channels.size(); ++i) {
+    const std::string filter = "w" + std::to_string(i);
+    const std::string c = "c" + std::to_string(i);
+    b.AddParameter(
+        filter, RandomTensor<float>({channels[i], in_channels, 3, 3}, -0.5, 0.5,
+                                    static_cast<int>(10 + i)));
+    b.AddVar(c);
+    b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {filter}}}, {{"Output", {c}}},
+            {{"paddings", std::vector<int>{1, 1}}});
+    parts.push_back(c);
+  }
+  b.AddVar("cat");
+  b.AddVar("out");
+  b.AddOp("concat", {{"X", parts}}, {{"Out", {"cat"}}}, {{"axis", axis}});
+  b.AddOp("relu", {{"X", {"cat"}}}, {{"Out", {"out"}}});
+  b.AddOutput("out");
+  const ProgramDesc program = b.Build();
+  auto run = [&](std::vector<LibraryType> libraries) {
+    platform::DeviceContextPool pool(
+        platform::DeviceContextOptions::WithThreads(threads));
+    Executor executor(program,
+                      KernelPreference{platform::CPUPlace{}, libraries}, &pool);
+    Scope& scope = b.parameters().NewScope();
+    *scope.Var("feed")->GetMutable<TensorList>() = {
+        RandomTensor<float>({2, in_channels, h, w}, -1, 1, 9)};
+    scope.Var("fetch")->GetMutable<TensorList>();
+    executor.Run(0, &scope);
+    auto fetched = scope.FindVar("fetch")->Get<TensorList>();
+    b.parameters().DeleteScope(&scope);
+    return fetched;
+  };
+  const auto expected = run({});
+  const auto got = run({LibraryType::MKLDNN()});
+  ASSERT_EQ(got.size(), 1u);
+  ExpectTensorNear(got[0], expected[0], 1e-4, 1e-4);
+}
+
 // concat of tensors in MKLDNN layouts (the MKLDNN concat kernel joins
 // them in their layout): channel counts that do and do not fill oneDNN's
 // blocks, along channels and along H, against the PLAIN kernels.
 TEST(OpaqueLayout, ConcatOfBlockedTensors) {
   for (int axis : {1, 2, -1}) {
     SCOPED_TRACE("axis " + std::to_string(axis));
-    ProgramBuilder b;
-    auto x = b.AddInput("x", DataType::kFloat32, {-1, 8, 10, 10});
-    const int64_t channels[] = {16, 24, 5};
-    std::vector<std::string> parts;
-    for (int i = 0; i < 3; ++i) {
-      const std::string w = "w" + std::to_string(i);
-      const std::string c = "c" + std::to_string(i);
-      b.AddParameter(
-          w, RandomTensor<float>({axis == 1 ? channels[i] : 16, 8, 3, 3}, -0.5,
-                                 0.5, 10 + i));
-      b.AddVar(c);
-      b.AddOp("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {c}}},
-              {{"paddings", std::vector<int>{1, 1}}});
-      parts.push_back(c);
-    }
-    b.AddVar("cat");
-    b.AddVar("out");
-    b.AddOp("concat", {{"X", parts}}, {{"Out", {"cat"}}}, {{"axis", axis}});
-    b.AddOp("relu", {{"X", {"cat"}}}, {{"Out", {"out"}}});
-    b.AddOutput("out");
-    const ProgramDesc program = b.Build();
-    auto run = [&](std::vector<LibraryType> libraries) {
-      platform::DeviceContextPool pool(
-          platform::DeviceContextOptions::WithThreads(1));
-      Executor executor(
-          program, KernelPreference{platform::CPUPlace{}, libraries}, &pool);
-      Scope& scope = b.parameters().NewScope();
-      *scope.Var("feed")->GetMutable<TensorList>() = {
-          RandomTensor<float>({2, 8, 10, 10}, -1, 1, 9)};
-      scope.Var("fetch")->GetMutable<TensorList>();
-      executor.Run(0, &scope);
-      auto fetched = scope.FindVar("fetch")->Get<TensorList>();
-      b.parameters().DeleteScope(&scope);
-      return fetched;
-    };
-    const auto expected = run({});
-    const auto got = run({LibraryType::MKLDNN()});
-    ASSERT_EQ(got.size(), 1u);
-    ExpectTensorNear(got[0], expected[0], 1e-4, 1e-4);
+    ExpectConcatOfConvolutionsMatchesPlain(
+        8, 10, 10,
+        axis == 1 ? std::vector<int64_t>{16, 24, 5}
+                  : std::vector<int64_t>{16, 16, 16},
+        axis, 1);
+  }
+}
+
+// concat along channels of tensors that the MKLDNN concat kernel joins by
+// copying (ConcatByCopy): all channel-last (stem convolutions on our own
+// loops write that, from a 3-channel image) with any channel counts, and
+// all blocked with whole blocks (3x3 convolutions on oneDNN, 16, 32 and 48
+// channels: whole blocks of 8 and of 16), a batch of 2, against the PLAIN
+// kernels.
+TEST(OpaqueLayout, ConcatOfChannelLastAndWholeBlocks) {
+  {
+    SCOPED_TRACE("channel-last (stems)");
+    ExpectConcatOfConvolutionsMatchesPlain(3, 9, 11, {8, 5, 16}, 1, 2);
+  }
+  {
+    SCOPED_TRACE("whole blocks");
+    ExpectConcatOfConvolutionsMatchesPlain(8, 9, 11, {16, 32, 48}, 1, 2);
   }
 }
 

@@ -117,9 +117,11 @@ void Check(const Case& c, int threads) {
 }
 
 TEST(DepthwiseConvMkldnn, MatchesDirectLoop) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  for (int64_t channels : {1, 8, 16, 17, 40, 64, 65, 100, 130}) {
-    for (int64_t in_w : {1, 5, 13, 30}) {
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
+  for (int64_t channels :
+       {1, 8, 12, 16, 17, 24, 32, 36, 40, 64, 65, 100, 130}) {
+    for (int64_t in_w : {1, 5, 13, 30, 61}) {
       Case c;
       c.channels = channels;
       c.in_w = in_w;
@@ -129,7 +131,8 @@ TEST(DepthwiseConvMkldnn, MatchesDirectLoop) {
 }
 
 TEST(DepthwiseConvMkldnn, WindowsStridesAndPaddings) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   const std::vector<TestWindow> windows = {
       {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 2, 1, 1, 1, 1},
       {5, 5, 1, 1, 2, 2, 2, 2}, {5, 5, 2, 2, 2, 2, 2, 2},
@@ -150,7 +153,8 @@ TEST(DepthwiseConvMkldnn, WindowsStridesAndPaddings) {
 }
 
 TEST(DepthwiseConvMkldnn, EveryActivationBiasAndWideRows) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   for (const auto& act : OwnLoopActivations()) {
     for (int threads : {1, 3}) {
       Case c;

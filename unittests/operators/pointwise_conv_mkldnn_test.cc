@@ -109,8 +109,10 @@ void Check(const Case& c, int threads) {
 }
 
 TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  for (int64_t out_channels : {1, 8, 16, 17, 40, 64, 65, 120, 200}) {
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
+  for (int64_t out_channels :
+       {1, 8, 12, 16, 17, 24, 36, 40, 56, 64, 65, 120, 200}) {
     for (int64_t in_channels : {1, 3, 8, 33}) {
       for (int64_t pixels : {1, 5, 47, 48, 49, 143}) {
         Check(Case(pixels, in_channels, out_channels), 1);
@@ -120,7 +122,8 @@ TEST(PointwiseConvMkldnn, MatchesTripleLoop) {
 }
 
 TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   for (const auto& act : OwnLoopActivations()) {
     for (int threads : {1, 3}) {
       Case c(101, 24, 72);
@@ -210,7 +213,8 @@ TEST(PointwiseConvMkldnn, ProgramsMatchPlainOverAStreamOfShapes) {
 // layout object (MkldnnContext::ChannelLastLayout), and another shape gets
 // a layout of its own. (A stem on our loops feeds them channel-last data.)
 TEST(PointwiseConvMkldnn, OutputsOfTheSameDimsShareTheirLayout) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   framework::ProgramBuilder b;
   auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 3, -1, -1});
   auto stem_w =

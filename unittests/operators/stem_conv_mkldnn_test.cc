@@ -120,9 +120,10 @@ void Check(const Case& c, int threads) {
 }
 
 TEST(StemConvMkldnn, MatchesDirectLoop) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   for (int64_t in_channels : {1, 3, 4}) {
-    for (int64_t out_channels : {1, 8, 15, 16}) {
+    for (int64_t out_channels : {1, 8, 9, 12, 15, 16}) {
       for (int64_t in_w : {1, 5, 26, 61}) {
         Case c;
         c.in_channels = in_channels;
@@ -135,7 +136,8 @@ TEST(StemConvMkldnn, MatchesDirectLoop) {
 }
 
 TEST(StemConvMkldnn, WindowsStridesAndPaddings) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   const std::vector<TestWindow> windows = {
       {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 2, 0, 1, 0, 1},
       {7, 7, 2, 2, 3, 3, 3, 3}, {1, 1, 1, 1, 0, 0, 0, 0},
@@ -155,7 +157,8 @@ TEST(StemConvMkldnn, WindowsStridesAndPaddings) {
 }
 
 TEST(StemConvMkldnn, EveryActivationAndNoBias) {
-  if (!OwnConvLoopsAvailable()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (!OwnConvLoopsAvailable())
+    GTEST_SKIP() << "no AVX2 or AVX-512 on this CPU";
   for (const auto& act : OwnLoopActivations()) {
     for (int threads : {1, 3}) {
       Case c;

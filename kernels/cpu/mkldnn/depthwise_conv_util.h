@@ -1,5 +1,5 @@
 // A depthwise convolution (one filter per channel, multiplier 1, no
-// dilation) on channel-last activations, computed by our own AVX-512
+// dilation) on channel-last activations, computed by our own AVX-512 or AVX2
 // loops instead of a oneDNN primitive. Vectorized over channels, its code
 // does not depend on the input's height and width: a new input size costs
 // nothing to make, where oneDNN makes a primitive (0.1-0.3 ms each, the
@@ -60,7 +60,7 @@ struct DepthwiseConv {
 /// out[n][y][x][c] = act(bias[c] + sum over the window of
 /// in[n][y * stride_h - pad_top + i][x * stride_w - pad_left + j][c] *
 /// filter[c][i][j]), split by output rows across the context's threads.
-/// Needs OwnConvLoopsAvailable() (AVX-512).
+/// Needs OwnConvLoopsAvailable() (AVX-512 or AVX2).
 void RunDepthwiseConv(const platform::CPUDeviceContext& dev,
                       const DepthwiseConv& conv);
 

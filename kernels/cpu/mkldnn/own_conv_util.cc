@@ -1,6 +1,6 @@
 #include "kernels/cpu/mkldnn/own_conv_util.h"
 
-#include "kernels/cpu/mkldnn/avx512_activation.h"
+#include "kernels/cpu/mkldnn/own_loop_vectors.h"
 #include "platform/cpu_isa.h"
 
 namespace paddle_lite {
@@ -9,13 +9,14 @@ namespace mkldnn {
 
 bool OwnConvLoopsAvailable() {
   static const bool available =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512;
+      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512 ||
+      platform::WidestCpuIsa() == platform::CpuIsa::kAvx2;
   return available;
 }
 
 bool OwnConvLoopsFuse(const operators::FusedActivation& activation) {
-  avx512::Act act;
-  return avx512::ActOf(activation, &act);
+  own_loops::Act act;
+  return own_loops::ActOf(activation, &act);
 }
 
 }  // namespace mkldnn

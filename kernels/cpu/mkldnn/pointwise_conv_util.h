@@ -1,5 +1,5 @@
 // A 1x1 convolution (stride 1, no padding, one group) on channel-last
-// activations, computed by our own AVX-512 loops instead of a oneDNN
+// activations, computed by our own AVX-512 or AVX2 loops instead of a oneDNN
 // primitive. On channel-last data it is a matrix product,
 // out[pixel][o] = act(bias[o] + sum_i in[pixel][i] * filter[o][i]
 // (+ residual[pixel][o])), whose code does not depend on the number of

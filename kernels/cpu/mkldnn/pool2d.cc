@@ -19,10 +19,10 @@
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/image_channels_util.h"
-#include "kernels/cpu/mkldnn/avx512_activation.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
-#include "kernels/cpu/mkldnn/own_conv_util.h"
+#include "kernels/cpu/mkldnn/own_loop_vectors.h"
 #include "operators/conv_pool_shape.h"
+#include "platform/cpu_isa.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -110,9 +110,9 @@ struct ChannelLastPool {
 };
 
 /// dst[k] = max(dst[k], src[k]) or dst[k] += src[k], k < c: a window's
-/// pixel into its output pixel, in 16-lane vectors where the CPU has them
-/// (the baseline build's loops take 4 lanes: an SPP block's 13x13 windows
-/// took twice oneDNN's time that way).
+/// pixel into its output pixel, in 16-lane vectors where the CPU has
+/// them, 8-lane ones with AVX2 (the baseline build's loops take 4 lanes: an
+/// SPP block's 13x13 windows took twice oneDNN's time that way).
 using MergeFn = void (*)(float* dst, const float* src, int64_t c);
 
 template <bool kMax>
@@ -124,20 +124,36 @@ void Merge(float* dst, const float* src, int64_t c) {
 
 template <bool kMax>
 PDLITE_AVX512 void MergeAvx512(float* dst, const float* src, int64_t c) {
+  for (int64_t k = 0; k < c; k += avx512::kLanes) {
+    const avx512::Mask m = avx512::FirstLanes(c - k);
+    const avx512::V a = avx512::LoadFirst(m, dst + k);
+    const avx512::V b = avx512::LoadFirst(m, src + k);
+    avx512::StoreFirst(dst + k, m,
+                       kMax ? avx512::Max(a, b) : avx512::Add(a, b));
+  }
+}
+
+template <bool kMax>
+PDLITE_AVX2 void MergeAvx2(float* dst, const float* src, int64_t c) {
   int64_t k = 0;
-  for (; k < c; k += 16) {
-    const __mmask16 m =
-        c - k >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (c - k)) - 1);
-    const __m512 a = _mm512_maskz_loadu_ps(m, dst + k);
-    const __m512 b = _mm512_maskz_loadu_ps(m, src + k);
-    _mm512_mask_storeu_ps(dst + k, m,
-                          kMax ? avx512::Max(a, b) : _mm512_add_ps(a, b));
+  for (; k + 8 <= c; k += 8) {
+    const __m256 a = _mm256_loadu_ps(dst + k);
+    const __m256 b = _mm256_loadu_ps(src + k);
+    _mm256_storeu_ps(dst + k, kMax ? _mm256_max_ps(a, b) : _mm256_add_ps(a, b));
+  }
+  for (; k < c; ++k) {
+    dst[k] = kMax ? std::max(dst[k], src[k]) : dst[k] + src[k];
   }
 }
 
 MergeFn MergeFor(bool is_max) {
-  if (OwnConvLoopsAvailable()) {
-    return is_max ? MergeAvx512<true> : MergeAvx512<false>;
+  switch (platform::WidestCpuIsa()) {
+    case platform::CpuIsa::kAvx512:
+      return is_max ? MergeAvx512<true> : MergeAvx512<false>;
+    case platform::CpuIsa::kAvx2:
+      return is_max ? MergeAvx2<true> : MergeAvx2<false>;
+    case platform::CpuIsa::kBaseline:
+      break;
   }
   return is_max ? Merge<true> : Merge<false>;
 }

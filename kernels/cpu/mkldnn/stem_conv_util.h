@@ -1,6 +1,6 @@
 // A convolution of a few input channels (a network's stem: an image's 3
 // channels) into at most 16, read from channel-first planes and written
-// channel-last, computed by our own AVX-512 loops instead of a oneDNN
+// channel-last, computed by our own AVX-512 or AVX2 loops instead of a oneDNN
 // primitive. Its code does not depend on the input's height and width: a
 // new input size costs nothing to make, where oneDNN makes a primitive
 // (0.13-0.45 ms, the largest part of what a new width of the OCR
@@ -64,7 +64,7 @@ struct StemConv {
 /// out[n][y][x][o] = act(bias[o] + sum over c and the window of
 /// in[n][c][y * stride_h - pad_top + i][x * stride_w - pad_left + j] *
 /// filter[o][c][i][j]), split by output rows across the context's
-/// threads. Needs OwnConvLoopsAvailable() (AVX-512), in_channels <=
+/// threads. Needs OwnConvLoopsAvailable() (AVX-512 or AVX2), in_channels <=
 /// kStemMaxInChannels and out_channels <= kStemMaxOutChannels.
 void RunStemConv(const platform::CPUDeviceContext& dev, const StemConv& conv);
 
