@@ -146,14 +146,9 @@ constexpr int64_t kChunkPixels = 24;
 // channels in turn.
 template <Act kAct>
 void Rows(const DepthwiseConv& p, int64_t begin, int64_t end) {
-  // The pixels whose every tap lies inside the input's width.
-  const int64_t inner_begin =
-      std::min(p.out_w, (p.pad_left + p.stride_w - 1) / p.stride_w);
+  int64_t inner_begin = 0;
   int64_t inner_end = 0;
-  if (p.in_w - p.kernel_w + p.pad_left >= 0) {
-    inner_end = (p.in_w - p.kernel_w + p.pad_left) / p.stride_w + 1;
-  }
-  inner_end = std::max(inner_begin, std::min(p.out_w, inner_end));
+  own_loops::InnerColumns(p, &inner_begin, &inner_end);
   const int64_t vectors = (p.channels + kLanes - 1) / kLanes;
   // As even as can be: AVX2's 4 vectors as 2 and 2, not 3 and 1.
   const int64_t tiles = (vectors + kTileWidth - 1) / kTileWidth;
@@ -174,8 +169,6 @@ void Rows(const DepthwiseConv& p, int64_t begin, int64_t end) {
     }
   }
 }
-
-using RowsFn = void (*)(const DepthwiseConv&, int64_t, int64_t);
 
 RowsFn RowsFor(Act act) {
   return own_loops::WithAct(

@@ -17,6 +17,9 @@ using own_loops::ActOf;
 
 int64_t RoundUp16(int64_t n) { return (n + 15) / 16 * 16; }
 
+// Output rows [begin, end) of a call (each set's RowsFor).
+using RowsFn = void (*)(const DepthwiseConv&, int64_t, int64_t);
+
 }  // namespace
 
 namespace avx512 {
@@ -60,10 +63,9 @@ void RunDepthwiseConv(const platform::CPUDeviceContext& dev,
                       const DepthwiseConv& conv) {
   Act act = Act::kNone;
   ActOf(conv.activation, &act);
-  const avx2::RowsFn rows =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
-          ? avx512::RowsFor(act)
-          : avx2::RowsFor(act);
+  const RowsFn rows = platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
+                          ? avx512::RowsFor(act)
+                          : avx2::RowsFor(act);
   // Cycles per output row at about 2 vector multiply-adds a cycle.
   const double cost = static_cast<double>(conv.out_w) *
                       static_cast<double>(RoundUp16(conv.channels) / 16) *

@@ -9,8 +9,7 @@ namespace mkldnn {
 
 bool OwnConvLoopsAvailable() {
   static const bool available =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512 ||
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx2;
+      platform::WidestCpuIsa() != platform::CpuIsa::kBaseline;
   return available;
 }
 

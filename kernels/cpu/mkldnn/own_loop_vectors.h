@@ -14,6 +14,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -71,6 +72,20 @@ auto WithAct(Act act, const Fn& fn) {
       break;
   }
   return fn(std::integral_constant<Act, Act::kNone>());
+}
+
+/// The output columns [*begin, *end) of a window loop (depthwise, stem)
+/// whose every tap lies inside the input's width: the columns left and
+/// right of them run one at a time with checks. `Conv` has in_w, out_w,
+/// kernel_w, stride_w and pad_left.
+template <typename Conv>
+void InnerColumns(const Conv& p, int64_t* begin, int64_t* end) {
+  *begin = std::min(p.out_w, (p.pad_left + p.stride_w - 1) / p.stride_w);
+  *end = 0;
+  if (p.in_w - p.kernel_w + p.pad_left >= 0) {
+    *end = (p.in_w - p.kernel_w + p.pad_left) / p.stride_w + 1;
+  }
+  *end = std::max(*begin, std::min(p.out_w, *end));
 }
 
 }  // namespace own_loops

@@ -134,8 +134,6 @@ void Block(const PointwiseConv& p, int64_t begin, int64_t end) {
   }
 }
 
-using BlockFn = void (*)(const PointwiseConv&, int64_t, int64_t);
-
 BlockFn BlockFor(Act act) {
   return own_loops::WithAct(
       act, [](auto kind) -> BlockFn { return Block<decltype(kind)::value>; });

@@ -20,6 +20,9 @@ constexpr int64_t kPanel = 64;
 // Rows (pixels) per task: a multiple of every tile's row count below.
 constexpr int64_t kBlockRows = 48;
 
+// Rows [begin, end) of a call, through every panel (each set's BlockFor).
+using BlockFn = void (*)(const PointwiseConv&, int64_t, int64_t);
+
 }  // namespace
 
 namespace avx512 {
@@ -66,10 +69,9 @@ void RunPointwiseConv(const platform::CPUDeviceContext& dev,
                       const PointwiseConv& conv) {
   Act act = Act::kNone;
   ActOf(conv.activation, &act);
-  const avx2::BlockFn block =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
-          ? avx512::BlockFor(act)
-          : avx2::BlockFor(act);
+  const BlockFn block = platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
+                            ? avx512::BlockFor(act)
+                            : avx2::BlockFor(act);
   const int64_t pixels = conv.pixels;
   const int64_t blocks = (pixels + kBlockRows - 1) / kBlockRows;
   // About 32 multiply-adds a cycle (16 on AVX2: the cost only splits the

@@ -114,14 +114,9 @@ void Span(const StemConv& p,
 // Output rows [begin, end) of all images (row = n * out_h + y).
 template <Act kAct>
 void Rows(const StemConv& p, int64_t begin, int64_t end) {
-  // The pixels whose every tap lies inside the input's width.
-  const int64_t inner_begin =
-      std::min(p.out_w, (p.pad_left + p.stride_w - 1) / p.stride_w);
+  int64_t inner_begin = 0;
   int64_t inner_end = 0;
-  if (p.in_w - p.kernel_w + p.pad_left >= 0) {
-    inner_end = (p.in_w - p.kernel_w + p.pad_left) / p.stride_w + 1;
-  }
-  inner_end = std::max(inner_begin, std::min(p.out_w, inner_end));
+  own_loops::InnerColumns(p, &inner_begin, &inner_end);
   for (int64_t row = begin; row < end; ++row) {
     const int64_t n = row / p.out_h;
     const int64_t y = row % p.out_h;
@@ -132,8 +127,6 @@ void Rows(const StemConv& p, int64_t begin, int64_t end) {
     }
   }
 }
-
-using RowsFn = void (*)(const StemConv&, int64_t, int64_t);
 
 RowsFn RowsFor(Act act) {
   return own_loops::WithAct(

@@ -15,6 +15,9 @@ namespace {
 using own_loops::Act;
 using own_loops::ActOf;
 
+// Output rows [begin, end) of a call (each set's RowsFor).
+using RowsFn = void (*)(const StemConv&, int64_t, int64_t);
+
 }  // namespace
 
 namespace avx512 {
@@ -59,10 +62,9 @@ void PackStemFilter(const float* filter,
 void RunStemConv(const platform::CPUDeviceContext& dev, const StemConv& conv) {
   Act act = Act::kNone;
   ActOf(conv.activation, &act);
-  const avx2::RowsFn rows =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
-          ? avx512::RowsFor(act)
-          : avx2::RowsFor(act);
+  const RowsFn rows = platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
+                          ? avx512::RowsFor(act)
+                          : avx2::RowsFor(act);
   // Cycles per output row at about 2 vector multiply-adds a cycle.
   const double cost =
       static_cast<double>(conv.out_w) *
