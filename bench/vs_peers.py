@@ -2187,10 +2187,14 @@ def print_stream_header(args, versions, md):
     if getattr(args, "openvino_skipped", False):
         print(b + "openvino skipped: it would reshape and recompile the "
               "model for every new shape")
+    if args.interleave:
+        order = ("pdlite (through its C API) and each peer in fresh workers "
+                 "open at once, taking turns pass by pass")
+    else:
+        order = "pdlite's whole stream, then each peer's in a fresh process"
     print(b + "shape streams: %d shapes drawn with seed %d, run %d times "
-          "(passes) by one session per runtime; %d round(s) of pdlite's "
-          "whole stream, then each peer's in a fresh process" % (
-              args.samples, args.seed, args.passes, args.rounds))
+          "(passes) by one session per runtime; %d round(s) of %s" % (
+              args.samples, args.seed, args.passes, args.rounds, order))
     print(b + "ms = a pass's total (the sum of its runs; median over rounds);"
           " ours/best = pdlite's total / the faster peer's that pass; new / "
           "seen med = pdlite's median run of shapes seen for the first time "

@@ -32,6 +32,7 @@ inline float ReferenceActivate(const operators::FusedActivation& act, float x) {
   if (act.type == "hard_sigmoid") {
     return std::min(std::max(act.alpha * x + act.beta, 0.f), 1.f);
   }
+  if (act.type == "sigmoid") return 1.f / (1.f + std::exp(-x));
   return x;
 }
 
@@ -42,7 +43,8 @@ inline std::vector<operators::FusedActivation> OwnLoopActivations() {
           {"relu6", 0.f, 0.5f},
           {"leaky_relu", 0.1f},
           {"hard_swish"},
-          {"hard_sigmoid", 0.2f, 0.5f}};
+          {"hard_sigmoid", 0.2f, 0.5f},
+          {"sigmoid"}};
 }
 
 /// A window of the window loops' tests: sizes, strides and paddings.

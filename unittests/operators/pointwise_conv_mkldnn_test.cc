@@ -142,7 +142,8 @@ TEST(PointwiseConvMkldnn, EveryActivationResidualAndBias) {
   blocked.act = {"relu"};
   Check(blocked, 3);
   EXPECT_TRUE(kernels::mkldnn::OwnConvLoopsFuse({"hard_swish"}));
-  EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"sigmoid"}));
+  EXPECT_TRUE(kernels::mkldnn::OwnConvLoopsFuse({"sigmoid"}));
+  EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"tanh"}));
   EXPECT_FALSE(kernels::mkldnn::OwnConvLoopsFuse({"swish", 1.f}));
 }
 

@@ -12,7 +12,10 @@
 // channel-last input [pixels, Cin] with the filter [Cin, KH * KW * Cout]
 // (see PixelBlockDeconv). oneDNN runs that 2-3x faster than its
 // deconvolution, whose blocked layouts pad few channels to 16, and writes
-// the output channel-last with bias and activation applied.
+// the output channel-last with bias and activation applied. Where our own
+// loops run (own_conv_util.h) the product is theirs instead: each input
+// row times the filter's slice for one kernel row is one output row
+// (RunOwnPixelBlock), and nothing is made per input size.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -22,6 +25,8 @@
 
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "kernels/cpu/mkldnn/own_conv_util.h"
+#include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/conv_transpose_shape.h"
 #include "operators/fused_activation.h"
 
@@ -179,18 +184,91 @@ std::shared_ptr<dnnl::memory> PixelBlockBias(
   });
 }
 
+/// True when our loops compute a pixel's whole KH x KW block at once (into
+/// scratch, then moved into place): a kernel row's KW * M columns would
+/// fill less than an AVX2 vector (a detector's 1-channel map).
+bool OwnPixelBlockIsNarrow(const operators::Conv2DGeometry& g) {
+  return g.kernel_w * g.out_channels < 8;
+}
+
+/// Paddle's filter [Cin, M, KH, KW] for our 1x1 loops: for each kernel
+/// row, the 1x1 filter [KW * M, Cin] (output columns in (kw, m) order)
+/// packed by PackPointwiseFilter; when narrow, the whole block's filter
+/// [KH * KW * M, Cin] packed once. Cached per filter.
+std::shared_ptr<dnnl::memory> OwnPixelBlockWeights(
+    const framework::ExecutionContext& ctx,
+    MkldnnContext* mk,
+    const operators::Conv2DGeometry& g) {
+  const auto* filter = ctx.Input<framework::Tensor>("Filter");
+  const int64_t c = g.in_channels, m = g.out_channels;
+  const int64_t kh = g.kernel_h, kw = g.kernel_w;
+  // A matrix per kernel row, or one for the whole block.
+  const int64_t matrices = OwnPixelBlockIsNarrow(g) ? 1 : kh;
+  const int64_t columns = kh * kw * m / matrices;
+  const int64_t matrix = PackedPointwiseFilterSize(c, columns);
+  KeyBuilder key("own_pixel_block_weights");
+  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())))
+      .Add(filter->dims());
+  return mk->Weights(key.str(), [&] {
+    auto made = std::make_shared<dnnl::memory>(PlainMd({matrices * matrix}),
+                                               mk->engine());
+    const float* f = filter->data<float>();
+    float* to = static_cast<float*>(made->get_data_handle());
+    // [KH][KW][M][Cin]: row (y, x, oc) of the block's filter.
+    std::vector<float> block_filter(kh * kw * m * c);
+    for (int64_t y = 0; y < kh; ++y) {
+      for (int64_t x = 0; x < kw; ++x) {
+        for (int64_t oc = 0; oc < m; ++oc) {
+          for (int64_t ic = 0; ic < c; ++ic) {
+            block_filter[((y * kw + x) * m + oc) * c + ic] =
+                f[((ic * m + oc) * kh + y) * kw + x];
+          }
+        }
+      }
+    }
+    for (int64_t i = 0; i < matrices; ++i) {
+      PackPointwiseFilter(block_filter.data() + i * columns * c, c, columns,
+                          to + i * matrix);
+    }
+    return made;
+  });
+}
+
+/// The bias [M] repeated for each of `kw` columns (KH * KW when narrow),
+/// for our 1x1 loops. Cached per bias.
+std::shared_ptr<dnnl::memory> OwnPixelBlockBias(
+    const framework::ExecutionContext& ctx, MkldnnContext* mk, int64_t kw) {
+  const auto* bias = ctx.Input<framework::Tensor>("Bias");
+  const int64_t m = bias->numel();
+  KeyBuilder key("own_pixel_block_bias");
+  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(bias->raw_data())))
+      .Add(kw * m);
+  return mk->Weights(key.str(), [&] {
+    auto made = std::make_shared<dnnl::memory>(PlainMd({kw * m}), mk->engine());
+    const float* b = bias->data<float>();
+    float* to = static_cast<float*>(made->get_data_handle());
+    for (int64_t i = 0; i < kw * m; ++i) to[i] = b[i % m];
+    return made;
+  });
+}
+
 /// What a deconvolution op keeps between runs (kernel_state) on the
-/// pixel-block path: the matmul and weights for the input dims it last
-/// saw.
+/// pixel-block path: the matmul (or our loops' call) and weights for the
+/// input dims it last saw.
 struct PixelBlockState {
   framework::DDim input_dims;
   const void* filter = nullptr;
   const void* bias = nullptr;
   int threads = 0;
   dnnl::memory::desc src_plain;
-  std::shared_ptr<PixelBlockDeconv> deconv;
+  std::shared_ptr<PixelBlockDeconv> deconv;  // null: our own loops
   std::shared_ptr<dnnl::memory> weights;
   std::shared_ptr<dnnl::memory> bias_mem;  // null: no bias
+  // Our own loops' (deconv null): the geometry, the activation and the
+  // output's layout (null: plain, an NHWC program's).
+  operators::Conv2DGeometry geometry;
+  operators::FusedActivation activation;
+  std::shared_ptr<const MkldnnLayout> own_layout;
 };
 
 template <typename T>
@@ -208,8 +286,13 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
           state->bias == (bias ? bias->raw_data() : nullptr) &&
           state->threads == dev.num_threads()) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
-        RunPixelBlock(ctx, &mk, *state,
-                      StoredMd(ctx, "Input", state->src_plain));
+        const dnnl::memory::desc src_stored =
+            StoredMd(ctx, "Input", state->src_plain);
+        if (state->deconv == nullptr) {
+          RunOwnPixelBlock(ctx, &mk, *state, src_stored);
+        } else {
+          RunPixelBlock(ctx, &mk, *state, src_stored);
+        }
         return;
       }
     }
@@ -240,6 +323,31 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
     if (IsPixelBlock(g) && std::is_same<T, float>::value &&
         IsModelWeight(ctx, "Filter") &&
         (!with_bias || IsModelWeight(ctx, "Bias"))) {
+      auto new_state = [&] {
+        auto state = std::make_shared<PixelBlockState>();
+        state->input_dims = input->dims();
+        state->filter = filter->raw_data();
+        state->bias = with_bias ? bias->raw_data() : nullptr;
+        state->threads =
+            ctx.device_context<platform::CPUDeviceContext>().num_threads();
+        state->src_plain = src_plain;
+        return state;
+      };
+      if (OwnConvLoopsAvailable() && OwnConvLoopsFuse(activation)) {
+        auto state = new_state();
+        state->weights = OwnPixelBlockWeights(ctx, &mk, g);
+        if (with_bias) {
+          state->bias_mem = OwnPixelBlockBias(
+              ctx, &mk,
+              OwnPixelBlockIsNarrow(g) ? g.kernel_h * g.kernel_w : g.kernel_w);
+        }
+        state->geometry = g;
+        state->activation = activation;
+        if (!g.channel_last) state->own_layout = mk.ChannelLastLayout(dst_dims);
+        RunOwnPixelBlock(ctx, &mk, *state, src_stored);
+        KeepState(ctx, std::move(state));
+        return;
+      }
       KeyBuilder key("pixel_block_deconv", ctx);
       key.Add(activation)
           .Add(input->dims())
@@ -250,13 +358,7 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         return MakePixelBlockDeconv(g, with_bias, post_ops, mk.engine());
       });
       if (deconv) {
-        auto state = std::make_shared<PixelBlockState>();
-        state->input_dims = input->dims();
-        state->filter = filter->raw_data();
-        state->bias = with_bias ? bias->raw_data() : nullptr;
-        state->threads =
-            ctx.device_context<platform::CPUDeviceContext>().num_threads();
-        state->src_plain = src_plain;
+        auto state = new_state();
         state->deconv = deconv;
         state->weights = PixelBlockWeights(ctx, &mk, g, *deconv);
         if (with_bias) state->bias_mem = PixelBlockBias(ctx, &mk, *deconv);
@@ -376,6 +478,95 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
   }
 
  private:
+  /// A pixel-block deconvolution on our 1x1 loops: input row (n, y) times
+  /// kernel row a's filter [Cin] x [KW * M] is output row y * KH + a, its
+  /// pixels' blocks side by side as the channel-last output holds them.
+  /// Narrow ones compute each input row's whole blocks into scratch (one
+  /// row of KH * KW * M floats per pixel, per thread) and copy them out.
+  static void RunOwnPixelBlock(const framework::ExecutionContext& ctx,
+                               MkldnnContext* mk,
+                               const PixelBlockState& state,
+                               const dnnl::memory::desc& src_stored) {
+    const operators::Conv2DGeometry& g = state.geometry;
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    auto* output = ctx.Output<framework::Tensor>("Output");
+    output->set_opaque_layout(state.own_layout);
+    float* out = output->mutable_data<float>(ctx.GetPlace());
+    if (framework::MakingOnly()) return;
+    const dnnl::memory src = InputMemory(
+        mk, 0, *input, src_stored,
+        ActivationMd({g.batch, g.in_channels, g.in_h, g.in_w}, true));
+    const auto* in = static_cast<const float*>(src.get_data_handle());
+    const auto* packed =
+        static_cast<const float*>(state.weights->get_data_handle());
+    const int64_t c = g.in_channels, m = g.out_channels;
+    const int64_t kh = g.kernel_h, kw = g.kernel_w;
+    const bool narrow = OwnPixelBlockIsNarrow(g);
+    const int64_t block = kh * kw * m;
+    const int64_t matrix = PackedPointwiseFilterSize(c, kw * m);
+    PointwiseConv row;
+    row.in_stride = c;
+    row.bias =
+        state.bias_mem != nullptr
+            ? static_cast<const float*>(state.bias_mem->get_data_handle())
+            : nullptr;
+    row.pixels = g.in_w;
+    row.in_channels = c;
+    row.out_channels = narrow ? block : kw * m;
+    row.activation = state.activation;
+    const PointwiseRowsFn multiply = PointwiseRowsFor(state.activation);
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    const int64_t rows = g.batch * g.in_h;
+    // Cycles of an input row at about 16 multiply-adds a cycle.
+    const double cost = static_cast<double>(g.in_w) *
+                        static_cast<double>(c + 4) *
+                        static_cast<double>(block) / 16.0;
+    if (narrow) {
+      const int64_t parts = std::min<int64_t>(dev.num_threads(), rows);
+      float* scratch = static_cast<float*>(mk->ScratchBuffer(
+          MkldnnContext::kOwnLoopSlot,
+          sizeof(float) * static_cast<size_t>(parts * g.in_w * block)));
+      const int64_t row_floats = kw * m;
+      dev.ParallelFor(
+          parts, cost * rows / parts, [&](int64_t begin, int64_t end) {
+            PointwiseConv call = row;
+            call.packed_filter = packed;
+            for (int64_t part = begin; part < end; ++part) {
+              call.out = scratch + part * g.in_w * block;
+              for (int64_t r = rows * part / parts;
+                   r < rows * (part + 1) / parts; ++r) {
+                const int64_t n = r / g.in_h;
+                const int64_t y = r % g.in_h;
+                call.in = in + r * g.in_w * c;
+                multiply(call, 0, g.in_w);
+                for (int64_t a = 0; a < kh; ++a) {
+                  float* to = out + ((n * g.out_h + y * kh + a) * g.out_w) * m;
+                  const float* from = call.out + a * row_floats;
+                  for (int64_t x = 0; x < g.in_w; ++x) {
+                    std::copy(from + x * block, from + x * block + row_floats,
+                              to + x * row_floats);
+                  }
+                }
+              }
+            }
+          });
+      return;
+    }
+    dev.ParallelFor(rows, cost, [&](int64_t begin, int64_t end) {
+      PointwiseConv call = row;
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t n = r / g.in_h;
+        const int64_t y = r % g.in_h;
+        call.in = in + r * g.in_w * c;
+        for (int64_t a = 0; a < kh; ++a) {
+          call.packed_filter = packed + a * matrix;
+          call.out = out + ((n * g.out_h + y * kh + a) * g.out_w) * m;
+          multiply(call, 0, g.in_w);
+        }
+      }
+    });
+  }
+
   static void RunPixelBlock(const framework::ExecutionContext& ctx,
                             MkldnnContext* mk,
                             const PixelBlockState& state,

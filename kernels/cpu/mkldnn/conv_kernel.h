@@ -28,6 +28,7 @@
 #include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "kernels/cpu/mkldnn/stem_conv_util.h"
+#include "kernels/cpu/mkldnn/winograd_conv_util.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -69,12 +70,18 @@ struct ConvState {
   std::unique_ptr<PrimitiveCall> primitive;
   std::shared_ptr<ConvPrimitive> conv;
   std::shared_ptr<dnnl::memory> weights;
-  // A 1x1, depthwise or stem convolution run by our own loops
-  // (RunPointwiseConv, RunDepthwiseConv, RunStemConv; conv is null then):
+  // A 1x1, depthwise, stem or Winograd 3x3 convolution run by our own
+  // loops (RunPointwiseConv, RunDepthwiseConv, RunStemConv,
+  // RunWinogradConv; conv is null then):
   // its packed filter in `weights`, its output's layout (null: plain), the
   // call with the buffers left to fill in (none: a primitive's state).
   std::shared_ptr<const MkldnnLayout> own_layout;
-  std::variant<std::monostate, PointwiseConv, DepthwiseConv, StemConv> own;
+  std::variant<std::monostate,
+               PointwiseConv,
+               DepthwiseConv,
+               StemConv,
+               WinogradConv>
+      own;
 };
 
 /// True for the convolutions run as Winograd (see the kernel): 3x3,
@@ -102,7 +109,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           state->bias == (bias ? bias->raw_data() : nullptr)) {
         MkldnnContext& mk = PrepareMkldnn(ctx);
         if (!std::holds_alternative<std::monostate>(state->own)) {
-          RunKeptOwn(ctx, state);
+          RunKeptOwn(ctx, &mk, state);
           return;
         }
         ConvState::PrimitiveCall& kept = *state->primitive;
@@ -163,7 +170,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const bool with_bias = bias != nullptr;
     if (TryPointwise(ctx, &mk, g, activation, src_stored, signature) ||
         TryDepthwise(ctx, &mk, g, activation, src_stored, signature) ||
-        TryStem(ctx, &mk, g, activation, src_stored, signature)) {
+        TryStem(ctx, &mk, g, activation, src_stored, signature) ||
+        TryWinograd(ctx, &mk, g, activation, src_stored, signature)) {
       return;
     }
     KeyBuilder key("conv2d", ctx);
@@ -329,7 +337,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
           [&](const float* filter, float* packed) {
             PackPointwiseFilter(filter, g.in_channels, g.out_channels, packed);
           });
-      RunAndKeepOwn(ctx, std::move(state), call);
+      RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
   }
@@ -372,7 +380,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
             PackDepthwiseFilter(filter, g.in_channels, g.kernel_h, g.kernel_w,
                                 packed);
           });
-      RunAndKeepOwn(ctx, std::move(state), call);
+      RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
   }
@@ -415,7 +423,51 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                      PackStemFilter(filter, g.out_channels, g.in_channels,
                                     g.kernel_h, g.kernel_w, packed);
                    });
-      RunAndKeepOwn(ctx, std::move(state), call);
+      RunAndKeepOwn(ctx, mk, std::move(state), call);
+      return true;
+    }
+  }
+
+  /// Runs a 3x3 convolution (UseWinograd's) on channel-last input as our
+  /// own Winograd (winograd_conv_util.h) where that is preferred, and keeps
+  /// its state; false, with nothing done, for any other.
+  static bool TryWinograd(const framework::ExecutionContext& ctx,
+                          MkldnnContext* mk,
+                          const operators::Conv2DGeometry& g,
+                          const operators::FusedActivation& activation,
+                          const dnnl::memory::desc& src_stored,
+                          const InputSignature& signature) {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
+      if (!OwnConvLoopsAvailable() || !OwnWinogradPreferred() ||
+          !UseWinograd(g) ||
+          src_stored != ActivationMd(src_dims, /*channel_last=*/true) ||
+          ctx.Input<framework::Tensor>("ResidualData") != nullptr ||
+          !OwnConvLoopsFuse(activation) || !IsModelWeight(ctx, "Filter")) {
+        return false;
+      }
+      WinogradConv call;
+      call.in_stride = g.in_channels;
+      call.batch = g.batch;
+      call.in_h = g.in_h;
+      call.in_w = g.in_w;
+      call.out_h = g.out_h;
+      call.out_w = g.out_w;
+      call.pad_top = g.pad.top;
+      call.pad_left = g.pad.left;
+      call.in_channels = g.in_channels;
+      call.out_channels = g.out_channels;
+      call.activation = activation;
+      auto state = OwnState(
+          ctx, mk, g, signature,
+          KeyBuilder("winograd_filter").Add(g.in_channels).Add(g.out_channels),
+          PackedWinogradFilterSize(g.in_channels, g.out_channels),
+          [&](const float* filter, float* packed) {
+            PackWinogradFilter(filter, g.in_channels, g.out_channels, packed);
+          });
+      RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
   }
@@ -475,16 +527,18 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   /// Keeps `call` in `state`, runs it and keeps the state in the op.
   template <typename Call>
   static void RunAndKeepOwn(const framework::ExecutionContext& ctx,
+                            MkldnnContext* mk,
                             std::shared_ptr<ConvState> state,
                             const Call& call) {
     state->own = call;
-    RunKeptOwn(ctx, state.get());
+    RunKeptOwn(ctx, mk, state.get());
     KeepState(ctx, std::move(state));
   }
 
   /// Fills the kept call's buffers in place (a copy of it per run would
   /// copy its activation's name) and runs it.
   static void RunKeptOwn(const framework::ExecutionContext& ctx,
+                         MkldnnContext* mk,
                          ConvState* state) {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     auto* output = ctx.Output<framework::Tensor>("Output");
@@ -505,6 +559,18 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       call.bias = bias_data;
       call.out = out;
       RunStemConv(dev, call);
+      return;
+    }
+    if (auto* winograd = std::get_if<WinogradConv>(&state->own)) {
+      WinogradConv& call = *winograd;
+      call.in = in;
+      call.packed_filter = filter;
+      call.bias = bias_data;
+      call.out = out;
+      RunWinogradConv(
+          dev, call,
+          mk->ScratchBuffer(MkldnnContext::kOwnLoopSlot,
+                            WinogradScratchBytes(call, dev.num_threads())));
       return;
     }
     if (auto* depthwise = std::get_if<DepthwiseConv>(&state->own)) {

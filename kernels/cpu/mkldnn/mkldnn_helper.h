@@ -152,8 +152,9 @@ class MkldnnContext {
   /// format). Every call reuses the buffers; each grows to the largest
   /// size asked for and stays, so it is bounded by the largest activation.
   /// Slots of Scratch(): two for reordered inputs, one for primitives'
-  /// scratchpads.
+  /// scratchpads, one for our own loops' temporaries (Winograd's tiles).
   static constexpr int kScratchpadSlot = 2;
+  static constexpr int kOwnLoopSlot = 3;
 
   dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
     return dnnl::memory(md, engine_, ScratchBuffer(slot, md.get_size()));
@@ -207,8 +208,8 @@ class MkldnnContext {
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
-  platform::AllocationPtr scratch_[3];
-  platform::CacheBudget::EntryId scratch_ids_[3] = {};
+  platform::AllocationPtr scratch_[4];
+  platform::CacheBudget::EntryId scratch_ids_[4] = {};
   platform::AllocationPtr plain_scratch_;
   // ChannelLastLayout's, by dims; what nobody holds any more is swept out
   // when the map has doubled since the last sweep.

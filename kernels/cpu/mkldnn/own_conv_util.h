@@ -15,8 +15,8 @@ namespace mkldnn {
 /// AVX2 with FMA.
 bool OwnConvLoopsAvailable();
 
-/// True for the activations the loops fuse ("" too); sigmoid and swish
-/// are left to oneDNN.
+/// True for the activations the loops fuse ("" too); swish, tanh and the
+/// rest are left to oneDNN.
 bool OwnConvLoopsFuse(const operators::FusedActivation& activation);
 
 }  // namespace mkldnn

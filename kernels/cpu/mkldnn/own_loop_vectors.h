@@ -1,5 +1,6 @@
 // What our own convolution and pooling loops (pointwise_conv_util.cc,
-// depthwise_conv_util.cc, stem_conv_util.cc, pool2d.cc) compute with: a
+// depthwise_conv_util.cc, stem_conv_util.cc, winograd_conv_util.cc,
+// pool2d.cc) compute with: a
 // CPU's native vector of floats (kLanes: 16 on AVX-512, 8 on AVX2) and
 // the fused activations, once per instruction set (namespaces avx512 and
 // avx2, each function compiled for its set by a target attribute, so the
@@ -29,10 +30,18 @@ namespace kernels {
 namespace mkldnn {
 namespace own_loops {
 
-enum class Act { kNone, kRelu, kRelu6, kLeakyRelu, kHardSwish, kHardSigmoid };
+enum class Act {
+  kNone,
+  kRelu,
+  kRelu6,
+  kLeakyRelu,
+  kHardSwish,
+  kHardSigmoid,
+  kSigmoid
+};
 
 /// The loops' form of `activation` ("" is kNone); false for the ones they
-/// leave to oneDNN (sigmoid, swish, ...).
+/// leave to oneDNN (swish, tanh, ...).
 inline bool ActOf(const operators::FusedActivation& activation, Act* act) {
   const std::string& type = activation.type;
   if (type.empty()) {
@@ -47,6 +56,8 @@ inline bool ActOf(const operators::FusedActivation& activation, Act* act) {
     *act = Act::kHardSwish;
   } else if (type == "hard_sigmoid") {
     *act = Act::kHardSigmoid;
+  } else if (type == "sigmoid") {
+    *act = Act::kSigmoid;
   } else {
     return false;
   }
@@ -68,11 +79,27 @@ auto WithAct(Act act, const Fn& fn) {
       return fn(std::integral_constant<Act, Act::kHardSwish>());
     case Act::kHardSigmoid:
       return fn(std::integral_constant<Act, Act::kHardSigmoid>());
+    case Act::kSigmoid:
+      return fn(std::integral_constant<Act, Act::kSigmoid>());
     case Act::kNone:
       break;
   }
   return fn(std::integral_constant<Act, Act::kNone>());
 }
+
+/// exp's range reduction and polynomial (Cephes' expf): exp(x) =
+/// 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 in two steps, exp(r)
+/// by a degree-7 polynomial; within 2 ulp over [-87, 88].
+struct ExpConstants {
+  static constexpr float kMax = 88.3762626647949f;
+  static constexpr float kMin = -87.3365447504020f;
+  static constexpr float kLog2e = 1.44269504088896341f;
+  static constexpr float kLn2High = 0.693359375f;
+  static constexpr float kLn2Low = -2.12194440e-4f;
+  static constexpr float kP[6] = {1.9875691500e-4f, 1.3981999507e-3f,
+                                  8.3334519073e-3f, 4.1665795894e-2f,
+                                  1.6666665459e-1f, 5.0000001201e-1f};
+};
 
 /// The output columns [*begin, *end) of a window loop (depthwise, stem)
 /// whose every tap lies inside the input's width: the columns left and
@@ -124,6 +151,7 @@ PDLITE_AVX512 inline V MulAdd(V a, V b, V c) {
   return _mm512_fmadd_ps(a, b, c);
 }
 PDLITE_AVX512 inline V Add(V a, V b) { return _mm512_add_ps(a, b); }
+PDLITE_AVX512 inline V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
 // min and max through their zero-masking forms: GCC 12's plain forms
 // start from an undefined vector and warn (-Wmaybe-uninitialized).
 PDLITE_AVX512 inline V Max(V a, V b) {
@@ -136,6 +164,29 @@ PDLITE_AVX512 inline V Min(V a, V b) {
 PDLITE_AVX512 inline V Widen(__m256 v) {
   return _mm512_castpd_ps(_mm512_maskz_insertf64x4(
       __mmask8(0xFF), _mm512_setzero_pd(), _mm256_castps_pd(v), 0));
+}
+
+/// exp(x) on every lane (ExpConstants).
+PDLITE_AVX512 inline V Exp(V x) {
+  using C = own_loops::ExpConstants;
+  x = Min(Max(x, _mm512_set1_ps(C::kMin)), _mm512_set1_ps(C::kMax));
+  const V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(C::kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT);
+  V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(C::kLn2High), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(C::kLn2Low), r);
+  V p = _mm512_set1_ps(C::kP[0]);
+  for (int i = 1; i < 6; ++i)
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(C::kP[i]));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r,
+                      _mm512_add_ps(r, _mm512_set1_ps(1.f)));
+  // 2^n in two halves, so that n = 128 (x near kMax) does not overflow.
+  const __m512i e = _mm512_cvtps_epi32(n);
+  const __m512i half = _mm512_srai_epi32(e, 1);
+  const V two_half = _mm512_castsi512_ps(
+      _mm512_slli_epi32(_mm512_add_epi32(half, _mm512_set1_epi32(127)), 23));
+  const V two_rest = _mm512_castsi512_ps(_mm512_slli_epi32(
+      _mm512_add_epi32(_mm512_sub_epi32(e, half), _mm512_set1_epi32(127)), 23));
+  return _mm512_mul_ps(_mm512_mul_ps(p, two_half), two_rest);
 }
 
 /// kAct on every lane; alpha and beta as FusedActivation holds them.
@@ -173,6 +224,11 @@ PDLITE_AVX512 inline V Activate(V x, float alpha, float beta) {
       const V v =
           _mm512_fmadd_ps(x, _mm512_set1_ps(alpha), _mm512_set1_ps(beta));
       return Min(Max(v, zero), _mm512_set1_ps(1.f));
+    }
+    case Act::kSigmoid: {
+      const V one = _mm512_set1_ps(1.f);
+      return _mm512_div_ps(one,
+                           _mm512_add_ps(one, Exp(_mm512_sub_ps(zero, x))));
     }
   }
   return x;
@@ -263,8 +319,32 @@ PDLITE_AVX2 inline void StoreFirst(float* p, const Mask& m, V v) {
 /// a * b + c.
 PDLITE_AVX2 inline V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 PDLITE_AVX2 inline V Add(V a, V b) { return _mm256_add_ps(a, b); }
+PDLITE_AVX2 inline V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
 PDLITE_AVX2 inline V Max(V a, V b) { return _mm256_max_ps(a, b); }
 PDLITE_AVX2 inline V Min(V a, V b) { return _mm256_min_ps(a, b); }
+
+/// exp(x) on every lane, as avx512::Exp computes it.
+PDLITE_AVX2 inline V Exp(V x) {
+  using C = own_loops::ExpConstants;
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(C::kMin)),
+                    _mm256_set1_ps(C::kMax));
+  const V n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(C::kLog2e)),
+                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(C::kLn2High), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(C::kLn2Low), r);
+  V p = _mm256_set1_ps(C::kP[0]);
+  for (int i = 1; i < 6; ++i)
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(C::kP[i]));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r,
+                      _mm256_add_ps(r, _mm256_set1_ps(1.f)));
+  const __m256i e = _mm256_cvtps_epi32(n);
+  const __m256i half = _mm256_srai_epi32(e, 1);
+  const V two_half = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(half, _mm256_set1_epi32(127)), 23));
+  const V two_rest = _mm256_castsi256_ps(_mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_sub_epi32(e, half), _mm256_set1_epi32(127)), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, two_half), two_rest);
+}
 
 /// kAct on every lane, as avx512::Activate computes it.
 template <Act kAct>
@@ -296,6 +376,11 @@ PDLITE_AVX2 inline V Activate(V x, float alpha, float beta) {
       const V v =
           _mm256_fmadd_ps(x, _mm256_set1_ps(alpha), _mm256_set1_ps(beta));
       return _mm256_min_ps(_mm256_max_ps(v, zero), _mm256_set1_ps(1.f));
+    }
+    case Act::kSigmoid: {
+      const V one = _mm256_set1_ps(1.f);
+      return _mm256_div_ps(one,
+                           _mm256_add_ps(one, Exp(_mm256_sub_ps(zero, x))));
     }
   }
   return x;

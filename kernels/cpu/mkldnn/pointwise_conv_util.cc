@@ -21,7 +21,7 @@ constexpr int64_t kPanel = 64;
 constexpr int64_t kBlockRows = 48;
 
 // Rows [begin, end) of a call, through every panel (each set's BlockFor).
-using BlockFn = void (*)(const PointwiseConv&, int64_t, int64_t);
+using BlockFn = PointwiseRowsFn;
 
 }  // namespace
 
@@ -65,13 +65,17 @@ void PackPointwiseFilter(const float* filter,
   }
 }
 
+PointwiseRowsFn PointwiseRowsFor(const operators::FusedActivation& activation) {
+  Act act = Act::kNone;
+  ActOf(activation, &act);
+  return platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
+             ? avx512::BlockFor(act)
+             : avx2::BlockFor(act);
+}
+
 void RunPointwiseConv(const platform::CPUDeviceContext& dev,
                       const PointwiseConv& conv) {
-  Act act = Act::kNone;
-  ActOf(conv.activation, &act);
-  const BlockFn block = platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
-                            ? avx512::BlockFor(act)
-                            : avx2::BlockFor(act);
+  const BlockFn block = PointwiseRowsFor(conv.activation);
   const int64_t pixels = conv.pixels;
   const int64_t blocks = (pixels + kBlockRows - 1) / kBlockRows;
   // About 32 multiply-adds a cycle (16 on AVX2: the cost only splits the

@@ -55,6 +55,14 @@ struct PointwiseConv {
 void RunPointwiseConv(const platform::CPUDeviceContext& dev,
                       const PointwiseConv& conv);
 
+/// Runs rows [begin, end) of a call on the calling thread: for loops that
+/// run matrix products of their own inside their tasks (Winograd's, in
+/// winograd_conv_util.cc).
+using PointwiseRowsFn = void (*)(const PointwiseConv&, int64_t, int64_t);
+
+/// The rows function for calls with `activation` on this CPU.
+PointwiseRowsFn PointwiseRowsFor(const operators::FusedActivation& activation);
+
 }  // namespace mkldnn
 }  // namespace kernels
 }  // namespace paddle_lite
