@@ -134,10 +134,12 @@ TEST(Conv2dTransposeMkldnn, FusedActivations) {
   }
 }
 
-// Kernel == stride: every input pixel writes its own output block, run as
-// a matmul. Rows form (KW * Cout >= 16) and flat form (a 1-channel map),
-// with and without bias and activation, batches, NHWC, odd sizes, 3x2
-// blocks, and a filter that is not a parameter (the general path).
+// Kernel == stride: every input pixel writes its own output block, run on
+// our 1x1 loops (a row at a time, or whole blocks through scratch when
+// narrow: a 1-channel map), or where they do not run (no AVX2, swish) as a
+// oneDNN matmul (rows form for KW * Cout >= 16, else flat); with and
+// without bias and activation, batches, NHWC, odd sizes, 3x2 blocks, and a
+// filter that is not a parameter (the general path).
 TEST(Conv2dTransposeMkldnn, PixelBlocks) {
   for (int64_t cout : {24, 1, 3}) {
     for (bool bias : {true, false}) {
@@ -177,6 +179,19 @@ TEST(Conv2dTransposeMkldnn, PixelBlocks) {
   CheckTranspose(k);
   k.parameters = false;
   CheckTranspose(k);
+  // An activation our loops leave to oneDNN, in both matmul forms.
+  for (int64_t cout : {24, 1}) {
+    Transpose swish;
+    swish.cin = 16;
+    swish.cout_per_group = cout;
+    swish.kh = swish.kw = 2;
+    swish.bias = true;
+    swish.parameters = true;
+    swish.attrs = {{"strides", std::vector<int>{2, 2}},
+                   {"fuse_activation", std::string("swish")},
+                   {"fuse_alpha", 1.f}};
+    CheckTranspose(swish);
+  }
 }
 
 }  // namespace
