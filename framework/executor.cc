@@ -115,7 +115,10 @@ struct Executor::BlockState {
   // the largest plan: one plan runs at a time.
   struct Arena {
     platform::AllocationPtr memory;
+    // The most any plan placed so far needs (what the budget counts), and
+    // what was allocated: host arenas get headroom (see PlaceInArenas).
     size_t bytes = 0;
+    size_t capacity = 0;
     platform::CacheBudget::EntryId budget_id = 0;
     bool evicted = false;  // by the budget; freed after the run
     // Whether `t`'s buffer lies in this arena.
@@ -123,7 +126,7 @@ struct Executor::BlockState {
       if (!memory || !t.IsInitialized()) return false;
       const char* p = static_cast<const char*>(t.holder()->ptr());
       const char* base = static_cast<const char*>(memory->ptr());
-      return p >= base && p < base + bytes &&
+      return p >= base && p < base + capacity &&
              t.holder()->place() == memory->place();
     }
   };
@@ -667,9 +670,15 @@ void Executor::EndMainRun(const BlockState& state) {
 void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
   for (auto& need : plan.arena_need) {
     BlockState::Arena& arena = state.arenas[need.first];
-    if (arena.memory && arena.bytes >= need.second) {
+    if (arena.memory && arena.capacity >= need.second) {
       budget_->Touch(arena.budget_id);
       budget_->SetPinned(arena.budget_id, true);
+      if (need.second > arena.bytes) {
+        arena.bytes = need.second;
+        if (arena.memory->place().is_cpu()) {
+          budget_->Resize(arena.budget_id, arena.bytes);
+        }
+      }
       continue;
     }
     if (arena.memory) ReleaseArena(state, need.first);
@@ -687,9 +696,16 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
                        return b.place_key == need.first;
                      })
             ->place;
+    // A host arena gets half again as much: a stream of sizes then
+    // replaces it (a fresh block, every page faulted in anew) a few times
+    // rather than at each larger size. Pages no run writes are never
+    // resident (the pool maps its chunks), so that costs address space.
+    const size_t capacity = place.is_cpu() ? bytes + bytes / 2 : bytes;
     BlockState::Arena& fresh = state.arenas[need.first];
-    fresh.memory = platform::GetAllocator(place)->Allocate(bytes);
+    fresh.memory = platform::GetAllocator(place)->Allocate(capacity);
     fresh.bytes = bytes;
+    fresh.capacity = capacity;
+    stats_.arena_allocated = true;
     // Host arenas count in the budget; a device's memory has its own
     // limit (Config::SetGpuMemoryLimit).
     if (place.is_cpu()) {

@@ -98,7 +98,10 @@ struct RunStats {
   std::vector<OpTiming> op_timings;  // with ExecutorOptions::profile
   bool replayed = false;             // a cached plan was used
   size_t arena_bytes = 0;            // bytes of the plan's arena (0: no plan)
-  size_t unplanned_bytes = 0;        // what the planned buffers take separately
+  /// This run allocated an arena (a plan's first replay, or one needing
+  /// more than the arena's room): its pages fault in as it writes them.
+  bool arena_allocated = false;
+  size_t unplanned_bytes = 0;  // what the planned buffers take separately
   size_t plans_cached = 0;
   int ops_inferred = 0;         // ops whose shapes were inferred
   bool graph_replayed = false;  // the kernels ran as one device graph

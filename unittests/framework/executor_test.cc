@@ -106,6 +106,44 @@ TEST(Executor, RecordingRunFreesIntermediatesAfterLastRead) {
   EXPECT_TRUE(r.executor.last_run_stats().replayed);
 }
 
+// Every plan's buffers share one host arena, allocated with half again the
+// room a plan needs: a somewhat larger shape replays in it (no fresh pages
+// to fault in), a much larger one gets a new one; all compute the same.
+TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 256});
+  for (const char* v : {"r1", "r2", "out"}) builder.AddVar(v);
+  builder.AddOp("scale", {{"X", {x}}}, {{"Out", {"r1"}}}, {{"scale", 2.f}});
+  builder.AddOp("scale", {{"X", {"r1"}}}, {{"Out", {"r2"}}}, {{"scale", 3.f}});
+  builder.AddOp("scale", {{"X", {"r2"}}}, {{"Out", {"out"}}}, {{"bias", 1.f}});
+  builder.AddOutput("out");
+  Runner r(builder.Build());
+  // Runs `rows` twice (recording, then replaying); whether the replay
+  // allocated an arena.
+  auto replay_allocates = [&](int64_t rows) {
+    bool allocated = false;
+    for (int run = 0; run < 2; ++run) {
+      std::vector<float> in(rows * 256), want(rows * 256);
+      for (size_t i = 0; i < in.size(); ++i) {
+        in[i] = static_cast<float>(i % 7) - 3.f;
+        want[i] = 6.f * in[i] + 1.f;
+      }
+      r.Feed(0, MakeTensor<float>({rows, 256}, in));
+      r.executor.Run(0, &r.scope);
+      testing::ExpectTensorNear(r.Fetched(0),
+                                MakeTensor<float>({rows, 256}, want));
+      EXPECT_EQ(r.executor.last_run_stats().replayed, run == 1);
+      allocated = r.executor.last_run_stats().arena_allocated;
+    }
+    return allocated;
+  };
+  EXPECT_TRUE(replay_allocates(100));   // the first arena
+  EXPECT_FALSE(replay_allocates(140));  // within half again as much
+  EXPECT_FALSE(replay_allocates(60));
+  EXPECT_TRUE(replay_allocates(400));  // past it: a larger arena
+  EXPECT_FALSE(replay_allocates(110));
+}
+
 TEST(Executor, ShapesAreReinferredWhenInputsChange) {
   Runner r(CrossedProgram());
   for (int rows : {1, 5, 2, 0, 3}) {
