@@ -123,6 +123,10 @@ PDLITE_OWN_TARGET void TransformInput(const WinogradConv& p,
           std::memcpy(pixel,
                       p.in + ((n * p.in_h + iy) * p.in_w + ix) * p.in_stride,
                       sizeof(float) * p.in_channels);
+          // Lanes past the channels are never read, but are not left
+          // holding whatever the scratch held.
+          std::memset(pixel + p.in_channels, 0,
+                      sizeof(float) * (in_pad - p.in_channels));
         }
       }
     }
