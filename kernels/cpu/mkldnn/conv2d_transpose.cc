@@ -191,6 +191,13 @@ bool OwnPixelBlockIsNarrow(const operators::Conv2DGeometry& g) {
   return g.kernel_w * g.out_channels < 8;
 }
 
+/// The output columns of each of our loops' products: a kernel row's
+/// KW * M, or the whole block's KH * KW * M when narrow.
+int64_t OwnPixelBlockColumns(const operators::Conv2DGeometry& g) {
+  const int64_t row = g.kernel_w * g.out_channels;
+  return OwnPixelBlockIsNarrow(g) ? g.kernel_h * row : row;
+}
+
 /// Paddle's filter [Cin, M, KH, KW] for our 1x1 loops: for each kernel
 /// row, the 1x1 filter [KW * M, Cin] (output columns in (kw, m) order)
 /// packed by PackPointwiseFilter; when narrow, the whole block's filter
@@ -203,8 +210,8 @@ std::shared_ptr<dnnl::memory> OwnPixelBlockWeights(
   const int64_t c = g.in_channels, m = g.out_channels;
   const int64_t kh = g.kernel_h, kw = g.kernel_w;
   // A matrix per kernel row, or one for the whole block.
-  const int64_t matrices = OwnPixelBlockIsNarrow(g) ? 1 : kh;
-  const int64_t columns = kh * kw * m / matrices;
+  const int64_t columns = OwnPixelBlockColumns(g);
+  const int64_t matrices = kh * kw * m / columns;
   const int64_t matrix = PackedPointwiseFilterSize(c, columns);
   KeyBuilder key("own_pixel_block_weights");
   key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())))
@@ -234,20 +241,23 @@ std::shared_ptr<dnnl::memory> OwnPixelBlockWeights(
   });
 }
 
-/// The bias [M] repeated for each of `kw` columns (KH * KW when narrow),
+/// The bias [M] repeated across a product's `columns` (OwnPixelBlockColumns),
 /// for our 1x1 loops. Cached per bias.
 std::shared_ptr<dnnl::memory> OwnPixelBlockBias(
-    const framework::ExecutionContext& ctx, MkldnnContext* mk, int64_t kw) {
+    const framework::ExecutionContext& ctx,
+    MkldnnContext* mk,
+    int64_t columns) {
   const auto* bias = ctx.Input<framework::Tensor>("Bias");
   const int64_t m = bias->numel();
   KeyBuilder key("own_pixel_block_bias");
   key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(bias->raw_data())))
-      .Add(kw * m);
+      .Add(columns);
   return mk->Weights(key.str(), [&] {
-    auto made = std::make_shared<dnnl::memory>(PlainMd({kw * m}), mk->engine());
+    auto made =
+        std::make_shared<dnnl::memory>(PlainMd({columns}), mk->engine());
     const float* b = bias->data<float>();
     float* to = static_cast<float*>(made->get_data_handle());
-    for (int64_t i = 0; i < kw * m; ++i) to[i] = b[i % m];
+    for (int64_t i = 0; i < columns; ++i) to[i] = b[i % m];
     return made;
   });
 }
@@ -337,9 +347,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         auto state = new_state();
         state->weights = OwnPixelBlockWeights(ctx, &mk, g);
         if (with_bias) {
-          state->bias_mem = OwnPixelBlockBias(
-              ctx, &mk,
-              OwnPixelBlockIsNarrow(g) ? g.kernel_h * g.kernel_w : g.kernel_w);
+          state->bias_mem =
+              OwnPixelBlockBias(ctx, &mk, OwnPixelBlockColumns(g));
         }
         state->geometry = g;
         state->activation = activation;
@@ -503,7 +512,8 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
     const int64_t kh = g.kernel_h, kw = g.kernel_w;
     const bool narrow = OwnPixelBlockIsNarrow(g);
     const int64_t block = kh * kw * m;
-    const int64_t matrix = PackedPointwiseFilterSize(c, kw * m);
+    const int64_t columns = OwnPixelBlockColumns(g);
+    const int64_t matrix = PackedPointwiseFilterSize(c, columns);
     PointwiseConv row;
     row.in_stride = c;
     row.bias =
@@ -512,7 +522,7 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
             : nullptr;
     row.pixels = g.in_w;
     row.in_channels = c;
-    row.out_channels = narrow ? block : kw * m;
+    row.out_channels = columns;
     row.activation = state.activation;
     const PointwiseRowsFn multiply = PointwiseRowsFor(state.activation);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();

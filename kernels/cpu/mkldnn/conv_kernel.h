@@ -449,17 +449,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         return false;
       }
       WinogradConv call;
+      SetImages(g, activation, &call);
       call.in_stride = g.in_channels;
-      call.batch = g.batch;
-      call.in_h = g.in_h;
-      call.in_w = g.in_w;
-      call.out_h = g.out_h;
-      call.out_w = g.out_w;
-      call.pad_top = g.pad.top;
-      call.pad_left = g.pad.left;
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
-      call.activation = activation;
       auto state = OwnState(
           ctx, mk, g, signature,
           KeyBuilder("winograd_filter").Add(g.in_channels).Add(g.out_channels),
@@ -472,10 +465,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     }
   }
 
-  /// The image sizes, window, strides, top-left paddings and activation of
-  /// a call of our window loops (DepthwiseConv, StemConv).
+  /// The image sizes, top-left paddings and activation of a call of our
+  /// loops that walk images (DepthwiseConv, StemConv, WinogradConv).
   template <typename Call>
-  static void SetWindow(const operators::Conv2DGeometry& g,
+  static void SetImages(const operators::Conv2DGeometry& g,
                         const operators::FusedActivation& activation,
                         Call* call) {
     call->batch = g.batch;
@@ -483,13 +476,22 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     call->in_w = g.in_w;
     call->out_h = g.out_h;
     call->out_w = g.out_w;
+    call->pad_top = g.pad.top;
+    call->pad_left = g.pad.left;
+    call->activation = activation;
+  }
+
+  /// SetImages, and the window and strides of a call of our window loops
+  /// (DepthwiseConv, StemConv).
+  template <typename Call>
+  static void SetWindow(const operators::Conv2DGeometry& g,
+                        const operators::FusedActivation& activation,
+                        Call* call) {
+    SetImages(g, activation, call);
     call->kernel_h = g.kernel_h;
     call->kernel_w = g.kernel_w;
     call->stride_h = g.stride_h;
     call->stride_w = g.stride_w;
-    call->pad_top = g.pad.top;
-    call->pad_left = g.pad.left;
-    call->activation = activation;
   }
 
   /// The state of a convolution run by our own loops, its output

@@ -31,11 +31,25 @@ int64_t GroupTiles(const WinogradConv& conv) {
   return std::min<int64_t>(48, std::max<int64_t>(12, tiles));
 }
 
-// Scratch floats of one thread: its group's transformed inputs and
-// products, and one tile's input copied with zeros around (the patch).
-int64_t PartFloats(const WinogradConv& conv) {
-  return (GroupTiles(conv) + 1) * kPositions *
-         (RoundUp16(conv.in_channels) + RoundUp16(conv.out_channels));
+// One thread's scratch, in floats from its start: its group's transformed
+// inputs (kPositions * group rows of the padded input channels), their
+// products (kPositions * group rows of out_channels), and one tile's input
+// copied with zeros around (the patch: 6x6 pixels of padded channels);
+// each part starts on 16 floats.
+struct PartScratch {
+  int64_t products;
+  int64_t patch;
+  int64_t floats;
+};
+
+PartScratch PartScratchOf(const WinogradConv& conv) {
+  const int64_t rows = kPositions * GroupTiles(conv);
+  const int64_t in_pad = RoundUp16(conv.in_channels);
+  PartScratch part;
+  part.products = rows * in_pad;
+  part.patch = part.products + RoundUp16(rows * conv.out_channels);
+  part.floats = part.patch + 36 * in_pad;
+  return part;
 }
 
 }  // namespace
@@ -100,7 +114,7 @@ void PackWinogradFilter(const float* filter,
 
 size_t WinogradScratchBytes(const WinogradConv& conv, int threads) {
   return sizeof(float) * static_cast<size_t>(std::max(1, threads)) *
-         static_cast<size_t>(PartFloats(conv));
+         static_cast<size_t>(PartScratchOf(conv).floats);
 }
 
 void RunWinogradConv(const platform::CPUDeviceContext& dev,
@@ -123,15 +137,16 @@ void RunWinogradConv(const platform::CPUDeviceContext& dev,
       PackedPointwiseFilterSize(conv.in_channels, conv.out_channels);
   // One part per thread, each with its own scratch.
   const int64_t parts = std::min<int64_t>(dev.num_threads(), groups);
+  const PartScratch layout = PartScratchOf(conv);
   // Cycles of a part at about 16 multiply-adds a cycle.
   const double cost = static_cast<double>(groups) / parts * group * kPositions *
                       static_cast<double>(conv.in_channels + 8) *
                       static_cast<double>(conv.out_channels + 8) / 16.0;
   dev.ParallelFor(parts, cost, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
-      float* v = static_cast<float*>(scratch) + part * PartFloats(conv);
-      float* products = v + group * kPositions * in_pad;
-      float* patch = products + group * kPositions * conv.out_channels;
+      float* v = static_cast<float*>(scratch) + part * layout.floats;
+      float* products = v + layout.products;
+      float* patch = v + layout.patch;
       for (int64_t g = groups * part / parts; g < groups * (part + 1) / parts;
            ++g) {
         const int64_t first = g * group;
