@@ -9,7 +9,7 @@ Usage:
     python3 bench/vs_peers.py --stream [--models a,b] [--shapes SPEC]
                               [--samples 24] [--seed 1] [--passes 10]
                               [--threads 1,2] [--rounds 1] [--peers ort,paddle]
-                              [--no-interleave]
+                              [--no-interleave] [--turns sample|pass]
                               [--json FILE] [--markdown]
 
 Every model of ../shared/models (any folder with ref/expected_*.npy) runs on
@@ -69,9 +69,10 @@ x[320:928:32]; ppocr_cls_mobile_v2: a width stream 1x3x48x[64:640:32] and a
 batch stream [1:16]x3x48x192); --samples shapes drawn with --seed, run
 --passes times by one predictor or session.  Per round, pdlite and each
 peer run in fresh workers, all open at once, taking turns pass by pass
-(the order rotating each pass), so that a slow stretch of a shared
-machine falls on every runtime's same pass rather than on whichever
-runtime's whole stream ran then; pdlite runs through its C API
+(or, with --turns sample, run by run: each shape's run of every runtime
+in a row), the order rotating each pass, so that a slow stretch of a
+shared machine falls on every runtime's same pass rather than on
+whichever runtime ran then; pdlite runs through its C API
 (paddle_lite/paddle_lite_c.h, Config defaults, the case's threads).
 --no-interleave runs `pdlite bench --shapes ... --json` for its whole
 stream instead, then each peer's whole stream on the very shapes pdlite
@@ -616,7 +617,7 @@ class PaddleStream:
 class PdliteStream:
     """pdlite itself through its C API (paddle_lite/paddle_lite_c.h), for
     --interleave: a worker process like the peers', so that the three
-    runtimes can take turns pass by pass. Config defaults, as `pdlite
+    runtimes can take turns. Config defaults, as `pdlite
     bench` has them, with the case's thread count."""
 
     configs = ["pdlite"]
@@ -769,20 +770,29 @@ def worker_stream_open(msg, state):
 
 
 def worker_stream_pass(msg, state):
-    """One pass of the open stream; its figures."""
+    """Runs samples "from" to "to" (default: all) of the open stream's
+    current pass; the pass's figures once its last sample has run."""
     import gc
     import numpy as np
     st = state["stream"]
     cls, stream, keys, rng = st["cls"], st["stream"], st["keys"], st["rng"]
     p = len(st["passes"])
+    lo, hi = msg.get("from", 0), msg.get("to", len(stream))
+    part = st.get("partial") or {"samples": [], "first": [], "later": [],
+                                 "cpu_s": 0.0, "wall_s": 0.0}
+    if lo != len(part["samples"]) or not lo < hi <= len(stream):
+        raise ValueError("stream_pass: samples %d..%d asked, %d ran"
+                         % (lo, hi, len(part["samples"])))
+    st["partial"] = part
 
     def noise(sample):  # fresh inputs for every run, never timed
         return {name: rng.random(dims, dtype=np.float32) * 2.0 - 1.0
                 for name, dims in sample}
 
-    samples, first, later = [], [], []
+    samples, first, later = part["samples"], part["first"], part["later"]
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    for s, sample in enumerate(stream):
+    for s in range(lo, hi):
+        sample = stream[s]
         arrays = noise(sample)
         while True:
             st["runner"].feed(arrays)
@@ -813,7 +823,11 @@ def worker_stream_pass(msg, state):
         else:
             later.append(ms)
             st["later_sights"].setdefault(keys[s], []).append(ms)
-    wall = time.perf_counter() - wall0
+    part["cpu_s"] += time.process_time() - cpu0
+    part["wall_s"] += time.perf_counter() - wall0
+    if hi < len(stream):
+        return {"ok": True}
+    st["partial"] = None
     rss = proc_status_mb("VmRSS")
     figures = {
         "total_ms": sum(samples), "median_ms": statistics.median(samples),
@@ -822,7 +836,7 @@ def worker_stream_pass(msg, state):
         "later_sight_median_ms": median_or_none(later),
         "first_sights": len(first), "rss_mb": rss,
         "rss_less_baseline_mb": rss - st["baseline"],
-        "cpu_per_wall": (time.process_time() - cpu0) / max(wall, 1e-9),
+        "cpu_per_wall": part["cpu_s"] / max(part["wall_s"], 1e-9),
         "samples_ms": samples}
     st["passes"].append(figures)
     return {"ok": True, "pass": figures}
@@ -1767,13 +1781,19 @@ def keep_stream_round(entry, reply, name):
 
 def run_stream_case_interleaved(case, args, tmp, log):
     """Per round, pdlite (through its C API) and each peer in fresh
-    workers, all open at once, taking turns pass by pass (the order
-    rotating each pass): a pass of one is timed next to the same pass of
-    the others, so that a slow minute of a shared machine falls on all of
-    them, not on whichever ran its whole stream then."""
+    workers, all open at once, taking turns run by run (--turns sample:
+    each shape's run of one is timed next to the others' runs of it) or
+    pass by pass, the order rotating each pass, so that a slow stretch of
+    a shared machine falls on all of them, not on whichever ran then.
+    Run-by-run turns pair each run with the others' runs of the shape,
+    but every run then starts with caches the others' runs evicted and
+    after its process slept: on the 2-core VM of the twentieth session
+    that made both runtimes' runs 15-50% slower, and the ratios no less
+    spread than pass-by-pass turns."""
     spec = case["spec"]
     record, case_dir = new_stream_record(case, args, tmp)
     record["interleaved"] = True
+    record["turns"] = args.turns
     try:
         stream = draw_shape_stream(case["shapes"], args.samples, args.seed)
     except (ValueError, OSError) as e:
@@ -1803,15 +1823,24 @@ def run_stream_case_interleaved(case, args, tmp, log):
                 workers[name] = worker
                 time.sleep(PAUSE_STREAM_S)
             names = list(workers)
+            # Turns of one sample (--turns sample) or of a whole pass.
+            steps = ([(s, s + 1) for s in range(len(stream))]
+                     if args.turns == "sample" else [(0, len(stream))])
             for p in range(args.passes):
                 turn = names[p % len(names):] + names[:p % len(names)] \
                     if names else []
-                for name in turn:
-                    if name not in workers:
-                        continue
-                    if stream_request(workers[name], {"cmd": "stream_pass"},
-                                      name, entries[name], log) is None:
-                        workers.pop(name).kill()
+                for lo, hi in steps:
+                    for name in turn:
+                        if name not in workers:
+                            continue
+                        if stream_request(
+                                workers[name],
+                                {"cmd": "stream_pass", "from": lo, "to": hi},
+                                name, entries[name], log) is None:
+                            workers.pop(name).kill()
+                        if args.turns == "pass":
+                            time.sleep(PAUSE_STREAM_S)
+                if args.turns == "sample":
                     time.sleep(PAUSE_STREAM_S)
             for name, worker in workers.items():
                 reply = stream_request(worker, {"cmd": "stream_close"},
@@ -2189,7 +2218,10 @@ def print_stream_header(args, versions, md):
               "model for every new shape")
     if args.interleave:
         order = ("pdlite (through its C API) and each peer in fresh workers "
-                 "open at once, taking turns pass by pass")
+                 "open at once, taking turns %s" % (
+                     "run by run (each shape's run of every runtime in a "
+                     "row, the order rotating each pass)"
+                     if args.turns == "sample" else "pass by pass"))
     else:
         order = "pdlite's whole stream, then each peer's in a fresh process"
     print(b + "shape streams: %d shapes drawn with seed %d, run %d times "
@@ -2319,6 +2351,12 @@ def parse_args(argv):
                         "pass (default); --no-interleave runs `pdlite "
                         "bench --shapes` for its whole stream, then each "
                         "peer's")
+    p.add_argument("--turns", choices=("pass", "sample"), default="pass",
+                   help="--stream with --interleave: the runtimes take "
+                        "turns pass by pass (default) or run by run "
+                        "(sample: each runtime's run of a shape is timed "
+                        "next to the others' runs of it; each run then "
+                        "starts after the others', with caches cold)")
     p.add_argument("--passes", type=int, default=10,
                    help="--stream: times the stream runs (10)")
     p.add_argument("--json", metavar="FILE", help="write all raw results")

@@ -92,6 +92,13 @@ const Attribute& OperatorBase::GetAttr(const std::string& name) const {
   return it->second;
 }
 
+void OperatorBase::CheckDerivedType(const std::type_info& asked) const {
+  PADDLE_ENFORCE(
+      *derived_->type == asked,
+      errors::Fatal("Op '", type_, "': Derived<", asked.name(),
+                    "> asked, but it holds ", derived_->type->name()));
+}
+
 void OperatorBase::RunWithoutKernel(const RunEnv&) const {
   PADDLE_THROW(errors::Unimplemented("Op '", type_,
                                      "' runs through kernels, not directly."));

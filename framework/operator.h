@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "framework/attribute.h"
@@ -75,6 +77,22 @@ class OperatorBase {
   }
   const Attribute& GetAttr(const std::string& name) const;
 
+  /// What `make(*this)` works out from the attributes alone, made at the
+  /// first call and kept with the op (its attributes never change once it
+  /// is made): shape inference and kernels that would read a dozen
+  /// attributes by name at every new input shape read them once. Thread
+  /// safe (clones share ops); if `make` throws, nothing is kept and the
+  /// next call tries again. One type T per op.
+  template <typename T, typename Make>
+  const T& Derived(const Make& make) const {
+    std::call_once(derived_->once, [&] {
+      derived_->value = std::make_shared<const T>(make(*this));
+      derived_->type = &typeid(T);
+    });
+    CheckDerivedType(typeid(T));
+    return *static_cast<const T*>(derived_->value.get());
+  }
+
   /// True for ops that run through a registered kernel.
   virtual bool IsKernelOp() const { return false; }
   /// Ops without kernels (control flow) override this.
@@ -89,11 +107,19 @@ class OperatorBase {
 
  private:
   friend struct OpRegistryAccess;
+  struct DerivedSlot {
+    std::once_flag once;
+    std::shared_ptr<const void> value;
+    const std::type_info* type = nullptr;
+  };
+  void CheckDerivedType(const std::type_info& asked) const;
+
   std::string type_;
   VarNameMap inputs_;
   VarNameMap outputs_;
   AttributeMap attrs_;
   const OpInfo* info_ = nullptr;
+  std::unique_ptr<DerivedSlot> derived_ = std::make_unique<DerivedSlot>();
 };
 
 /// What choosing a kernel needs to know before anything runs: the op and

@@ -76,24 +76,49 @@ inline Paddings2D NormalizePaddings(const std::string& op_type,
   return {paddings[0], paddings[1], paddings[2], paddings[3]};
 }
 
+/// The padding_algorithm attribute: any value but "SAME" and "VALID"
+/// keeps the given paddings, as "EXPLICIT" does.
+enum class PaddingAlgorithm { kExplicit, kSame, kValid };
+
+inline PaddingAlgorithm ParsePaddingAlgorithm(const std::string& name) {
+  if (name == "SAME") return PaddingAlgorithm::kSame;
+  if (name == "VALID") return PaddingAlgorithm::kValid;
+  return PaddingAlgorithm::kExplicit;
+}
+
 /// Step 2 of §2.1 for one spatial dim: "SAME" pads so that
 /// out = ceil(in / stride), the odd pixel going to the end; "VALID" pads
 /// nothing; "EXPLICIT" keeps the given paddings.
-inline void ApplyPaddingAlgorithm(const std::string& padding_algorithm,
+inline void ApplyPaddingAlgorithm(PaddingAlgorithm algorithm,
                                   int64_t in,
                                   int64_t kernel,
                                   int64_t stride,
                                   int64_t* pad_begin,
                                   int64_t* pad_end) {
-  if (padding_algorithm == "SAME") {
+  if (algorithm == PaddingAlgorithm::kSame) {
     int64_t out = (in + stride - 1) / stride;
     int64_t pad_sum = std::max<int64_t>((out - 1) * stride + kernel - in, 0);
     *pad_begin = pad_sum / 2;
     *pad_end = pad_sum - *pad_begin;
-  } else if (padding_algorithm == "VALID") {
+  } else if (algorithm == PaddingAlgorithm::kValid) {
     *pad_begin = 0;
     *pad_end = 0;
   }
+}
+
+/// ApplyPaddingAlgorithm for both spatial dims of a window.
+inline void ApplyPaddingAlgorithm2D(PaddingAlgorithm algorithm,
+                                    int64_t in_h,
+                                    int64_t in_w,
+                                    int64_t kernel_h,
+                                    int64_t kernel_w,
+                                    int64_t stride_h,
+                                    int64_t stride_w,
+                                    Paddings2D* pad) {
+  ApplyPaddingAlgorithm(algorithm, in_h, kernel_h, stride_h, &pad->top,
+                        &pad->bottom);
+  ApplyPaddingAlgorithm(algorithm, in_w, kernel_w, stride_w, &pad->left,
+                        &pad->right);
 }
 
 /// Convolution output size of one spatial dim. Paddle computes it with C++
@@ -180,27 +205,53 @@ struct Conv2DGeometry {
   }
 };
 
-/// Reads strides, dilations, paddings and padding_algorithm into `g`
-/// (whose in_* and kernel_* are set): the window rules conv2d and
-/// conv2d_transpose share (§2.1; under SAME the dilation is forced to 1).
-inline void ResolveWindow(const framework::OperatorBase& op,
-                          const std::string& type,
-                          Conv2DGeometry* geometry) {
-  Conv2DGeometry& g = *geometry;
-  auto strides = ReadPositive2DAttr(op, type, "strides");
-  auto dilations = ReadPositive2DAttr(op, type, "dilations");
-  g.stride_h = strides[0];
-  g.stride_w = strides[1];
-  g.dilation_h = dilations[0];
-  g.dilation_w = dilations[1];
+/// The attributes of a conv2d or conv2d_transpose op, checked: what its
+/// geometry takes besides the shapes. Read once per op (ConvAttrsOf).
+struct ConvAttrs {
+  bool channel_last = false;
+  int groups = 1;
+  std::array<int, 2> strides = {1, 1};
+  std::array<int, 2> dilations = {1, 1};
+  Paddings2D pad;  // as given, before the padding algorithm
+  PaddingAlgorithm algorithm = PaddingAlgorithm::kExplicit;
+};
 
-  const AttrView<std::string> algorithm(op, "padding_algorithm");
-  g.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(op, "paddings"));
-  ApplyPaddingAlgorithm(*algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
-                        &g.pad.bottom);
-  ApplyPaddingAlgorithm(*algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
-                        &g.pad.right);
-  if (*algorithm == "SAME") {
+/// The op's ConvAttrs, read at its first call (OperatorBase::Derived).
+/// Throws InvalidArgument naming the op and the attribute.
+inline const ConvAttrs& ConvAttrsOf(const framework::OperatorBase& op) {
+  return op.Derived<ConvAttrs>([](const framework::OperatorBase& o) {
+    const std::string& type = o.Type();
+    ConvAttrs a;
+    a.channel_last = IsChannelLast(*AttrView<std::string>(o, "data_format"));
+    a.groups = o.Attr<int>("groups");
+    PADDLE_ENFORCE_GT(a.groups, 0,
+                      errors::InvalidArgument(type,
+                                              ": attribute 'groups' must "
+                                              "be > 0, got ",
+                                              a.groups));
+    a.strides = ReadPositive2DAttr(o, type, "strides");
+    a.dilations = ReadPositive2DAttr(o, type, "dilations");
+    a.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(o, "paddings"));
+    a.algorithm =
+        ParsePaddingAlgorithm(*AttrView<std::string>(o, "padding_algorithm"));
+    return a;
+  });
+}
+
+/// Applies the strides, dilations, paddings and padding_algorithm of
+/// `attrs` to `g` (whose in_* and kernel_* are set): the window rules
+/// conv2d and conv2d_transpose share (§2.1; under SAME the dilation is
+/// forced to 1).
+inline void ResolveWindow(const ConvAttrs& attrs, Conv2DGeometry* geometry) {
+  Conv2DGeometry& g = *geometry;
+  g.stride_h = attrs.strides[0];
+  g.stride_w = attrs.strides[1];
+  g.dilation_h = attrs.dilations[0];
+  g.dilation_w = attrs.dilations[1];
+  g.pad = attrs.pad;
+  ApplyPaddingAlgorithm2D(attrs.algorithm, g.in_h, g.in_w, g.kernel_h,
+                          g.kernel_w, g.stride_h, g.stride_w, &g.pad);
+  if (attrs.algorithm == PaddingAlgorithm::kSame) {
     g.dilation_h = 1;
     g.dilation_w = 1;
   }
@@ -213,8 +264,9 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                                     const framework::DDim& input,
                                     const framework::DDim& filter) {
   const std::string& type = op.Type();
+  const ConvAttrs& attrs = ConvAttrsOf(op);
   Conv2DGeometry g;
-  g.channel_last = IsChannelLast(*AttrView<std::string>(op, "data_format"));
+  g.channel_last = attrs.channel_last;
   PADDLE_ENFORCE_EQ(input.size(), 4u,
                     errors::InvalidArgument(type, ": Input must be 4-D (",
                                             g.channel_last ? "NHWC" : "NCHW",
@@ -225,12 +277,7 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                               ": Filter must be 4-D [M, C / groups, "
                               "KH, KW], got ",
                               filter, " for Input ", input));
-  g.groups = op.Attr<int>("groups");
-  PADDLE_ENFORCE_GT(g.groups, 0,
-                    errors::InvalidArgument(type,
-                                            ": attribute 'groups' must "
-                                            "be > 0, got ",
-                                            g.groups));
+  g.groups = attrs.groups;
   g.batch = input[0];
   g.in_channels = g.channel_last ? input[3] : input[1];
   g.in_h = g.channel_last ? input[1] : input[2];
@@ -244,7 +291,7 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
           type, ": Filter dims ", filter, " need Input channels ", filter[1],
           " * groups ", g.groups, " = ", filter[1] * g.groups,
           ", but Input is ", input, " (data_format ",
-          op.Attr<std::string>("data_format"),
+          g.channel_last ? "NHWC" : "NCHW",
           "); the error may come from a wrong data_format or groups"));
   PADDLE_ENFORCE_EQ(
       g.out_channels % g.groups, 0,
@@ -255,7 +302,7 @@ inline Conv2DGeometry ResolveConv2D(const framework::OperatorBase& op,
                  errors::InvalidArgument(type, ": Filter dims ", filter,
                                          " need a non-empty kernel"));
 
-  ResolveWindow(op, type, &g);
+  ResolveWindow(attrs, &g);
   g.out_h = ConvOutputSize(g.in_h, g.kernel_h, g.dilation_h, g.pad.top,
                            g.pad.bottom, g.stride_h);
   g.out_w = ConvOutputSize(g.in_w, g.kernel_w, g.dilation_w, g.pad.left,
@@ -297,11 +344,43 @@ struct Pool2DGeometry {
 };
 
 /// Validates X's dims and pool2d's attributes and resolves the geometry.
+/// The attributes of a pool2d op, checked; read once per op.
+struct PoolAttrs {
+  bool channel_last = false;
+  bool global = false;
+  bool adaptive = false;
+  bool ceil_mode = false;
+  std::array<int, 2> ksize = {0, 0};  // {0, 0} under global pooling
+  std::array<int, 2> strides = {1, 1};
+  Paddings2D pad;  // as given, before the padding algorithm
+  PaddingAlgorithm algorithm = PaddingAlgorithm::kExplicit;
+};
+
 inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
                                     const framework::DDim& x) {
   const std::string& type = op.Type();
+  const PoolAttrs& attrs =
+      op.Derived<PoolAttrs>([&x, &type](const framework::OperatorBase& o) {
+        PoolAttrs a;
+        a.channel_last =
+            IsChannelLast(*AttrView<std::string>(o, "data_format"));
+        a.global = o.Attr<bool>("global_pooling");
+        a.adaptive = o.Attr<bool>("adaptive");
+        a.ceil_mode = o.Attr<bool>("ceil_mode");
+        if (!a.global) {
+          // Files with global pooling hold [-1, -1] here: only check
+          // otherwise.
+          a.ksize = ReadPositive2DAttr(o, type, "ksize", &x);
+        }
+        a.strides = ReadPositive2DAttr(o, type, "strides");
+        a.pad =
+            NormalizePaddings(type, *AttrView<std::vector<int>>(o, "paddings"));
+        a.algorithm = ParsePaddingAlgorithm(
+            *AttrView<std::string>(o, "padding_algorithm"));
+        return a;
+      });
   Pool2DGeometry g;
-  g.channel_last = IsChannelLast(*AttrView<std::string>(op, "data_format"));
+  g.channel_last = attrs.channel_last;
   PADDLE_ENFORCE_EQ(
       x.size(), 4u,
       errors::InvalidArgument(type, ": X must be 4-D (",
@@ -311,25 +390,15 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
   g.in_h = g.channel_last ? x[1] : x[2];
   g.in_w = g.channel_last ? x[2] : x[3];
 
-  const bool global = op.Attr<bool>("global_pooling");
-  g.adaptive = op.Attr<bool>("adaptive");
-  std::array<int, 2> ksize = {0, 0};
-  if (!global) {
-    // Files with global pooling hold [-1, -1] here: only check otherwise.
-    ksize = ReadPositive2DAttr(op, type, "ksize", &x);
-  }
-  auto strides = ReadPositive2DAttr(op, type, "strides");
-  g.kernel_h = ksize[0];
-  g.kernel_w = ksize[1];
-  g.stride_h = strides[0];
-  g.stride_w = strides[1];
-
-  const AttrView<std::string> algorithm(op, "padding_algorithm");
-  g.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(op, "paddings"));
-  ApplyPaddingAlgorithm(*algorithm, g.in_h, g.kernel_h, g.stride_h, &g.pad.top,
-                        &g.pad.bottom);
-  ApplyPaddingAlgorithm(*algorithm, g.in_w, g.kernel_w, g.stride_w, &g.pad.left,
-                        &g.pad.right);
+  const bool global = attrs.global;
+  g.adaptive = attrs.adaptive;
+  g.kernel_h = attrs.ksize[0];
+  g.kernel_w = attrs.ksize[1];
+  g.stride_h = attrs.strides[0];
+  g.stride_w = attrs.strides[1];
+  g.pad = attrs.pad;
+  ApplyPaddingAlgorithm2D(attrs.algorithm, g.in_h, g.in_w, g.kernel_h,
+                          g.kernel_w, g.stride_h, g.stride_w, &g.pad);
   if (global || g.adaptive) g.pad = Paddings2D();
   if (global) {
     g.kernel_h = g.in_h;
@@ -340,7 +409,7 @@ inline Pool2DGeometry ResolvePool2D(const framework::OperatorBase& op,
     g.out_h = g.kernel_h;
     g.out_w = g.kernel_w;
   } else {
-    const bool ceil_mode = op.Attr<bool>("ceil_mode");
+    const bool ceil_mode = attrs.ceil_mode;
     g.out_h = PoolOutputSize(g.in_h, g.kernel_h, g.pad.top, g.pad.bottom,
                              g.stride_h, ceil_mode);
     g.out_w = PoolOutputSize(g.in_w, g.kernel_w, g.pad.left, g.pad.right,

@@ -26,9 +26,10 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
                                              const framework::DDim& input,
                                              const framework::DDim& filter) {
   const std::string& type = op.Type();
-  const std::string data_format = op.Attr<std::string>("data_format");
+  const ConvAttrs& attrs = ConvAttrsOf(op);
+  const char* data_format = attrs.channel_last ? "NHWC" : "NCHW";
   Conv2DGeometry g;
-  g.channel_last = IsChannelLast(data_format);
+  g.channel_last = attrs.channel_last;
   PADDLE_ENFORCE_EQ(input.size(), 4u,
                     errors::InvalidArgument(type, ": Input must be 4-D (",
                                             g.channel_last ? "NHWC" : "NCHW",
@@ -39,12 +40,7 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
                               ": Filter must be 4-D [Cin, Cout / groups, KH, "
                               "KW], got ",
                               filter, " for Input ", input));
-  g.groups = op.Attr<int>("groups");
-  PADDLE_ENFORCE_GT(g.groups, 0,
-                    errors::InvalidArgument(type,
-                                            ": attribute 'groups' must be > "
-                                            "0, got ",
-                                            g.groups));
+  g.groups = attrs.groups;
   g.batch = input[0];
   g.in_channels = g.channel_last ? input[3] : input[1];
   g.in_h = g.channel_last ? input[1] : input[2];
@@ -70,7 +66,7 @@ inline Conv2DGeometry ResolveConv2DTranspose(const framework::OperatorBase& op,
 
   // SAME is computed from the transpose's input size as for a forward
   // convolution, dilation forced to 1 (§2.4).
-  ResolveWindow(op, type, &g);
+  ResolveWindow(attrs, &g);
 
   const auto output_size = op.Attr<std::vector<int>>("output_size");
   const auto output_padding = op.Attr<std::vector<int>>("output_padding");

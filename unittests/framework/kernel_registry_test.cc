@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "framework/kernel_chooser.h"
 #include "framework/op_registry.h"
@@ -210,6 +213,64 @@ TEST(OpRegistry, CreateOpFillsDefaultsAndKeepsUnknownAttrs) {
   unknown.type = "definitely_not_an_op";
   ExpectError([&] { CreateOp(unknown); }, ErrorCode::kNotFound,
               {"definitely_not_an_op"});
+}
+
+// What OperatorBase::Derived keeps: made once, from the attributes.
+struct ReluDerived {
+  int made;
+  bool has_callstack;
+};
+
+OpDesc ReluDesc() {
+  OpDesc desc;
+  desc.type = "relu";
+  desc.SetInput("X", {"x"});
+  desc.SetOutput("Out", {"y"});
+  return desc;
+}
+
+TEST(OperatorBase, DerivedIsMadeOnceAndSharedByThreads) {
+  OpDesc desc = ReluDesc();
+  desc.attrs["op_callstack"] = std::vector<std::string>{"a.py:1"};
+  auto op = CreateOp(desc);
+  std::atomic<int> makes{0};
+  auto make = [&makes](const OperatorBase& o) {
+    return ReluDerived{++makes, o.HasAttr("op_callstack")};
+  };
+  std::vector<const ReluDerived*> seen(8, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&, i] { seen[i] = &op->Derived<ReluDerived>(make); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(makes.load(), 1);
+  for (auto* d : seen) EXPECT_EQ(d, seen[0]);
+  EXPECT_EQ(seen[0]->made, 1);
+  EXPECT_TRUE(seen[0]->has_callstack);
+  // Another op has its own.
+  auto other = CreateOp(desc);
+  EXPECT_EQ(other->Derived<ReluDerived>(make).made, 2);
+  // One type per op: asking for another is an error, not a bad cast.
+  ExpectError([&] { op->Derived<int>([](const OperatorBase&) { return 0; }); },
+              ErrorCode::kFatal, {"relu", "Derived"});
+}
+
+TEST(OperatorBase, DerivedThatThrowsKeepsNothing) {
+  auto op = CreateOp(ReluDesc());
+  int calls = 0;
+  auto failing = [&calls](const OperatorBase& o) -> ReluDerived {
+    ++calls;
+    PADDLE_THROW(errors::InvalidArgument(o.Type(), ": bad attribute"));
+  };
+  ExpectError([&] { op->Derived<ReluDerived>(failing); },
+              ErrorCode::kInvalidArgument, {"relu", "bad attribute"});
+  ExpectError([&] { op->Derived<ReluDerived>(failing); },
+              ErrorCode::kInvalidArgument, {"relu", "bad attribute"});
+  EXPECT_EQ(calls, 2);
+  const ReluDerived& kept = op->Derived<ReluDerived>([](const OperatorBase&) {
+    return ReluDerived{7, false};
+  });
+  EXPECT_EQ(kept.made, 7);
 }
 
 TEST(OpRegistry, DuplicateOpRegistrationNamesBoth) {

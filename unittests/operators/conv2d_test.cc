@@ -1,7 +1,9 @@
 #include <string>
 #include <vector>
 
+#include "framework/op_registry.h"
 #include "gtest/gtest.h"
+#include "operators/conv_pool_shape.h"
 #include "unittests/operators/conv_test_util.h"
 #include "unittests/test_utils/op_tester.h"
 
@@ -294,6 +296,45 @@ TEST(Conv2dOp, ErrorBadAttributes) {
         RunConv({1, 3, 5, 5}, {4, 3, 3, 3}, {{"groups", 0}});
       },
       ErrorCode::kInvalidArgument, {"conv2d", "groups"});
+}
+
+// The attributes are read once per op (ConvAttrsOf) and the window is
+// resolved per input size: under SAME the paddings follow each size.
+TEST(Conv2dOp, GeometryOfOneOpAtSeveralSizes) {
+  framework::OpDesc desc;
+  desc.type = "conv2d";
+  desc.SetInput("Input", {"x"});
+  desc.SetInput("Filter", {"w"});
+  desc.SetOutput("Output", {"y"});
+  desc.attrs["strides"] = std::vector<int>{2, 2};
+  desc.attrs["paddings"] = std::vector<int>{5, 5};   // ignored under SAME
+  desc.attrs["dilations"] = std::vector<int>{2, 2};  // forced to 1
+  desc.attrs["padding_algorithm"] = std::string("SAME");
+  auto op = framework::CreateOp(desc);
+  const framework::DDim filter = {4, 3, 3, 3};
+  auto a = operators::ResolveConv2D(*op, {1, 3, 10, 7}, filter);
+  EXPECT_EQ(a.out_h, 5);
+  EXPECT_EQ(a.out_w, 4);
+  EXPECT_EQ(a.pad.top, 0);  // (5 - 1) * 2 + 3 - 10 = 1: the odd one last
+  EXPECT_EQ(a.pad.bottom, 1);
+  EXPECT_EQ(a.pad.left, 1);  // (4 - 1) * 2 + 3 - 7 = 2
+  EXPECT_EQ(a.pad.right, 1);
+  EXPECT_EQ(a.dilation_h, 1);
+  auto b = operators::ResolveConv2D(*op, {2, 3, 9, 12}, filter);
+  EXPECT_EQ(b.batch, 2);
+  EXPECT_EQ(b.out_h, 5);
+  EXPECT_EQ(b.out_w, 6);
+  EXPECT_EQ(b.pad.top, 1);  // (5 - 1) * 2 + 3 - 9 = 2
+  EXPECT_EQ(b.pad.bottom, 1);
+  EXPECT_EQ(b.pad.left, 0);  // (6 - 1) * 2 + 3 - 12 = 1
+  EXPECT_EQ(b.pad.right, 1);
+  // A wrong input is still checked at every call.
+  ExpectError(
+      [&] {
+        operators::ResolveConv2D(*op, {1, 5, 9, 9}, filter);
+      },
+      ErrorCode::kInvalidArgument, {"conv2d", "[1, 5, 9, 9]"});
+  EXPECT_EQ(operators::ResolveConv2D(*op, {1, 3, 10, 7}, filter).pad.bottom, 1);
 }
 
 TEST(Conv2dOp, ErrorOutputSizeNotPositive) {
