@@ -790,6 +790,16 @@ void Executor::DropEvicted(BlockState& state) {
       [](const std::unique_ptr<Plan>& plan) { return plan->evicted; });
 }
 
+void Executor::ForgetPlans() {
+  BlockState* state = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto found = blocks_.find(0);
+    if (found != blocks_.end()) state = found->second.get();
+  }
+  if (state != nullptr) ForgetPlans(*state);
+}
+
 void Executor::ForgetPlans(BlockState& state) {
   for (auto& plan : state.plans) budget_->Remove(plan->budget_id);
   state.plans.clear();

@@ -140,6 +140,11 @@ class Executor {
                    Scope* scope,
                    const std::vector<RuntimeContext>& contexts);
 
+  /// Drops the main block's plans (their kernel states and arenas go with
+  /// them; cached primitives and weights stay): the next run of any shape
+  /// records anew.
+  void ForgetPlans();
+
   const RunStats& last_run_stats() const { return stats_; }
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }

@@ -116,6 +116,19 @@ class Config {
   /// PDLITE_GENERIC_KERNELS=0: every run on the preferred kernels.
   void EnableGenericKernels(bool enable = true) { generic_kernels_ = enable; }
   bool generic_kernels_enabled() const { return generic_kernels_; }
+  /// A warm-up run at load (on by default, CPU only). When every input
+  /// declares its shape (but for the batch, taken as 1) and together they
+  /// are small (under 1 MB: a classifier, not a detector), CreatePredictor
+  /// runs the model once on zeros of those shapes and forgets the run's
+  /// plan: the weights get packed, the code and memory of a run touched,
+  /// so that the first real run costs what any new shape does (the OCR
+  /// classifier: about 2 ms more load; its first two runs of new widths
+  /// 1.3-1.9x a steady run rather than 2.5-4x). A first shape much larger
+  /// than the declared one still faults in its own memory. Inputs are left
+  /// unset; programs with sub-blocks are not warmed. Off, or
+  /// PDLITE_WARMUP=0: the first run pays for it.
+  void EnableWarmup(bool enable = true) { warmup_ = enable; }
+  bool warmup_enabled() const { return warmup_; }
   /// Host memory a run may use, checked before allocating: `tensor_bytes`
   /// for any one tensor, `run_bytes` for all tensors a run holds at once.
   /// A shape past either (a hostile model, a huge input) is a
@@ -184,6 +197,7 @@ class Config {
   bool memory_optim_ = true;
   bool make_ahead_ = true;
   bool generic_kernels_ = true;
+  bool warmup_ = true;
   bool ir_optim_ = true;
   bool profiling_ = false;
   size_t gpu_memory_limit_ = 0;

@@ -365,6 +365,13 @@ PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable) {
   });
 }
 
+PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.EnableWarmup(enable != 0);
+  });
+}
+
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes) {

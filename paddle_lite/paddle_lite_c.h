@@ -154,6 +154,10 @@ PD_Status PD_ConfigEnableMakeAhead(PD_Config* config, int enable);
 /// measured faster for the model (Config::EnableGenericKernels); zero
 /// keeps every run on the preferred kernels.
 PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable);
+/// Non-zero (the default) runs a small model once at load on zeros of its
+/// declared input shapes, so that its first real run costs what any new
+/// shape does (Config::EnableWarmup); zero leaves that to the first run.
+PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable);
 /// Host memory limits in bytes for one tensor and for all tensors of a
 /// run; 0 keeps the default (a quarter, a half of physical memory).
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,

@@ -197,6 +197,15 @@ struct Predictor::Impl {
   Route RouteRun();
   // Runs the inputs on `generic` and takes its outputs as this run's.
   void RunGeneric();
+  // The warm-up run at load (Config::EnableWarmup); true if it ran.
+  bool WarmUp();
+  // WarmUp, then what a warmed predictor's first run is: an ordinary
+  // first sight (no generic first run, no exemption from the policy).
+  void WarmUpAtLoad() {
+    warmed_up = WarmUp();
+    if (warmed_up) skip_first_specialised = false;
+  }
+  bool warmed_up = false;
   // After a specialised run, of a shape not made or made: tells the
   // policy.
   void LearnFromSpecialised(double run_ms, double making_ms);
@@ -460,10 +469,13 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
   bool generic_first_run = false;
   if (!first_run_routed) {
     first_run_routed = true;
-    generic_first_run = FirstRunGeneric(input_bytes());
+    // After a warm-up at load the first run is an ordinary first sight.
+    const bool small = generic_possible && input_bytes() < kLargeInputBytes &&
+                       kernels::plain::HasSgemmAvx2();
+    generic_first_run = !warmed_up && small && FirstRunGeneric(input_bytes());
     // Small inputs make little per shape: a maker's clone would cost more
     // memory (3-5 MB for the classifier) than its making saves.
-    if (generic_first_run) make_ahead_possible = false;
+    if (generic_first_run || (warmed_up && small)) make_ahead_possible = false;
   }
   const bool generic_for_good = GenericReady() && policy.GenericForGood();
   bool first_sight = false;
@@ -686,6 +698,64 @@ std::vector<TensorInfo> DeclaredInfo(const fw::ProgramDesc& program,
 }
 }  // namespace
 
+bool Predictor::Impl::WarmUp() {
+  static const bool kWanted = [] {
+    const char* env = std::getenv("PDLITE_WARMUP");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  const auto& libraries = config.kernel_libraries();
+  // Programs with sub-blocks (loops) are left alone: their run time at
+  // load would not be bounded by their inputs.
+  if (!kWanted || !config.warmup_enabled() || !TargetPlace().is_cpu() ||
+      program->blocks.size() != 1 ||
+      std::find(libraries.begin(), libraries.end(), "MKLDNN") ==
+          libraries.end()) {
+    return false;
+  }
+  // Only inputs whose declared shape is the shape (but for the batch): a
+  // model declaring -1 for its image sizes would run on 1x1 images.
+  std::vector<fw::DDim> dims;
+  size_t bytes = 0;
+  for (const auto& info : DeclaredInfo(*program, feed_names)) {
+    if (info.lod_level > 0 || info.type != DataType::FLOAT32 ||
+        info.shape.empty()) {
+      return false;
+    }
+    fw::DDim d = info.shape;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (d[i] < 0 && i == 0) d[i] = 1;
+      if (d[i] <= 0) return false;
+    }
+    bytes += static_cast<size_t>(fw::Product(d)) * sizeof(float);
+    dims.push_back(std::move(d));
+  }
+  if (dims.empty() || bytes >= kLargeInputBytes) return false;
+  fw::TensorList& inputs = feeds();
+  const size_t fetch_count = fetches().size();
+  bool ran = true;
+  try {
+    for (size_t i = 0; i < dims.size() && i < inputs.size(); ++i) {
+      platform::ScopedHostAllocator pooled(input_pool);
+      inputs[i].Resize(dims[i]);
+      float* data = inputs[i].mutable_data<float>(platform::CPUPlace{});
+      std::fill(data, data + fw::Product(dims[i]), 0.f);
+    }
+    executor->Run(0, scope);
+    device_context->Wait();
+  } catch (const std::exception&) {
+    // A model that cannot run at its declared shapes runs unwarmed; its
+    // first real run reports what is wrong with the real inputs.
+    ran = false;
+  }
+  // Nothing of it shows: no plan for the declared shapes (a first real run
+  // of them records as any other shape's), inputs unset, no outputs.
+  executor->ForgetPlans();
+  for (auto& t : inputs) t = fw::Tensor();
+  fetches().clear();
+  fetches().resize(fetch_count);
+  return ran;
+}
+
 std::vector<TensorInfo> Predictor::GetInputInfo() const {
   return DeclaredInfo(*impl_->program, impl_->feed_names);
 }
@@ -801,8 +871,10 @@ std::vector<OpPlacement> Predictor::GetOpPlacement() const {
 }
 
 std::unique_ptr<Predictor> Predictor::Clone() const {
-  return std::unique_ptr<Predictor>(
-      new Predictor(impl_->CloneWith(impl_->config)));
+  auto impl = impl_->CloneWith(impl_->config);
+  // Like the original: a clone's runs take the same kernels.
+  if (impl_->warmed_up) impl->WarmUpAtLoad();
+  return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
 }
 
 std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
@@ -836,6 +908,7 @@ std::unique_ptr<Predictor> CreatePredictor(const Config& config) {
     impl->program = model.program;
   }
   impl->Init();
+  impl->WarmUpAtLoad();
   return std::unique_ptr<Predictor>(new Predictor(std::move(impl)));
 }
 

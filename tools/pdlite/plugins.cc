@@ -68,8 +68,9 @@ fw::KernelPreference PreferenceFromFlags() {
 void PrintRunReport(const paddle_lite::Predictor& predictor) {
   if (predictor.last_run_stats().ran_generic) {
     std::cout << "the run went to the generic kernels (every op on PLAIN, "
-                 "cpu), as a predictor's first runs of a small input do "
-                 "(Config::EnableGenericKernels; PDLITE_GENERIC_KERNELS=0 "
+                 "cpu), as the first run of a small input does when the "
+                 "predictor was not warmed up at load (Config::EnableWarmup, "
+                 "Config::EnableGenericKernels; PDLITE_GENERIC_KERNELS=0 "
                  "keeps every run on the kernels below); later runs take "
                  "the placement below\n";
   }

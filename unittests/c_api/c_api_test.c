@@ -313,6 +313,8 @@ static void TestModelSources(const Demo* demo) {
   CHECK(PD_ConfigEnableMakeAhead(NULL, 1) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigEnableGenericKernels(config, 1) == PD_OK);
   CHECK(PD_ConfigEnableGenericKernels(NULL, 1) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigEnableWarmup(config, 0) == PD_OK);
+  CHECK(PD_ConfigEnableWarmup(NULL, 1) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetMemoryLimits(config, 256 << 20, 512 << 20) == PD_OK);
   CHECK(PD_ConfigSetDevice(config, "cpu") == PD_OK);
   CHECK(PD_PredictorCreate(config, &predictor) == PD_OK);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,10 +53,10 @@ std::string WhyNotFirstRunsGeneric() {
   return "";
 }
 
-// The OCR direction classifier over a stream of widths: its first runs are
-// mostly making oneDNN primitives, so the generic kernels take the new
-// widths; every result agrees with a predictor that never uses them, and
-// the budget holds with both kinds' caches in it.
+// The OCR direction classifier over a stream of widths, not warmed up at
+// load: the generic kernels take its first run, and new widths when the
+// policy gives them theirs; every result agrees with a predictor that
+// never uses them, and the budget holds with both kinds' caches in it.
 TEST(GenericKernels, TakeNewShapesOfASmallModelAndKeepResults) {
   const std::string dir =
       std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
@@ -66,6 +67,7 @@ TEST(GenericKernels, TakeNewShapesOfASmallModelAndKeepResults) {
   const size_t budget = size_t{48} << 20;
   Config generic(dir);
   generic.SetCacheBudget(budget);
+  generic.EnableWarmup(false);
   Config specialised(dir);
   specialised.EnableGenericKernels(false);
   auto a = CreatePredictor(generic);
@@ -115,15 +117,17 @@ TEST(GenericKernels, OffKeepsEveryRunOnThePreferredKernels) {
   }
 }
 
-// A predictor's first run of a small input goes to the generic kernels
-// (nothing to make); its second runs specialised, paying the one-off work
-// (weights packed, oneDNN's first use), and later sights replay it made;
-// every result agrees with a predictor that never uses them. A large
-// first input runs specialised from the first run, as before.
+// Without a warm-up at load, a predictor's first run of a small input
+// goes to the generic kernels (nothing to make); its second runs
+// specialised, paying the one-off work (weights packed, oneDNN's first
+// use), and later sights replay it made; every result agrees with a
+// predictor that never uses them. A large first input runs specialised
+// from the first run, as before.
 TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
   const std::string skip = WhyNotFirstRunsGeneric();
   if (!skip.empty()) GTEST_SKIP() << skip;
-  const Config config(DemoModel());
+  Config config(DemoModel());
+  config.EnableWarmup(false);
   auto p = CreatePredictor(config);
   auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   const std::vector<bool> want = {true, false, false, false, false};
@@ -143,16 +147,18 @@ TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
   EXPECT_FALSE(large->last_run_stats().ran_generic);
 }
 
-// A stream of many shapes after a generic first run: the next run goes
-// to the specialised kernels, and from then on each new shape is routed
-// by the policy's measurements; a shape that has run on the specialised
-// kernels stays on them (made), and one the policy gave to the generic
-// kernels for good stays there. Results agree with a predictor that never
-// uses them.
+// A stream of many shapes after a generic first run (no warm-up at load):
+// the next run goes to the specialised kernels, and from then on each new
+// shape is routed by the policy's measurements; a shape that has run on
+// the specialised kernels stays on them (made), and one the policy gave to
+// the generic kernels for good stays there. Results agree with a
+// predictor that never uses them.
 TEST(GenericKernels, AfterTheFirstRunEachShapeKeepsItsKernels) {
   const std::string skip = WhyNotFirstRunsGeneric();
   if (!skip.empty()) GTEST_SKIP() << skip;
-  auto p = CreatePredictor(Config(DemoModel()));
+  Config unwarmed(DemoModel());
+  unwarmed.EnableWarmup(false);
+  auto p = CreatePredictor(unwarmed);
   auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   auto check = [&](int64_t size, const std::string& where) {
     auto got = RunOnce(p.get(), {1, 3, size, size}, 0.1f);
@@ -183,6 +189,78 @@ TEST(GenericKernels, AfterTheFirstRunEachShapeKeepsItsKernels) {
         EXPECT_EQ(generic, generic_at[size]) << where;
       }
     }
+  }
+}
+
+size_t CachedBytes(const Predictor& p) {
+  size_t bytes = 0;
+  for (const auto& kv : p.last_run_stats().cache_bytes) bytes += kv.second;
+  return bytes;
+}
+
+bool WarmupOffHere() {
+  const char* env = std::getenv("PDLITE_WARMUP");
+  return env != nullptr && std::string(env) == "0";
+}
+
+// A small model runs once at load on zeros of its declared input shapes
+// (Config::EnableWarmup): its weights are packed before the first run,
+// which goes to the specialised kernels like every later run; nothing
+// else shows: the inputs are unset, the declared shape's first real run
+// records its plan as any shape's does, results match an unwarmed
+// predictor's, and a clone's first run takes the same kernels.
+TEST(Warmup, SmallModelRunsOnceAtLoadAndShowsNothingElse) {
+  if (WarmupOffHere()) GTEST_SKIP() << "PDLITE_WARMUP=0";
+  auto warm = CreatePredictor(Config(DemoModel()));
+  Config cold_config = WithoutGenericKernels(DemoModel());
+  cold_config.EnableWarmup(false);
+  auto cold = CreatePredictor(cold_config);
+  EXPECT_GT(CachedBytes(*warm), CachedBytes(*cold));
+  try {
+    warm->Run();
+    ADD_FAILURE() << "Run() without inputs did not throw";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("has no data"), std::string::npos)
+        << e.what();
+  }
+  for (int run = 0; run < 3; ++run) {
+    auto got = RunOnce(warm.get(), {1, 3, 32, 32}, 0.1f);
+    auto ref = RunOnce(cold.get(), {1, 3, 32, 32}, 0.1f);
+    EXPECT_FALSE(warm->last_run_stats().ran_generic) << "run " << run;
+    EXPECT_EQ(warm->last_run_stats().replayed, run > 0) << "run " << run;
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_NEAR(got[k], ref[k], 1e-6f + 1e-6f * std::abs(ref[k]))
+          << "run " << run << " element " << k;
+    }
+  }
+  // A clone's first run takes the specialised kernels too (later new
+  // shapes go where the policy's timings send them).
+  auto clone = warm->Clone();
+  auto from_clone = RunOnce(clone.get(), {1, 3, 48, 16}, 0.2f);
+  EXPECT_FALSE(clone->last_run_stats().ran_generic);
+  EXPECT_EQ(from_clone, RunOnce(cold.get(), {1, 3, 48, 16}, 0.2f));
+}
+
+// No warm-up where it would not help or cannot run: off, inputs whose
+// declared shape is large (a detector's 1x3x960x960), or a model whose
+// declared shape it cannot run (nothing fails at load; the first real
+// run reports what is wrong with its inputs).
+TEST(Warmup, OnlySmallDeclaredInputs) {
+  Config off(DemoModel());
+  off.EnableWarmup(false);
+  EXPECT_EQ(CachedBytes(*CreatePredictor(off)), 0u);
+  const std::string det =
+      std::string(PDLITE_SHARED_DIR) + "/models/ppocr_det_ch_v3";
+  struct stat st;
+  if (stat(det.c_str(), &st) != 0) GTEST_SKIP() << det << " is not there";
+  auto detector = CreatePredictor(Config(det));
+  EXPECT_EQ(CachedBytes(*detector), 0u);
+  // The classifier declares 1x3x32x100: warmed.
+  const std::string cls =
+      std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
+  if (!WarmupOffHere()) {
+    EXPECT_GT(CachedBytes(*CreatePredictor(Config(cls))), 0u);
   }
 }
 
