@@ -3,6 +3,7 @@
 // for it are registered separately per place and library.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -85,12 +86,21 @@ class OperatorBase {
   /// next call tries again. One type T per op.
   template <typename T, typename Make>
   const T& Derived(const Make& make) const {
-    std::call_once(derived_->once, [&] {
-      derived_->value = std::make_shared<const T>(make(*this));
-      derived_->type = &typeid(T);
-    });
+    DerivedSlot& slot = *derived_;
+    const void* value = slot.ready.load(std::memory_order_acquire);
+    if (value == nullptr) {
+      // Not std::call_once: where it is pthread_once (and under
+      // ThreadSanitizer), a throwing `make` leaves it locked for good.
+      std::lock_guard<std::mutex> lock(slot.mu);
+      if (slot.value == nullptr) {
+        slot.value = std::make_shared<const T>(make(*this));
+        slot.type = &typeid(T);
+        slot.ready.store(slot.value.get(), std::memory_order_release);
+      }
+      value = slot.value.get();
+    }
     CheckDerivedType(typeid(T));
-    return *static_cast<const T*>(derived_->value.get());
+    return *static_cast<const T*>(value);
   }
 
   /// True for ops that run through a registered kernel.
@@ -108,7 +118,8 @@ class OperatorBase {
  private:
   friend struct OpRegistryAccess;
   struct DerivedSlot {
-    std::once_flag once;
+    std::mutex mu;
+    std::atomic<const void*> ready{nullptr};  // value, once made
     std::shared_ptr<const void> value;
     const std::type_info* type = nullptr;
   };
