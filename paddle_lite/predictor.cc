@@ -213,14 +213,15 @@ struct Predictor::Impl {
   // Makes the generic clone, if the policy wants it (or `first_run`
   // asks for it) and it is not there.
   void MaybeStartGeneric(bool first_run = false);
-  // Whether the predictor's first run goes to the generic kernels: when
-  // they can run at once and its inputs are small (under
-  // kLargeInputBytes). They make nothing per shape, so it costs what a
-  // later run of theirs does, where the specialised kernels' first run
-  // also makes every primitive and reorders every weight, which is most of
-  // a small run (the OCR classifier: 3 ms against 12-17 ms). A service of
-  // one shape runs its second run specialised and stays there.
-  bool FirstRunGeneric(size_t input_bytes);
+  // For a first run with small inputs (RouteRun decides: under
+  // kLargeInputBytes, generic kernels possible, our AVX2 GEMM): starts the
+  // generic clone and says whether the run can go to it at once. They
+  // make nothing per shape, so it costs what a later run of theirs does,
+  // where the specialised kernels' first run also makes every primitive
+  // and reorders every weight, which is most of a small run (the OCR
+  // classifier: 3 ms against 12-17 ms). A service of one shape runs its
+  // second run specialised and stays there.
+  bool FirstRunGeneric();
   bool GenericReady() const {
     return generic_possible && generic_ready.load(std::memory_order_acquire);
   }
@@ -292,11 +293,16 @@ struct Predictor::Impl {
       const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
       return env == nullptr || std::string(env) != "0";
     }();
-    const auto& libraries = config.kernel_libraries();
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
-                       preference.place.is_cpu() &&
-                       std::find(libraries.begin(), libraries.end(),
-                                 "MKLDNN") != libraries.end();
+                       preference.place.is_cpu() && ListsMkldnn();
+  }
+
+  // Whether the configured kernel libraries name MKLDNN: what the
+  // generic kernels, make-ahead and the warm-up at load serve.
+  bool ListsMkldnn() const {
+    const auto& libraries = config.kernel_libraries();
+    return std::find(libraries.begin(), libraries.end(), "MKLDNN") !=
+           libraries.end();
   }
 
   // Make-ahead needs it wanted, a CPU core the predictor's threads leave
@@ -312,9 +318,7 @@ struct Predictor::Impl {
             std::thread::hardware_concurrency()) {
       return false;
     }
-    const auto& libraries = config.kernel_libraries();
-    return libraries.empty() || std::find(libraries.begin(), libraries.end(),
-                                          "MKLDNN") != libraries.end();
+    return config.kernel_libraries().empty() || ListsMkldnn();
   }
 
   fw::TensorList& feeds() {
@@ -472,7 +476,7 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
     // After a warm-up at load the first run is an ordinary first sight.
     const bool small = generic_possible && input_bytes() < kLargeInputBytes &&
                        kernels::plain::HasSgemmAvx2();
-    generic_first_run = !warmed_up && small && FirstRunGeneric(input_bytes());
+    generic_first_run = !warmed_up && small && FirstRunGeneric();
     // Small inputs make little per shape: a maker's clone would cost more
     // memory (3-5 MB for the classifier) than its making saves.
     if (generic_first_run || (warmed_up && small)) make_ahead_possible = false;
@@ -575,11 +579,7 @@ void Predictor::Impl::LearnFromMade(double run_ms) {
   }
 }
 
-bool Predictor::Impl::FirstRunGeneric(size_t input_bytes) {
-  if (!generic_possible || input_bytes >= kLargeInputBytes ||
-      !kernels::plain::HasSgemmAvx2()) {
-    return false;
-  }
+bool Predictor::Impl::FirstRunGeneric() {
   MaybeStartGeneric(/*first_run=*/true);
   return GenericReady();
 }
@@ -703,13 +703,10 @@ bool Predictor::Impl::WarmUp() {
     const char* env = std::getenv("PDLITE_WARMUP");
     return env == nullptr || std::string(env) != "0";
   }();
-  const auto& libraries = config.kernel_libraries();
   // Programs with sub-blocks (loops) are left alone: their run time at
   // load would not be bounded by their inputs.
   if (!kWanted || !config.warmup_enabled() || !TargetPlace().is_cpu() ||
-      program->blocks.size() != 1 ||
-      std::find(libraries.begin(), libraries.end(), "MKLDNN") ==
-          libraries.end()) {
+      program->blocks.size() != 1 || !ListsMkldnn()) {
     return false;
   }
   // Only inputs whose declared shape is the shape (but for the batch): a

@@ -37,6 +37,8 @@ template int32_t GetAttr<int32_t>(const OpDesc&, const std::string&);
 template float GetAttr<float>(const OpDesc&, const std::string&);
 template bool GetAttr<bool>(const OpDesc&, const std::string&);
 template std::string GetAttr<std::string>(const OpDesc&, const std::string&);
+template std::vector<float> GetAttr<std::vector<float>>(const OpDesc&,
+                                                        const std::string&);
 
 namespace {
 
@@ -311,6 +313,50 @@ std::string NumberText(double value) {
 
 std::string OpLabel(const BlockDesc& block, int index) {
   return block.ops[index].type + " #" + std::to_string(index);
+}
+
+bool IsFloat32Rank4(const ProgramDesc& program, const std::string& name) {
+  const VarDesc* var = program.FindVarRecursive(0, name);
+  return var != nullptr && var->is_tensor() &&
+         var->dtype == DataType::kFloat32 && var->dims.size() == 4;
+}
+
+int NearestUpsamplingFor(const ProgramDesc& program,
+                         const std::string& name,
+                         int consumer,
+                         float* scale_h,
+                         float* scale_w) {
+  const BlockDesc& block = program.blocks[0];
+  if (!IsIntermediate(program, name) || SoleConsumer(block, name) != consumer) {
+    return -1;
+  }
+  const int up = ProducerOf(block, name);
+  if (up < 0 || up >= consumer) return -1;
+  const OpDesc& op = block.ops[up];
+  if (op.type != "nearest_interp_v2" || SoleOutput(op, "Out") != name ||
+      !IsFloat32Rank4(program, name)) {
+    return -1;
+  }
+  const std::string source = SoleInput(op, "X");
+  if (source.empty() || !IsFloat32Rank4(program, source) ||
+      !SlotEmpty(op.inputs, "OutSize") || !SlotEmpty(op.inputs, "SizeTensor") ||
+      !SlotEmpty(op.inputs, "Scale")) {
+    return -1;
+  }
+  const std::string layout = GetAttr<std::string>(op, "data_layout");
+  if (GetAttr<bool>(op, "align_corners") ||
+      GetAttr<std::string>(op, "interp_method") != "nearest" ||
+      (layout != "NCHW" && layout != "AnyLayout")) {
+    return -1;
+  }
+  const std::vector<float> scale = GetAttr<std::vector<float>>(op, "scale");
+  if (scale.size() != 2 || !(scale[0] > 0.f) || !(scale[1] > 0.f)) return -1;
+  for (int w : WritersOf(block, source)) {
+    if (w > up && w < consumer) return -1;
+  }
+  *scale_h = scale[0];
+  *scale_w = scale[1];
+  return up;
 }
 
 }  // namespace passes

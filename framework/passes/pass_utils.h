@@ -154,6 +154,21 @@ std::string NumberText(double value);
 /// "conv2d #12": an op of block 0 for the change lines of a pass.
 std::string OpLabel(const BlockDesc& block, int index);
 
+/// True if `name` is a 4-D float32 tensor of block 0.
+bool IsFloat32Rank4(const ProgramDesc& program, const std::string& name);
+
+/// The index of the nearest_interp_v2 that writes `name` for the op at
+/// `consumer`, its only reader, when that op can read its source (its X,
+/// unchanged until `consumer`) through the nearest index instead: the
+/// size comes from the scale attribute alone (two positive values, *scale_h
+/// and *scale_w; no OutSize, SizeTensor or Scale input), no
+/// align_corners, NCHW, 4-D float32. -1 otherwise.
+int NearestUpsamplingFor(const ProgramDesc& program,
+                         const std::string& name,
+                         int consumer,
+                         float* scale_h,
+                         float* scale_w);
+
 }  // namespace passes
 }  // namespace framework
 }  // namespace paddle_lite

@@ -24,6 +24,7 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
                           "fold_batch_norm_into_conv", "fuse_conv_bias",
                           "fold_affine_into_conv", "fuse_conv_residual",
                           "fuse_conv_activation", "fuse_scaled_residual",
+                          "fuse_upsample_concat", "fuse_upsample_add",
                           "fuse_fc", "fuse_elementwise_activation"}));
 }
 

@@ -779,6 +779,16 @@ inline std::shared_ptr<const MkldnnLayout> LayoutFor(
   return layout;
 }
 
+/// True when 4-D `t` is stored channel-last: in that MKLDNN layout, or
+/// plain where that is the same bytes (one channel or one pixel). False
+/// for a layout made for another view of its dims.
+inline bool StoredChannelLast(const framework::Tensor& t) {
+  const Dims dims(t.dims().begin(), t.dims().end());
+  const auto layout = LayoutFor(t, PlainMd(dims));
+  if (layout == nullptr && MkldnnLayoutOf(t) != nullptr) return false;
+  return (layout ? layout->md() : PlainMd(dims)) == ActivationMd(dims, true);
+}
+
 /// The descriptor of the buffer of input `slot` (its first tensor), which
 /// the kernel reads as `plain` when it is plain: its layout if LayoutFor
 /// accepts it, else `plain` (any other layout is converted first).
