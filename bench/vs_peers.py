@@ -2441,13 +2441,68 @@ def report_from_json(args):
     return 0
 
 
+def compare_stream_runs(saved):
+    """One row per stream case: each saved --stream run's figures."""
+    runs = [{(c["model"], c["stream"], c["threads"]): c for c in run["cases"]}
+            for run in saved]
+    heads = ["model", "stream", "thr"]
+    for i in range(len(runs)):
+        heads += ["run %d: pass 1" % (i + 1), "later median (worst)",
+                  "new vs steady max", "RSS MB ours vs ort", "drift"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    met = [0] * len(runs)
+    for key in runs[0]:
+        row = [key[0], key[1], str(key[2])]
+        for i, run in enumerate(runs):
+            case = run.get(key)
+            if not case or not case.get("ratios"):
+                row += ["-"] * 5
+                continue
+            goals = case["goals"]
+            met[i] += all(ok for ok in goals.values() if ok is not None)
+            mark = lambda ok, text: "**%s**" % text if ok is False else text
+            ratios = case["ratios"]
+            later = ratios[1:]
+            ours = case["pdlite"]["figures"]
+            fvs = ours["first_vs_steady"].get("max")
+            ort = case["peers"].get("ort", {}).get("figures", {})
+            row += [mark(goals.get("first_pass"), "%.2f" % ratios[0]),
+                    mark(goals.get("later_passes"), "%.2f (%.2f)" % (
+                        statistics.median(later), case["later_worst"])
+                         if later else "-"),
+                    mark(goals.get("new_shape"),
+                         "%.2f" % fvs if fvs is not None else "-"),
+                    mark(goals.get("rss_vs_ort"), "%.1f vs %s" % (
+                        ours["rss"][-1], "%.1f" % ort["rss"][-1]
+                        if ort.get("rss") else "-")),
+                    mark(goals.get("rss_drift"),
+                         "%+.2f%%" % case["rss_drift_pct"])]
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("ratios ours / the faster peer per pass; **bold** misses its goal "
+          "(first pass <= %.1f, every later pass <= %.1f, new shape <= %.0fx "
+          "steady, RSS drift < 1%%, RSS <= ORT's); cases meeting every goal: "
+          "%s of %d" % (GOAL_FIRST_PASS, GOAL_LATER_PASS,
+                        GOAL_NEW_SHAPE,
+                        ", ".join(str(m) for m in met), len(runs[0])))
+    return 0
+
+
 def compare_runs(files):
     """One row per case: ours/best-peer ratios of each saved run."""
-    runs = []
+    saved = []
     for file in files:
         with open(file) as f:
-            runs.append({(c["model"], c["input"], c["threads"]): c
-                         for c in json.load(f)["cases"]})
+            saved.append(json.load(f))
+    modes = {run.get("mode") for run in saved}
+    if modes == {"stream"}:
+        return compare_stream_runs(saved)
+    if "stream" in modes:
+        sys.exit("vs_peers: --compare takes runs of one kind: all --stream "
+                 "or none")
+    runs = [{(c["model"], c["input"], c["threads"]): c for c in run["cases"]}
+            for run in saved]
     heads = ["model", "input", "thr"]
     for i in range(len(runs)):
         heads += ["run %d: ours ms" % (i + 1), "best peer ms",
