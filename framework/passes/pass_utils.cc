@@ -39,6 +39,8 @@ template bool GetAttr<bool>(const OpDesc&, const std::string&);
 template std::string GetAttr<std::string>(const OpDesc&, const std::string&);
 template std::vector<float> GetAttr<std::vector<float>>(const OpDesc&,
                                                         const std::string&);
+template std::vector<int32_t> GetAttr<std::vector<int32_t>>(
+    const OpDesc&, const std::string&);
 
 namespace {
 

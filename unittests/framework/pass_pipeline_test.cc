@@ -25,7 +25,8 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
                           "fold_affine_into_conv", "fuse_conv_residual",
                           "fuse_conv_activation", "fuse_scaled_residual",
                           "fuse_upsample_concat", "fuse_upsample_add",
-                          "fuse_fc", "fuse_elementwise_activation"}));
+                          "fuse_conv2d_transpose_pair", "fuse_fc",
+                          "fuse_elementwise_activation"}));
 }
 
 TEST(PassPipeline, SmallNetwork) {

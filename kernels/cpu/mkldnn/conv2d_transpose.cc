@@ -26,6 +26,7 @@
 #include "framework/kernel_registry.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "kernels/cpu/mkldnn/own_conv_util.h"
+#include "kernels/cpu/mkldnn/pixel_block_util.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/conv_transpose_shape.h"
 #include "operators/fused_activation.h"
@@ -47,16 +48,6 @@ struct DeconvPrimitive {
   dnnl::binary add_bias;
   dnnl::memory::desc bias_md;
 };
-
-/// True when every input pixel writes its own KH x KW block of output
-/// pixels and nothing else reaches them (see the file comment).
-bool IsPixelBlock(const operators::Conv2DGeometry& g) {
-  return g.groups == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
-         g.kernel_h == g.stride_h && g.kernel_w == g.stride_w &&
-         g.pad.top == 0 && g.pad.bottom == 0 && g.pad.left == 0 &&
-         g.pad.right == 0 && g.out_h == g.in_h * g.stride_h &&
-         g.out_w == g.in_w * g.stride_w;
-}
 
 /// A pixel-block deconvolution as one oneDNN matmul. Rows form: the input
 /// channel-last viewed as [N * H, 1, W, Cin] times the filter as
@@ -184,84 +175,6 @@ std::shared_ptr<dnnl::memory> PixelBlockBias(
   });
 }
 
-/// True when our loops compute a pixel's whole KH x KW block at once (into
-/// scratch, then moved into place): a kernel row's KW * M columns would
-/// fill less than an AVX2 vector (a detector's 1-channel map).
-bool OwnPixelBlockIsNarrow(const operators::Conv2DGeometry& g) {
-  return g.kernel_w * g.out_channels < 8;
-}
-
-/// The output columns of each of our loops' products: a kernel row's
-/// KW * M, or the whole block's KH * KW * M when narrow.
-int64_t OwnPixelBlockColumns(const operators::Conv2DGeometry& g) {
-  const int64_t row = g.kernel_w * g.out_channels;
-  return OwnPixelBlockIsNarrow(g) ? g.kernel_h * row : row;
-}
-
-/// Paddle's filter [Cin, M, KH, KW] for our 1x1 loops: for each kernel
-/// row, the 1x1 filter [KW * M, Cin] (output columns in (kw, m) order)
-/// packed by PackPointwiseFilter; when narrow, the whole block's filter
-/// [KH * KW * M, Cin] packed once. Cached per filter.
-std::shared_ptr<dnnl::memory> OwnPixelBlockWeights(
-    const framework::ExecutionContext& ctx,
-    MkldnnContext* mk,
-    const operators::Conv2DGeometry& g) {
-  const auto* filter = ctx.Input<framework::Tensor>("Filter");
-  const int64_t c = g.in_channels, m = g.out_channels;
-  const int64_t kh = g.kernel_h, kw = g.kernel_w;
-  // A matrix per kernel row, or one for the whole block.
-  const int64_t columns = OwnPixelBlockColumns(g);
-  const int64_t matrices = kh * kw * m / columns;
-  const int64_t matrix = PackedPointwiseFilterSize(c, columns);
-  KeyBuilder key("own_pixel_block_weights");
-  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())))
-      .Add(filter->dims());
-  return mk->Weights(key.str(), [&] {
-    auto made = std::make_shared<dnnl::memory>(PlainMd({matrices * matrix}),
-                                               mk->engine());
-    const float* f = filter->data<float>();
-    float* to = static_cast<float*>(made->get_data_handle());
-    // [KH][KW][M][Cin]: row (y, x, oc) of the block's filter.
-    std::vector<float> block_filter(kh * kw * m * c);
-    for (int64_t y = 0; y < kh; ++y) {
-      for (int64_t x = 0; x < kw; ++x) {
-        for (int64_t oc = 0; oc < m; ++oc) {
-          for (int64_t ic = 0; ic < c; ++ic) {
-            block_filter[((y * kw + x) * m + oc) * c + ic] =
-                f[((ic * m + oc) * kh + y) * kw + x];
-          }
-        }
-      }
-    }
-    for (int64_t i = 0; i < matrices; ++i) {
-      PackPointwiseFilter(block_filter.data() + i * columns * c, c, columns,
-                          to + i * matrix);
-    }
-    return made;
-  });
-}
-
-/// The bias [M] repeated across a product's `columns` (OwnPixelBlockColumns),
-/// for our 1x1 loops. Cached per bias.
-std::shared_ptr<dnnl::memory> OwnPixelBlockBias(
-    const framework::ExecutionContext& ctx,
-    MkldnnContext* mk,
-    int64_t columns) {
-  const auto* bias = ctx.Input<framework::Tensor>("Bias");
-  const int64_t m = bias->numel();
-  KeyBuilder key("own_pixel_block_bias");
-  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(bias->raw_data())))
-      .Add(columns);
-  return mk->Weights(key.str(), [&] {
-    auto made =
-        std::make_shared<dnnl::memory>(PlainMd({columns}), mk->engine());
-    const float* b = bias->data<float>();
-    float* to = static_cast<float*>(made->get_data_handle());
-    for (int64_t i = 0; i < columns; ++i) to[i] = b[i % m];
-    return made;
-  });
-}
-
 /// What a deconvolution op keeps between runs (kernel_state) on the
 /// pixel-block path: the matmul (or our loops' call) and weights for the
 /// input dims it last saw.
@@ -345,10 +258,10 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       };
       if (OwnConvLoopsAvailable() && OwnConvLoopsFuse(activation)) {
         auto state = new_state();
-        state->weights = OwnPixelBlockWeights(ctx, &mk, g);
+        state->weights = OwnPixelBlockWeights(&mk, *filter, g);
         if (with_bias) {
           state->bias_mem =
-              OwnPixelBlockBias(ctx, &mk, OwnPixelBlockColumns(g));
+              OwnPixelBlockBias(&mk, *bias, OwnPixelBlockColumns(g));
         }
         state->geometry = g;
         state->activation = activation;
@@ -506,74 +419,42 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
         mk, 0, *input, src_stored,
         ActivationMd({g.batch, g.in_channels, g.in_h, g.in_w}, true));
     const auto* in = static_cast<const float*>(src.get_data_handle());
-    const auto* packed =
+    OwnPixelBlock block;
+    block.geometry = g;
+    block.packed_filter =
         static_cast<const float*>(state.weights->get_data_handle());
-    const int64_t c = g.in_channels, m = g.out_channels;
-    const int64_t kh = g.kernel_h, kw = g.kernel_w;
-    const bool narrow = OwnPixelBlockIsNarrow(g);
-    const int64_t block = kh * kw * m;
-    const int64_t columns = OwnPixelBlockColumns(g);
-    const int64_t matrix = PackedPointwiseFilterSize(c, columns);
-    PointwiseConv row;
-    row.in_stride = c;
-    row.bias =
+    block.bias =
         state.bias_mem != nullptr
             ? static_cast<const float*>(state.bias_mem->get_data_handle())
             : nullptr;
-    row.pixels = g.in_w;
-    row.in_channels = c;
-    row.out_channels = columns;
-    row.activation = state.activation;
-    const PointwiseRowsFn multiply = PointwiseRowsFor(state.activation);
+    block.activation = state.activation;
+    block.multiply = PointwiseRowsFor(state.activation);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     const int64_t rows = g.batch * g.in_h;
+    const int64_t in_row = g.in_w * g.in_channels;
+    const int64_t out_rows = g.kernel_h * g.out_w * g.out_channels;
     // Cycles of an input row at about 16 multiply-adds a cycle.
     const double cost = static_cast<double>(g.in_w) *
-                        static_cast<double>(c + 4) *
-                        static_cast<double>(block) / 16.0;
-    if (narrow) {
-      const int64_t parts = std::min<int64_t>(dev.num_threads(), rows);
-      float* scratch = static_cast<float*>(mk->ScratchBuffer(
-          MkldnnContext::kOwnLoopSlot,
-          sizeof(float) * static_cast<size_t>(parts * g.in_w * block)));
-      const int64_t row_floats = kw * m;
-      dev.ParallelFor(
-          parts, cost * rows / parts, [&](int64_t begin, int64_t end) {
-            PointwiseConv call = row;
-            call.packed_filter = packed;
-            for (int64_t part = begin; part < end; ++part) {
-              call.out = scratch + part * g.in_w * block;
-              for (int64_t r = rows * part / parts;
-                   r < rows * (part + 1) / parts; ++r) {
-                const int64_t n = r / g.in_h;
-                const int64_t y = r % g.in_h;
-                call.in = in + r * g.in_w * c;
-                multiply(call, 0, g.in_w);
-                for (int64_t a = 0; a < kh; ++a) {
-                  float* to = out + ((n * g.out_h + y * kh + a) * g.out_w) * m;
-                  const float* from = call.out + a * row_floats;
-                  // A few floats a pixel: a loop, not a memcpy call each.
-                  for (int64_t x = 0; x < g.in_w; ++x) {
-                    for (int64_t i = 0; i < row_floats; ++i) {
-                      to[x * row_floats + i] = from[x * block + i];
-                    }
-                  }
-                }
-              }
-            }
-          });
-      return;
-    }
-    dev.ParallelFor(rows, cost, [&](int64_t begin, int64_t end) {
-      PointwiseConv call = row;
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t n = r / g.in_h;
-        const int64_t y = r % g.in_h;
-        call.in = in + r * g.in_w * c;
-        for (int64_t a = 0; a < kh; ++a) {
-          call.packed_filter = packed + a * matrix;
-          call.out = out + ((n * g.out_h + y * kh + a) * g.out_w) * m;
-          multiply(call, 0, g.in_w);
+                        static_cast<double>(g.in_channels + 4) *
+                        static_cast<double>(g.kernel_h * g.kernel_w *
+                                            g.out_channels) /
+                        16.0;
+    // Narrow blocks go through scratch: one part per thread.
+    const int64_t parts = std::min<int64_t>(dev.num_threads(), rows);
+    const int64_t scratch_floats = OwnPixelBlockRowScratch(g);
+    float* scratch =
+        scratch_floats == 0
+            ? nullptr
+            : static_cast<float*>(mk->ScratchBuffer(
+                  MkldnnContext::kOwnLoopSlot,
+                  sizeof(float) * static_cast<size_t>(parts * scratch_floats)));
+    dev.ParallelFor(parts, cost * rows / parts, [&](int64_t begin, int64_t end) {
+      for (int64_t part = begin; part < end; ++part) {
+        float* own = scratch == nullptr ? nullptr
+                                        : scratch + part * scratch_floats;
+        for (int64_t r = rows * part / parts; r < rows * (part + 1) / parts;
+             ++r) {
+          RunOwnPixelBlockRow(block, in + r * in_row, out + r * out_rows, own);
         }
       }
     });
