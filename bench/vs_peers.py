@@ -2441,16 +2441,23 @@ def report_from_json(args):
     return 0
 
 
+def print_runs_head(fixed, per_run, count):
+    """The Markdown head of a --compare table: `fixed` columns, then the
+    `per_run` columns of each of `count` runs (the first one numbered)."""
+    heads = list(fixed)
+    for i in range(count):
+        heads += ["run %d: %s" % (i + 1, per_run[0])] + per_run[1:]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+
+
 def compare_stream_runs(saved):
     """One row per stream case: each saved --stream run's figures."""
     runs = [{(c["model"], c["stream"], c["threads"]): c for c in run["cases"]}
             for run in saved]
-    heads = ["model", "stream", "thr"]
-    for i in range(len(runs)):
-        heads += ["run %d: pass 1" % (i + 1), "later median (worst)",
-                  "new vs steady max", "RSS MB ours vs ort", "drift"]
-    print("| " + " | ".join(heads) + " |")
-    print("|" + "---|" * len(heads))
+    print_runs_head(["model", "stream", "thr"],
+                    ["pass 1", "later median (worst)", "new vs steady max",
+                     "RSS MB ours vs ort", "drift"], len(runs))
     met = [0] * len(runs)
     for key in runs[0]:
         row = [key[0], key[1], str(key[2])]
@@ -2503,12 +2510,9 @@ def compare_runs(files):
                  "or none")
     runs = [{(c["model"], c["input"], c["threads"]): c for c in run["cases"]}
             for run in saved]
-    heads = ["model", "input", "thr"]
-    for i in range(len(runs)):
-        heads += ["run %d: ours ms" % (i + 1), "best peer ms",
-                  "median", "load", "RSS"]
-    print("| " + " | ".join(heads) + " |")
-    print("|" + "---|" * len(heads))
+    print_runs_head(["model", "input", "thr"],
+                    ["ours ms", "best peer ms", "median", "load", "RSS"],
+                    len(runs))
     met = [0] * len(runs)
     for key in runs[0]:
         row = [key[0], key[1], str(key[2])]

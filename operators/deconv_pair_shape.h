@@ -7,6 +7,8 @@
 #include <string>
 
 #include "framework/ddim.h"
+#include "framework/operator.h"
+#include "framework/tensor.h"
 #include "operators/conv_pool_shape.h"
 
 namespace paddle_lite {
@@ -25,6 +27,15 @@ DeconvPairGeometry ResolveDeconvPair(const std::string& op,
                                      const framework::DDim& input,
                                      const framework::DDim& filter,
                                      const framework::DDim& filter2);
+
+/// ResolveDeconvPair for the running op's Input, Filter and Filter2.
+inline DeconvPairGeometry ResolveDeconvPair(
+    const framework::ExecutionContext& ctx) {
+  return ResolveDeconvPair(ctx.op().Type(),
+                           ctx.Input<framework::Tensor>("Input")->dims(),
+                           ctx.Input<framework::Tensor>("Filter")->dims(),
+                           ctx.Input<framework::Tensor>("Filter2")->dims());
+}
 
 }  // namespace operators
 }  // namespace paddle_lite

@@ -46,11 +46,13 @@ struct FusedActivation {
   float beta = 0.0f;
 };
 
-/// Reads fuse_activation, fuse_alpha and fuse_beta of the running op.
-inline FusedActivation FusedActivationOf(
-    const framework::ExecutionContext& ctx) {
-  return {ctx.Attr<std::string>("fuse_activation"),
-          ctx.Attr<float>("fuse_alpha"), ctx.Attr<float>("fuse_beta")};
+/// Reads fuse_activation, fuse_alpha and fuse_beta of the running op
+/// (each name with `suffix` appended: "2" for a fused op's second one).
+inline FusedActivation FusedActivationOf(const framework::ExecutionContext& ctx,
+                                         const std::string& suffix = "") {
+  return {ctx.Attr<std::string>("fuse_activation" + suffix),
+          ctx.Attr<float>("fuse_alpha" + suffix),
+          ctx.Attr<float>("fuse_beta" + suffix)};
 }
 
 }  // namespace operators

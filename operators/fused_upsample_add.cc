@@ -39,8 +39,8 @@ UpsampleAddGeometry ResolveUpsampleAdd(const std::string& op,
   g.in_w = y[3];
   g.scale_h = scale_h;
   g.scale_w = scale_w;
-  const int64_t up_h = UpsampledSize(op, "Y", y[2], scale_h);
-  const int64_t up_w = UpsampledSize(op, "Y", y[3], scale_w);
+  const int64_t up_h = ScaledInterpSize(op, "Y's", y[2], scale_h);
+  const int64_t up_w = ScaledInterpSize(op, "Y's", y[3], scale_w);
   PADDLE_ENFORCE(
       y[0] == x[0] && y[1] == x[1] && up_h == x[2] && up_w == x[3],
       errors::InvalidArgument(op, ": Y ", y, " upsampled by ", scale_h, " x ",

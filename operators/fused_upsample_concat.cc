@@ -47,8 +47,8 @@ UpsampleConcatGeometry ResolveUpsampleConcat(
     part.scale_h = scale_h[i];
     part.scale_w = scale_w[i];
     const std::string name = "X[" + std::to_string(i) + "]";
-    const int64_t h = UpsampledSize(op, name, d[2], scale_h[i]);
-    const int64_t w = UpsampledSize(op, name, d[3], scale_w[i]);
+    const int64_t h = ScaledInterpSize(op, name + "'s", d[2], scale_h[i]);
+    const int64_t w = ScaledInterpSize(op, name + "'s", d[3], scale_w[i]);
     const bool upsampled = scale_h[i] != 1.f || scale_w[i] != 1.f;
     PADDLE_ENFORCE(
         !upsampled || (d[2] > 0 && d[3] > 0 && h > 0 && w > 0),

@@ -6,6 +6,7 @@
 // that was found.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,56 @@ struct InterpGeometry {
     return dims;
   }
 };
+
+/// Paddle's source-coordinate ratio of one axis: 0 for a 1-pixel output,
+/// corner to corner with align_corners, else 1 / scale when a scale was
+/// given, else in / out.
+inline float InterpRatio(int64_t in,
+                         int64_t out,
+                         float scale,
+                         bool align_corners) {
+  if (out <= 1) return 0.f;
+  if (align_corners) {
+    return static_cast<float>(in - 1) / static_cast<float>(out - 1);
+  }
+  return scale > 0.f ? static_cast<float>(1.0 / scale)
+                     : static_cast<float>(in) / static_cast<float>(out);
+}
+
+/// Nearest source index per output index of one axis. Paddle does not
+/// clamp; we clamp to the last pixel so an inconsistent scale cannot read
+/// out of bounds.
+inline std::vector<int64_t> NearestSourceIndex(int64_t in,
+                                               int64_t out,
+                                               float scale,
+                                               bool align_corners) {
+  const float ratio = InterpRatio(in, out, scale, align_corners);
+  std::vector<int64_t> index(static_cast<size_t>(std::max<int64_t>(out, 0)));
+  for (int64_t k = 0; k < out; ++k) {
+    // Float product; Paddle's + 0.5 is a double addition.
+    const float pos = ratio * static_cast<float>(k);
+    const int64_t src = align_corners ? static_cast<int64_t>(pos + 0.5)
+                                      : static_cast<int64_t>(pos);
+    index[k] = std::min(src, in - 1);
+  }
+  return index;
+}
+
+/// An output size from a scale: Paddle truncates the float product of
+/// `in` and `scale`; a product past any real size (or NaN) would make the
+/// conversion undefined, so it throws InvalidArgument naming `op` and
+/// `what` (whose dim `in` is).
+inline int64_t ScaledInterpSize(const std::string& op,
+                                const std::string& what,
+                                int64_t in,
+                                float scale) {
+  const float size = static_cast<float>(in) * scale;
+  PADDLE_ENFORCE(size < 2147483648.f,
+                 errors::InvalidArgument(
+                     op, ": scale ", scale, " of ", what, " dim ", in,
+                     " gives an output size of ", size, ", over 2^31"));
+  return static_cast<int64_t>(size);
+}
 
 /// Layout names Paddle writes per rank: NCW/NCHW/NCDHW or NWC/NHWC/NDHWC
 /// ("AnyLayout" from 1.x files is channel-first).
@@ -137,15 +188,7 @@ inline InterpGeometry ResolveInterp(const framework::ExecutionContext& ctx) {
     if (use_scale) {
       for (int i = first; i < 3; ++i) {
         g.scale[i] = scales[i - first];
-        // Paddle truncates the float product; a product past any real size
-        // (or NaN) would make the conversion undefined.
-        const float size = static_cast<float>(g.in[i]) * g.scale[i];
-        PADDLE_ENFORCE(size < 2147483648.f,
-                       errors::InvalidArgument(type, ": scale ", g.scale[i],
-                                               " of input dim ", g.in[i],
-                                               " gives an output size of ",
-                                               size, ", over 2^31"));
-        g.out[i] = static_cast<int64_t>(size);
+        g.out[i] = ScaledInterpSize(type, "input", g.in[i], g.scale[i]);
       }
     } else {
       const char* names[3] = {"out_d", "out_h", "out_w"};

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "framework/ddim.h"
-#include "platform/enforce.h"
+#include "operators/interp_op.h"
 
 namespace paddle_lite {
 namespace operators {
@@ -38,38 +38,6 @@ struct UpsampleConcatGeometry {
   framework::DDim OutputDims() const { return {batch, channels, out_h, out_w}; }
 };
 
-/// Paddle's nearest_interp_v2 output size of an axis of `in` pixels under
-/// a scale attribute (a float product, truncated). Throws InvalidArgument
-/// naming `op` and `input` when the product is past any real size (or
-/// NaN), where the conversion would be undefined.
-inline int64_t UpsampledSize(const std::string& op,
-                             const std::string& input,
-                             int64_t in,
-                             float scale) {
-  const float size = static_cast<float>(in) * scale;
-  PADDLE_ENFORCE(size < 2147483648.f,
-                 errors::InvalidArgument(
-                     op, ": scale ", scale, " of ", input, "'s dim ", in,
-                     " gives an upsampled size of ", size, ", over 2^31"));
-  return static_cast<int64_t>(size);
-}
-
-/// The source pixel of output pixel `o` of an axis upsampled from `in` to
-/// `out` pixels by `scale`, as nearest_interp_v2 picks it without
-/// align_corners: the float product of 1 / scale and o, truncated (clamped
-/// to the last pixel, as our interp kernels do).
-inline std::vector<int64_t> NearestSources(int64_t in,
-                                           int64_t out,
-                                           float scale) {
-  const float ratio = out <= 1 ? 0.f : static_cast<float>(1.0 / scale);
-  std::vector<int64_t> source(static_cast<size_t>(std::max<int64_t>(out, 0)));
-  for (int64_t o = 0; o < out; ++o) {
-    source[o] =
-        std::min(static_cast<int64_t>(ratio * static_cast<float>(o)), in - 1);
-  }
-  return source;
-}
-
 /// Where each output pixel of a part reads: the source row of each output
 /// row and the source column of each output column.
 struct NearestIndex {
@@ -80,8 +48,8 @@ struct NearestIndex {
 /// The nearest index of one part of a join.
 inline NearestIndex NearestIndexOf(const UpsampledPart& part,
                                    const UpsampleConcatGeometry& g) {
-  return {NearestSources(part.in_h, g.out_h, part.scale_h),
-          NearestSources(part.in_w, g.out_w, part.scale_w)};
+  return {NearestSourceIndex(part.in_h, g.out_h, part.scale_h, false),
+          NearestSourceIndex(part.in_w, g.out_w, part.scale_w, false)};
 }
 
 /// Works out the join of inputs of `dims` upsampled by `scale_h` and
@@ -108,6 +76,12 @@ struct UpsampleAddGeometry {
   /// every image) or batch.
   int64_t x_scale_images = 0;
 };
+
+/// Where each output pixel of fused_upsample_add reads Y.
+inline NearestIndex NearestIndexOf(const UpsampleAddGeometry& g) {
+  return {NearestSourceIndex(g.in_h, g.out_h, g.scale_h, false),
+          NearestSourceIndex(g.in_w, g.out_w, g.scale_w, false)};
+}
 
 /// Works out fused_upsample_add for X, Y and XScale (empty dims: none) of
 /// `x`, `y` and `x_scale`. Throws InvalidArgument naming `op` unless X and

@@ -31,14 +31,10 @@ class MkldnnConv2DTransposePairKernel : public framework::OpKernel<T> {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* filter2 = ctx.Input<framework::Tensor>("Filter2");
     const auto* bias2 = ctx.Input<framework::Tensor>("Bias2");
-    const operators::DeconvPairGeometry g = operators::ResolveDeconvPair(
-        ctx.op().Type(), input->dims(), filter->dims(), filter2->dims());
-    const operators::FusedActivation act1 = {
-        ctx.Attr<std::string>("fuse_activation"), ctx.Attr<float>("fuse_alpha"),
-        ctx.Attr<float>("fuse_beta")};
-    const operators::FusedActivation act2 = {
-        ctx.Attr<std::string>("fuse_activation2"),
-        ctx.Attr<float>("fuse_alpha2"), ctx.Attr<float>("fuse_beta2")};
+    const operators::DeconvPairGeometry g = operators::ResolveDeconvPair(ctx);
+    const operators::FusedActivation act1 = operators::FusedActivationOf(ctx);
+    const operators::FusedActivation act2 =
+        operators::FusedActivationOf(ctx, "2");
     // Weights are rearranged once, so they must be the model's; the map
     // between goes row by row into our loops' products, which take it
     // only where a kernel row fills a vector.

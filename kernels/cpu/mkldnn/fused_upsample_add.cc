@@ -40,10 +40,7 @@ class MkldnnUpsampleAddKernel : public framework::OpKernel<T> {
         mk.ChannelLastLayout(Dims(x->dims().begin(), x->dims().end())));
     T* dst = out->mutable_data<T>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    const std::vector<int64_t> rows =
-        operators::NearestSources(g.in_h, g.out_h, g.scale_h);
-    const std::vector<int64_t> columns =
-        operators::NearestSources(g.in_w, g.out_w, g.scale_w);
+    const operators::NearestIndex at = operators::NearestIndexOf(g);
     const T* xs = x->data<T>();
     const T* ys = y->data<T>();
     const T* scales =
@@ -58,13 +55,14 @@ class MkldnnUpsampleAddKernel : public framework::OpKernel<T> {
             const int64_t r = task % g.out_h;
             const T* from = xs + task * g.out_w * channels;
             T* to = dst + task * g.out_w * channels;
-            const T* source = ys + (n * g.in_h + rows[r]) * g.in_w * channels;
+            const T* source =
+                ys + (n * g.in_h + at.rows[r]) * g.in_w * channels;
             const T* scale =
                 scales == nullptr
                     ? nullptr
                     : scales + (g.x_scale_images == 1 ? 0 : n) * channels;
             for (int64_t col = 0; col < g.out_w; ++col) {
-              const T* add = source + columns[col] * channels;
+              const T* add = source + at.columns[col] * channels;
               if (scale != nullptr) {
                 for (int64_t c = 0; c < channels; ++c) {
                   const T product = from[c] * scale[c];

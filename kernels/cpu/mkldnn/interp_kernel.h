@@ -27,19 +27,13 @@ namespace mkldnn {
 
 enum class InterpMethod { kNearest, kBilinear };
 
-/// Paddle's coordinate ratio of one axis without align_corners.
-inline float PaddleInterpRatio(int64_t in, int64_t out, float scale) {
-  if (out <= 1) return 0.f;
-  return scale > 0.f ? static_cast<float>(1.0 / scale)
-                     : static_cast<float>(in) / static_cast<float>(out);
-}
-
 /// True when oneDNN's resampling of one axis equals Paddle's.
 inline bool SameAxisMapping(InterpMethod method,
                             int64_t in,
                             int64_t out,
                             float scale) {
-  const float ratio = PaddleInterpRatio(in, out, scale);
+  const float ratio =
+      operators::InterpRatio(in, out, scale, /*align_corners=*/false);
   if (method == InterpMethod::kBilinear) {
     // A 1-pixel output samples Paddle's source 0 but oneDNN's center;
     // they agree only when that is the one input pixel.

@@ -63,8 +63,7 @@ class FusedConv2DTransposePairKernel : public framework::OpKernel<T> {
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* filter2 = ctx.Input<framework::Tensor>("Filter2");
     const auto* bias2 = ctx.Input<framework::Tensor>("Bias2");
-    const operators::DeconvPairGeometry g = operators::ResolveDeconvPair(
-        ctx.op().Type(), input->dims(), filter->dims(), filter2->dims());
+    const operators::DeconvPairGeometry g = operators::ResolveDeconvPair(ctx);
     auto* output = ctx.Output<framework::Tensor>("Output");
     T* out = output->mutable_data<T>(ctx.GetPlace());
     if (output->numel() == 0) return;
@@ -73,18 +72,12 @@ class FusedConv2DTransposePairKernel : public framework::OpKernel<T> {
         static_cast<size_t>(framework::Product(g.first.OutputDims())));
     PixelBlockDeconv(dev, g.first, input->data<T>(), filter->data<T>(),
                      bias ? bias->data<T>() : nullptr, between.data());
-    ApplyFusedActivation(
-        dev,
-        {ctx.Attr<std::string>("fuse_activation"),
-         ctx.Attr<float>("fuse_alpha"), ctx.Attr<float>("fuse_beta")},
-        between.data(), static_cast<int64_t>(between.size()));
+    ApplyFusedActivation(dev, FusedActivationOf(ctx), between.data(),
+                         static_cast<int64_t>(between.size()));
     PixelBlockDeconv(dev, g.second, between.data(), filter2->data<T>(),
                      bias2 ? bias2->data<T>() : nullptr, out);
-    ApplyFusedActivation(
-        dev,
-        {ctx.Attr<std::string>("fuse_activation2"),
-         ctx.Attr<float>("fuse_alpha2"), ctx.Attr<float>("fuse_beta2")},
-        out, output->numel());
+    ApplyFusedActivation(dev, FusedActivationOf(ctx, "2"), out,
+                         output->numel());
   }
 };
 

@@ -26,10 +26,7 @@ class FusedUpsampleAddKernel : public framework::OpKernel<T> {
     auto* out = ctx.Output<framework::Tensor>("Out");
     T* o = out->mutable_data<T>(ctx.GetPlace());
     if (out->numel() == 0) return;
-    const std::vector<int64_t> rows =
-        operators::NearestSources(g.in_h, g.out_h, g.scale_h);
-    const std::vector<int64_t> columns =
-        operators::NearestSources(g.in_w, g.out_w, g.scale_w);
+    const operators::NearestIndex at = operators::NearestIndexOf(g);
     const T* xs = x->data<T>();
     const T* ys = y->data<T>();
     const T* scales = x_scale ? x_scale->data<T>() : nullptr;
@@ -48,10 +45,10 @@ class FusedUpsampleAddKernel : public framework::OpKernel<T> {
               scale = scales + n * g.channels + task % g.channels;
             }
             for (int64_t r = 0; r < g.out_h; ++r) {
-              const T* y_row = source + rows[r] * g.in_w;
+              const T* y_row = source + at.rows[r] * g.in_w;
               for (int64_t c = 0; c < g.out_w; ++c) {
                 const T scaled = scale ? *from * *scale : *from;
-                *to++ = scaled + y_row[columns[c]];
+                *to++ = scaled + y_row[at.columns[c]];
                 ++from;
               }
             }

@@ -24,35 +24,8 @@ enum class InterpMethod { kNearest, kBilinear };
 
 namespace interp_detail {
 
-/// Source-coordinate ratio of one axis: 0 for a 1-pixel output, corner to
-/// corner with align_corners, else 1 / scale when a scale was given, else
-/// in / out.
-inline float Ratio(int64_t in, int64_t out, float scale, bool align_corners) {
-  if (out <= 1) return 0.f;
-  if (align_corners) {
-    return static_cast<float>(in - 1) / static_cast<float>(out - 1);
-  }
-  return scale > 0.f ? static_cast<float>(1.0 / scale)
-                     : static_cast<float>(in) / static_cast<float>(out);
-}
-
-/// Nearest source index per output index. Paddle does not clamp; we clamp
-/// to the last pixel so an inconsistent scale cannot read out of bounds.
-inline std::vector<int64_t> NearestIndex(int64_t in,
-                                         int64_t out,
-                                         float scale,
-                                         bool align_corners) {
-  const float ratio = Ratio(in, out, scale, align_corners);
-  std::vector<int64_t> index(out);
-  for (int64_t k = 0; k < out; ++k) {
-    // Float product; Paddle's + 0.5 is a double addition.
-    const float pos = ratio * static_cast<float>(k);
-    const int64_t src = align_corners ? static_cast<int64_t>(pos + 0.5)
-                                      : static_cast<int64_t>(pos);
-    index[k] = std::min(src, in - 1);
-  }
-  return index;
-}
+using operators::InterpRatio;
+using operators::NearestSourceIndex;
 
 /// Linear taps of one axis: out[k] = (1 - lambda) * x[i0] + lambda * x[i1].
 struct LinearTaps {
@@ -63,7 +36,7 @@ struct LinearTaps {
 
 inline LinearTaps MakeLinearTaps(
     int64_t in, int64_t out, float scale, bool align_corners, int align_mode) {
-  const float ratio = Ratio(in, out, scale, align_corners);
+  const float ratio = InterpRatio(in, out, scale, align_corners);
   const bool half_pixel = align_mode == 0 && !align_corners;
   LinearTaps taps;
   taps.i0.resize(out);
@@ -109,9 +82,9 @@ void Resize(const platform::CPUDeviceContext& dev,
   const int64_t rows = outer * out_d * out_h;
 
   if constexpr (kMethod == InterpMethod::kNearest) {
-    const auto sd = NearestIndex(in_d, out_d, g.scale[0], align_corners);
-    const auto sh = NearestIndex(in_h, out_h, g.scale[1], align_corners);
-    const auto sw = NearestIndex(in_w, out_w, g.scale[2], align_corners);
+    const auto sd = NearestSourceIndex(in_d, out_d, g.scale[0], align_corners);
+    const auto sh = NearestSourceIndex(in_h, out_h, g.scale[1], align_corners);
+    const auto sw = NearestSourceIndex(in_w, out_w, g.scale[2], align_corners);
     dev.ParallelFor(
         rows, static_cast<double>(out_row), [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
