@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <tuple>
 
 #include "platform/enforce.h"
 
@@ -37,7 +38,7 @@ HostBlockPool::HostBlockPool(CacheBudget* budget)
       max_free_(budget ? budget->limit() / 4 : size_t{64} << 20) {}
 
 HostBlockPool::~HostBlockPool() {
-  for (auto& c : chunks_) munmap(c->base, c->bytes);
+  for (auto& c : chunks_) munmap(c->base, c->reserved);
 }
 
 void HostBlockPool::Close() {
@@ -48,10 +49,11 @@ void HostBlockPool::Close() {
     chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
                                  [](const std::unique_ptr<Chunk>& c) {
                                    if (c->used != 0) return false;
-                                   munmap(c->base, c->bytes);
+                                   munmap(c->base, c->reserved);
                                    return true;
                                  }),
                   chunks_.end());
+    reserved_ = nullptr;  // gone, or never to grow again
     HandBackPages();
     if (budget_ != nullptr && counted_) budget_->Remove(budget_id_);
     budget_ = nullptr;
@@ -158,24 +160,7 @@ void* HostBlockPool::TakeBlock(size_t size) {
       }
     }
   }
-  if (best_chunk == nullptr) {
-    size_t total = 0;
-    for (auto& c : chunks_) total += c->bytes;
-    // Grow geometrically so a few chunks serve any size.
-    const size_t bytes = RoundUp(std::max({size, kMinChunk, total / 2}), kPage);
-    void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    PADDLE_ENFORCE(base != MAP_FAILED,
-                   errors::ResourceExhausted("Cannot allocate ", size,
-                                             " bytes of CPU memory."));
-    auto chunk = std::make_unique<Chunk>();
-    chunk->base = static_cast<char*>(base);
-    chunk->bytes = bytes;
-    chunk->free.emplace(0, Range{bytes, 0});
-    best_chunk = chunk.get();
-    best = chunk->free.begin();
-    chunks_.push_back(std::move(chunk));
-  }
+  if (best_chunk == nullptr) std::tie(best_chunk, best) = Grow(size);
   const size_t offset = best->first;
   const Range range = best->second;
   best_chunk->free.erase(best);
@@ -192,13 +177,79 @@ void* HostBlockPool::TakeBlock(size_t size) {
   return p;
 }
 
+std::pair<HostBlockPool::Chunk*,
+          std::map<size_t, HostBlockPool::Range>::iterator>
+HostBlockPool::Grow(size_t size) {
+  size_t total = 0;
+  for (auto& c : chunks_) total += c->bytes;
+  // Grow geometrically so a few steps serve any size.
+  const size_t step = RoundUp(std::max({size, kMinChunk, total / 2}), kPage);
+  if (!reserve_tried_ && !closed_) {
+    reserve_tried_ = true;
+    // No access and no commit charge until pages are made usable; where
+    // the address space is limited (ulimit -v), a smaller reservation.
+    for (size_t want = kReserveBytes; want >= 4 * kMinChunk; want /= 4) {
+      void* base = mmap(nullptr, want, PROT_NONE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) continue;
+      auto chunk = std::make_unique<Chunk>();
+      chunk->base = static_cast<char*>(base);
+      chunk->bytes = 0;
+      chunk->reserved = want;
+      reserved_ = chunk.get();
+      chunks_.push_back(std::move(chunk));
+      break;
+    }
+  }
+  if (reserved_ != nullptr) {
+    Chunk* c = reserved_;
+    // The free range at the end, if any, joins the new pages.
+    size_t tail = 0;
+    if (!c->free.empty()) {
+      auto last = std::prev(c->free.end());
+      if (last->first + last->second.bytes == c->bytes) {
+        tail = last->second.bytes;
+      }
+    }
+    const size_t grow = std::max(RoundUp(size - std::min(size, tail), kPage),
+                                 std::min(step, c->reserved - c->bytes));
+    if (c->bytes + grow <= c->reserved &&
+        mprotect(c->base + c->bytes, grow, PROT_READ | PROT_WRITE) == 0) {
+      size_t offset = c->bytes;
+      Range range{grow, 0};
+      if (tail != 0) {
+        auto last = std::prev(c->free.end());
+        offset = last->first;
+        range.bytes += last->second.bytes;
+        range.resident = last->second.resident;
+        c->free.erase(last);
+      }
+      c->bytes += grow;
+      return {c, c->free.emplace(offset, range).first};
+    }
+  }
+  void* base = mmap(nullptr, step, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  PADDLE_ENFORCE(base != MAP_FAILED,
+                 errors::ResourceExhausted("Cannot allocate ", size,
+                                           " bytes of CPU memory."));
+  auto chunk = std::make_unique<Chunk>();
+  chunk->base = static_cast<char*>(base);
+  chunk->bytes = step;
+  chunk->reserved = step;
+  chunk->free.emplace(0, Range{step, 0});
+  Chunk* c = chunk.get();
+  chunks_.push_back(std::move(chunk));
+  return {c, c->free.begin()};
+}
+
 void HostBlockPool::GiveBack(void* ptr, size_t size) {
   auto found = blocks_.find(ptr);
   Chunk* chunk = found->second.first;
   blocks_.erase(found);
   chunk->used -= size;
   if (closed_ && chunk->used == 0) {
-    munmap(chunk->base, chunk->bytes);
+    munmap(chunk->base, chunk->reserved);
     chunks_.erase(std::find_if(
         chunks_.begin(), chunks_.end(),
         [chunk](const std::unique_ptr<Chunk>& c) { return c.get() == chunk; }));

@@ -90,6 +90,36 @@ TEST(HostBlockPool, ReusesFreedBlocksAndCountsThem) {
   EXPECT_EQ(budget.used(), 0u);
 }
 
+// A run's blocks, freed, are one warm range: the arena its plan asks for
+// next (as large as all of them) takes those pages, not fresh ones, even
+// when the run made the pool grow several times.
+TEST(HostBlockPool, FreedBlocksOfSeveralGrowthsMergeForOneLargeBlock) {
+  constexpr size_t kMB = size_t{1} << 20;
+  CacheBudget budget(256 * kMB);
+  auto* pool = HostBlockPool::Create(&budget);
+  {
+    ScopedHostAllocator scoped(pool);
+    void* first = nullptr;
+    {
+      std::vector<AllocationPtr> run;
+      for (int i = 0; i < 10; ++i) {
+        run.push_back(GetAllocator(CPUPlace{})->Allocate(4 * kMB));
+        std::memset(run.back()->ptr(), 1, 4 * kMB);
+      }
+      first = run.front()->ptr();
+      EXPECT_GT(pool->chunk_bytes(), HostBlockPool::kMinChunk);  // it grew
+    }
+    const size_t grown = pool->chunk_bytes();
+    EXPECT_EQ(pool->free_bytes(), 40 * kMB);
+    AllocationPtr arena = GetAllocator(CPUPlace{})->Allocate(40 * kMB);
+    EXPECT_EQ(arena->ptr(), first);
+    EXPECT_EQ(pool->chunk_bytes(), grown);
+    EXPECT_EQ(pool->free_bytes(), 0u);  // all of it was warm
+    static_cast<char*>(arena->ptr())[40 * kMB - 1] = 1;
+  }
+  pool->Close();
+}
+
 TEST(HostBlockPool, BlocksOutliveAClosedPool) {
   CacheBudget budget(size_t{64} << 20);
   auto* pool = HostBlockPool::Create(&budget);
