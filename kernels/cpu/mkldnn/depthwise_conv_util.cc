@@ -59,13 +59,17 @@ void PackDepthwiseFilter(const float* filter,
   }
 }
 
+DepthwiseRowsFn DepthwiseRowsFor(const operators::FusedActivation& activation) {
+  Act act = Act::kNone;
+  ActOf(activation, &act);
+  return platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
+             ? avx512::RowsFor(act)
+             : avx2::RowsFor(act);
+}
+
 void RunDepthwiseConv(const platform::CPUDeviceContext& dev,
                       const DepthwiseConv& conv) {
-  Act act = Act::kNone;
-  ActOf(conv.activation, &act);
-  const RowsFn rows = platform::WidestCpuIsa() == platform::CpuIsa::kAvx512
-                          ? avx512::RowsFor(act)
-                          : avx2::RowsFor(act);
+  const RowsFn rows = DepthwiseRowsFor(conv.activation);
   // Cycles per output row at about 2 vector multiply-adds a cycle.
   const double cost = static_cast<double>(conv.out_w) *
                       static_cast<double>(RoundUp16(conv.channels) / 16) *

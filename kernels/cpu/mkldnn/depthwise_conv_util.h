@@ -64,6 +64,14 @@ struct DepthwiseConv {
 void RunDepthwiseConv(const platform::CPUDeviceContext& dev,
                       const DepthwiseConv& conv);
 
+/// Runs output rows [begin, end) (row = n * out_h + y) of a call on the
+/// calling thread: for loops that run depthwise rows inside their own
+/// tasks (fused_inverted_residual's, which feed them a few rows at a time).
+using DepthwiseRowsFn = void (*)(const DepthwiseConv&, int64_t, int64_t);
+
+/// The rows function for calls with `activation` on this CPU.
+DepthwiseRowsFn DepthwiseRowsFor(const operators::FusedActivation& activation);
+
 }  // namespace mkldnn
 }  // namespace kernels
 }  // namespace paddle_lite
