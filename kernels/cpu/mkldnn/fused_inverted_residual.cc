@@ -33,8 +33,8 @@ namespace {
 // Floats of expanded rows a band aims at: with the depthwise rows after
 // them and the filters, within a second-level cache.
 constexpr int64_t kBandFloats = int64_t{32} << 10;
-// Expanded maps up to this many floats (5 MB, all images) go whole.
-constexpr int64_t kWholeMapFloats = int64_t{1280} << 10;
+// Expanded maps up to this many floats (2 MB, all images) go whole.
+constexpr int64_t kWholeMapFloats = int64_t{512} << 10;
 
 // What every band of a call shares.
 struct Block {
