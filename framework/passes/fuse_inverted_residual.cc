@@ -155,9 +155,13 @@ class FuseInvertedResidualPass : public Pass {
           project.filter->dims()[1] != expanded) {
         continue;
       }
-      // The fused op reads the block's input where the projection ran.
+      // The fused op reads the block's input where the projection ran,
+      // and a band at a time while it writes its output: no op from the
+      // expansion to the projection (itself included) may write it.
       bool rewritten = false;
-      for (int w : WritersOf(block, expand.input)) rewritten |= w > ex && w < i;
+      for (int w : WritersOf(block, expand.input)) {
+        rewritten |= w > ex && w <= i;
+      }
       if (rewritten) continue;
       const OpDesc& a = block.ops[ex];
       const OpDesc& b = block.ops[dw];

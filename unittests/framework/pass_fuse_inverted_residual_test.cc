@@ -140,6 +140,35 @@ TEST(FuseInvertedResidualPass, KeepsWhatIsNotABlock) {
   }
 }
 
+// A projection that writes the block's input in place (its residual): the
+// fused op would overwrite input rows other threads' bands still expand.
+TEST(FuseInvertedResidualPass, KeepsABlockThatWritesItsInput) {
+  ProgramBuilder b;
+  auto x = b.AddInput("x", DataType::kFloat32, {-1, 8, 6, 6});
+  b.AddParameter("f1", RandomTensor<float>({16, 8, 1, 1}, -1, 1, 1));
+  b.AddParameter("f2", RandomTensor<float>({16, 1, 3, 3}, -1, 1, 3));
+  b.AddParameter("f3", RandomTensor<float>({8, 16, 1, 1}, -1, 1, 5));
+  b.AddVar("h", DataType::kFloat32, {-1, 8, 6, 6});
+  b.AddVar("expanded", DataType::kFloat32, {-1, 16, 6, 6});
+  b.AddVar("filtered", DataType::kFloat32, {-1, 16, 6, 6});
+  b.AddOp("scale", {{"X", {x}}}, {{"Out", {"h"}}}, {{"scale", 2.0f}});
+  b.AddOp("conv2d", {{"Input", {"h"}}, {"Filter", {"f1"}}},
+          {{"Output", {"expanded"}}});
+  b.AddOp("depthwise_conv2d", {{"Input", {"expanded"}}, {"Filter", {"f2"}}},
+          {{"Output", {"filtered"}}},
+          {{"groups", 16}, {"paddings", std::vector<int>{1, 1}}});
+  b.AddOp(
+      "fused_conv2d",
+      {{"Input", {"filtered"}}, {"Filter", {"f3"}}, {"ResidualData", {"h"}}},
+      {{"Output", {"h"}}});
+  b.AddOutput("h");
+  auto outcome = ApplyAndCompare(b, {"fuse_inverted_residual"}, Input());
+  EXPECT_EQ(OpTypes(outcome.program),
+            (Types{"feed", "scale", "conv2d", "depthwise_conv2d",
+                   "fused_conv2d", "fetch"}));
+  EXPECT_TRUE(outcome.changes.empty());
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite
