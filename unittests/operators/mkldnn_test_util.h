@@ -10,6 +10,8 @@
 
 #include "framework/executor.h"
 #include "framework/kernel_registry.h"
+#include "framework/program_builder.h"
+#include "platform/cpu_isa.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
@@ -78,6 +80,40 @@ struct Runner {
   framework::Executor executor;
   framework::Scope& scope;
 };
+
+/// A network's stem as our loops run it, for graphs whose ops must read
+/// channel-last activations: a 3x3 convolution (padding 1) of the
+/// 3-channel input `x` to 8 channels ("stem", weights "w0"), then a 1x1
+/// one to `channels` (`output`, weights "w1"), whose output our 1x1 loops
+/// write channel-last.
+inline void AddChannelLastStem(framework::ProgramBuilder* b,
+                               const std::string& x,
+                               int64_t channels,
+                               const std::string& output) {
+  auto w0 = b->AddParameter("w0", RandomTensor<float>({8, 3, 3, 3}, -1, 1, 6));
+  auto w1 =
+      b->AddParameter("w1", RandomTensor<float>({channels, 8, 1, 1}, -1, 1, 7));
+  auto stem = b->AddVar("stem");
+  b->AddVar(output);
+  b->AddOp("conv2d", {{"Input", {x}}, {"Filter", {w0}}}, {{"Output", {stem}}},
+           {{"paddings", std::vector<int>{1, 1}}});
+  b->AddOp("conv2d", {{"Input", {stem}}, {"Filter", {w1}}},
+           {{"Output", {output}}});
+}
+
+/// Expects each of `names` in `runner`'s scope in a layout of its own, as
+/// the MKLDNN kernels' channel-last paths write them (the PLAIN kernels
+/// would leave them plain), where our loops run (AVX2 and up).
+inline void ExpectOwnLayouts(const Runner& runner,
+                             const std::vector<std::string>& names) {
+  if (platform::WidestCpuIsa() == platform::CpuIsa::kBaseline) return;
+  for (const std::string& name : names) {
+    EXPECT_NE(
+        runner.scope.FindVar(name)->Get<framework::Tensor>().opaque_layout(),
+        nullptr)
+        << name;
+  }
+}
 
 /// Runs `program` (one input) on random inputs of `dims`, in that order,
 /// through one executor preferring MKLDNN kernels and one PLAIN, as a

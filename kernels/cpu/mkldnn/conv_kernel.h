@@ -508,15 +508,9 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       int64_t packed_floats,
       const Pack& pack) {
     const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
-    key.Add(
-        static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())));
     auto state = std::make_shared<ConvState>();
-    state->weights = mk->Weights(key.str(), [&] {
-      auto m = std::make_shared<dnnl::memory>(PlainMd({packed_floats}),
-                                              mk->engine());
-      pack(filter->data<float>(), static_cast<float*>(m->get_data_handle()));
-      return m;
-    });
+    state->weights =
+        PackedModelFilter(mk, *filter, std::move(key), packed_floats, pack);
     state->signature = signature;
     state->filter = filter->raw_data();
     const auto* bias = ctx.Input<framework::Tensor>("Bias");

@@ -37,7 +37,7 @@ constexpr int64_t kBandFloats = int64_t{32} << 10;
 constexpr int64_t kWholeMapFloats = int64_t{512} << 10;
 
 // What every band of a call shares.
-struct Block {
+struct ResidualBlockCall {
   PointwiseConv expand;  // in, out and pixels set per band
   DepthwiseConv depthwise;
   PointwiseConv project;
@@ -59,8 +59,11 @@ struct Block {
 // only when the scratch is full do the rows two bands share move to its
 // start (so at 5 taps and stride 1, 4 rows move once every few bands,
 // not at each).
-void RunRows(
-    const Block& b, int64_t n, int64_t y_begin, int64_t y_end, float* scratch) {
+void RunRows(const ResidualBlockCall& b,
+             int64_t n,
+             int64_t y_begin,
+             int64_t y_end,
+             float* scratch) {
   const operators::Conv2DGeometry& e = b.g.expand;
   const operators::Conv2DGeometry& d = b.g.depthwise;
   const int64_t expanded_row = e.in_w * e.out_channels;
@@ -131,7 +134,7 @@ struct InvertedResidualState {
   const void* filters[3] = {};  // the model's filters it was made for
   std::shared_ptr<dnnl::memory> weights[3];
   std::shared_ptr<const MkldnnLayout> layout;  // Output's
-  Block block;
+  ResidualBlockCall block;
 };
 
 template <typename T>
@@ -186,45 +189,36 @@ class MkldnnInvertedResidualKernel : public framework::OpKernel<T> {
     state->filters[1] = FilterData(ctx, "DepthwiseFilter");
     state->filters[2] = FilterData(ctx, "ProjectFilter");
     const operators::Conv2DGeometry& d = g.depthwise;
-    state->weights[0] = Packed(
-        ctx, &mk, "Filter",
-        KeyBuilder("pointwise_filter")
-            .Add(g.expand.in_channels)
-            .Add(g.expand.out_channels),
-        PackedPointwiseFilterSize(g.expand.in_channels, g.expand.out_channels),
-        [&g](const float* filter, float* packed) {
-          PackPointwiseFilter(filter, g.expand.in_channels,
-                              g.expand.out_channels, packed);
+    // Under conv2d's keys for the same packing: one copy for both.
+    auto pointwise = [&](const char* slot, const operators::Conv2DGeometry& p) {
+      return PackedModelFilter(
+          &mk, *ctx.Input<framework::Tensor>(slot),
+          KeyBuilder("pointwise_filter").Add(p.in_channels).Add(p.out_channels),
+          PackedPointwiseFilterSize(p.in_channels, p.out_channels),
+          [&p](const float* filter, float* packed) {
+            PackPointwiseFilter(filter, p.in_channels, p.out_channels, packed);
+          });
+    };
+    state->weights[0] = pointwise("Filter", g.expand);
+    state->weights[1] = PackedModelFilter(
+        &mk, *ctx.Input<framework::Tensor>("DepthwiseFilter"),
+        KeyBuilder("depthwise_filter")
+            .Add(d.in_channels)
+            .Add(d.kernel_h)
+            .Add(d.kernel_w),
+        PackedDepthwiseFilterSize(d.in_channels, d.kernel_h, d.kernel_w),
+        [&d](const float* filter, float* packed) {
+          PackDepthwiseFilter(filter, d.in_channels, d.kernel_h, d.kernel_w,
+                              packed);
         });
-    state->weights[1] =
-        Packed(ctx, &mk, "DepthwiseFilter",
-               KeyBuilder("depthwise_filter")
-                   .Add(d.in_channels)
-                   .Add(d.kernel_h)
-                   .Add(d.kernel_w),
-               PackedDepthwiseFilterSize(d.in_channels, d.kernel_h, d.kernel_w),
-               [&d](const float* filter, float* packed) {
-                 PackDepthwiseFilter(filter, d.in_channels, d.kernel_h,
-                                     d.kernel_w, packed);
-               });
-    state->weights[2] =
-        Packed(ctx, &mk, "ProjectFilter",
-               KeyBuilder("pointwise_filter")
-                   .Add(g.project.in_channels)
-                   .Add(g.project.out_channels),
-               PackedPointwiseFilterSize(g.project.in_channels,
-                                         g.project.out_channels),
-               [&g](const float* filter, float* packed) {
-                 PackPointwiseFilter(filter, g.project.in_channels,
-                                     g.project.out_channels, packed);
-               });
+    state->weights[2] = pointwise("ProjectFilter", g.project);
     const framework::DDim out_dims = g.project.OutputDims();
     state->layout =
         mk.ChannelLastLayout(Dims(out_dims.begin(), out_dims.end()));
     auto packed = [&state](int i) {
       return static_cast<const float*>(state->weights[i]->get_data_handle());
     };
-    Block& b = state->block;
+    ResidualBlockCall& b = state->block;
     b.g = g;
     b.expand.in_stride = g.expand.in_channels;
     b.expand.packed_filter = packed(0);
@@ -285,7 +279,7 @@ class MkldnnInvertedResidualKernel : public framework::OpKernel<T> {
     output->set_opaque_layout(state.layout);
     float* out = output->mutable_data<float>(ctx.GetPlace());
     if (framework::MakingOnly()) return;
-    Block b = state.block;
+    ResidualBlockCall b = state.block;
     b.in = InputData(ctx, "Input");
     b.residual = InputData(ctx, "ResidualData");
     b.out = out;
@@ -359,27 +353,6 @@ class MkldnnInvertedResidualKernel : public framework::OpKernel<T> {
             }
           }
         });
-  }
-
-  // The filter of `slot` packed by `pack` into `floats` floats for our
-  // loops, kept with the model's weights under `key` and its address (the
-  // key conv2d's kernel gives it: one copy for both).
-  template <typename Pack>
-  static std::shared_ptr<dnnl::memory> Packed(
-      const framework::ExecutionContext& ctx,
-      MkldnnContext* mk,
-      const char* slot,
-      KeyBuilder key,
-      int64_t floats,
-      const Pack& pack) {
-    const framework::Tensor* filter = ctx.Input<framework::Tensor>(slot);
-    key.Add(
-        static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter->raw_data())));
-    return mk->Weights(key.str(), [&] {
-      auto m = std::make_shared<dnnl::memory>(PlainMd({floats}), mk->engine());
-      pack(filter->data<float>(), static_cast<float*>(m->get_data_handle()));
-      return m;
-    });
   }
 };
 

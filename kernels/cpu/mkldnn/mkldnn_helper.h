@@ -890,6 +890,25 @@ inline bool IsModelWeight(const framework::ExecutionContext& ctx,
   return var != nullptr && var == root->FindLocalVar(ctx.op().Input(slot));
 }
 
+/// The model weight `filter` (float) packed for our own loops by
+/// `pack(filter's floats, packed)` into `floats` floats, kept with the
+/// model's weights under `key` plus the filter's address: every kernel
+/// that packs a filter alike (a conv2d and a fused op reading the same
+/// weight) shares one copy.
+template <typename Pack>
+std::shared_ptr<dnnl::memory> PackedModelFilter(MkldnnContext* mk,
+                                                const framework::Tensor& filter,
+                                                KeyBuilder key,
+                                                int64_t floats,
+                                                const Pack& pack) {
+  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter.raw_data())));
+  return mk->Weights(key.str(), [&] {
+    auto m = std::make_shared<dnnl::memory>(PlainMd({floats}), mk->engine());
+    pack(filter.data<float>(), static_cast<float*>(m->get_data_handle()));
+    return m;
+  });
+}
+
 /// The weights of input `slot` (stored as `user_md`) in the layout
 /// `wanted` that a primitive chose: the tensor itself when the layouts
 /// agree, else a reordered copy. For model parameters the copy is made once

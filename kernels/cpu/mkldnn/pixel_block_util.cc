@@ -33,32 +33,27 @@ std::shared_ptr<dnnl::memory> OwnPixelBlockWeights(
   const int64_t columns = OwnPixelBlockColumns(g);
   const int64_t matrices = kh * kw * m / columns;
   const int64_t matrix = PackedPointwiseFilterSize(c, columns);
-  KeyBuilder key("own_pixel_block_weights");
-  key.Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(filter.raw_data())))
-      .Add(filter.dims());
-  return mk->Weights(key.str(), [&] {
-    auto made = std::make_shared<dnnl::memory>(PlainMd({matrices * matrix}),
-                                               mk->engine());
-    const float* f = filter.data<float>();
-    float* to = static_cast<float*>(made->get_data_handle());
-    // [KH][KW][M][Cin]: row (y, x, oc) of the block's filter.
-    std::vector<float> block_filter(kh * kw * m * c);
-    for (int64_t y = 0; y < kh; ++y) {
-      for (int64_t x = 0; x < kw; ++x) {
-        for (int64_t oc = 0; oc < m; ++oc) {
-          for (int64_t ic = 0; ic < c; ++ic) {
-            block_filter[((y * kw + x) * m + oc) * c + ic] =
-                f[((ic * m + oc) * kh + y) * kw + x];
+  // [KH][KW][M][Cin]: row (y, x, oc) of the block's filter, each
+  // matrix's rows packed as a 1x1 filter's.
+  return PackedModelFilter(
+      mk, filter, KeyBuilder("own_pixel_block_weights").Add(filter.dims()),
+      matrices * matrix, [&](const float* f, float* to) {
+        std::vector<float> block_filter(kh * kw * m * c);
+        for (int64_t y = 0; y < kh; ++y) {
+          for (int64_t x = 0; x < kw; ++x) {
+            for (int64_t oc = 0; oc < m; ++oc) {
+              for (int64_t ic = 0; ic < c; ++ic) {
+                block_filter[((y * kw + x) * m + oc) * c + ic] =
+                    f[((ic * m + oc) * kh + y) * kw + x];
+              }
+            }
           }
         }
-      }
-    }
-    for (int64_t i = 0; i < matrices; ++i) {
-      PackPointwiseFilter(block_filter.data() + i * columns * c, c, columns,
-                          to + i * matrix);
-    }
-    return made;
-  });
+        for (int64_t i = 0; i < matrices; ++i) {
+          PackPointwiseFilter(block_filter.data() + i * columns * c, c, columns,
+                              to + i * matrix);
+        }
+      });
 }
 
 std::shared_ptr<dnnl::memory> OwnPixelBlockBias(MkldnnContext* mk,
