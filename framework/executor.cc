@@ -96,7 +96,7 @@ struct Executor::Plan {
 // needs to place it.
 struct Executor::Released {
   Variable* var;
-  const VarDesc* desc;
+  int first_op, last_op;  // its lifetime
   size_t bytes;
   size_t offset;
   platform::Place place;
@@ -144,6 +144,14 @@ struct Executor::BlockState {
   // than at every new input signature.
   std::shared_ptr<const Lifetimes> lifetimes;
   std::vector<std::vector<const VarDesc*>> released_after;
+  // The same, as the variables of `release_scope` with their lifetimes:
+  // a recording run looks nothing up by name.
+  struct ReleasedVar {
+    Variable* var;
+    int first_op, last_op;
+  };
+  const Scope* release_scope = nullptr;
+  std::vector<std::vector<ReleasedVar>> release_vars;
   // For planning, also fixed for the block: how many ops write each
   // variable, and the names of the weights.
   std::unordered_map<std::string, int> writers;
@@ -600,25 +608,32 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // for callers that read them from the scope.
   PrepareLifetimes(state);
   const Lifetimes& lives = *state.lifetimes;
-  std::vector<std::vector<std::pair<Variable*, const VarDesc*>>> release(
-      ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    for (const VarDesc* var : state.released_after[i]) {
-      Variable* v = scope->FindLocalVar(var->name);
-      if (v != nullptr) release[i].emplace_back(v, var);
+  if (state.release_scope != scope) {
+    state.release_vars.assign(ops.size(), {});
+    for (size_t i = 0; i < ops.size(); ++i) {
+      for (const VarDesc* var : state.released_after[i]) {
+        Variable* v = scope->FindLocalVar(var->name);
+        const auto& span = lives.span.at(var->name);
+        if (v != nullptr) {
+          state.release_vars[i].push_back({v, span.first, span.second});
+        }
+      }
     }
+    state.release_scope = scope;
   }
   std::vector<Released> released;
+  released.reserve(ops.size());
   std::vector<OpRecord> records(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     RunOp(ops[i], state.contexts[i], scope, 0, true, &records[i]);
-    for (auto& r : release[i]) {
-      if (!r.first->IsType<Tensor>()) continue;
-      Tensor* t = r.first->GetMutable<Tensor>();
+    for (const auto& r : state.release_vars[i]) {
+      if (!r.var->IsType<Tensor>()) continue;
+      Tensor* t = r.var->GetMutable<Tensor>();
       if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
       // Never an arena region: plans hold those too (use count above 1).
-      released.push_back(Released{r.first, r.second, t->holder()->size(),
-                                  t->offset(), t->holder()->place()});
+      released.push_back(Released{r.var, r.first_op, r.last_op,
+                                  t->holder()->size(), t->offset(),
+                                  t->holder()->place()});
       t->ResetHolder(nullptr, 0, t->dtype(), t->place());
     }
   }
@@ -806,6 +821,7 @@ void Executor::ForgetPlans(BlockState& state) {
   // The variables may be gone with their scope: do not touch them.
   state.planned_vars.clear();
   state.foreign_scope = nullptr;
+  state.release_scope = nullptr;
   std::vector<std::string> keys;
   for (auto& kv : state.arenas) keys.push_back(kv.first);
   for (auto& key : keys) ReleaseArena(state, key);
@@ -1090,19 +1106,29 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
 
   // One buffer per allocation the recording run made; the variables
   // sharing it (reshape outputs, views) move together.
+  // Each variable placed, with its buffer and (for one the recording run
+  // freed) its offset there; kept flat and sorted by buffer after, rather
+  // than a list per buffer: a small model's plan building was mostly
+  // allocations.
+  struct Member {
+    size_t buffer;
+    Variable* var;
+    size_t offset;
+    bool released;
+  };
+  const size_t most = released.size() + state.plannable.size();
   std::unordered_map<const platform::Allocation*, size_t> buffer_of;
   buffer_of.reserve(state.plannable.size());
   std::vector<BufferLifetime> buffers;
-  std::vector<platform::Place> buffer_place;
-  std::vector<std::vector<Variable*>> members;
-  std::unordered_map<const Variable*, size_t> released_offset;
+  buffers.reserve(most);
+  std::vector<const platform::Place*> buffer_place;
+  buffer_place.reserve(most);
+  std::vector<Member> members;
+  members.reserve(most);
   for (auto& r : released) {
-    auto life = lives.span.find(r.desc->name);
-    buffers.push_back(
-        BufferLifetime{r.bytes, life->second.first, life->second.second});
-    buffer_place.push_back(r.place);
-    members.push_back({r.var});
-    released_offset[r.var] = r.offset;
+    members.push_back(Member{buffers.size(), r.var, r.offset, true});
+    buffers.push_back(BufferLifetime{r.bytes, r.first_op, r.last_op});
+    buffer_place.push_back(&r.place);
   }
   for (auto& p : state.plannable) {
     if (!p.var->IsType<Tensor>()) continue;
@@ -1119,56 +1145,77 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
     if (found == buffer_of.end()) {
       found = buffer_of.emplace(holder, buffers.size()).first;
       buffers.push_back(BufferLifetime{used, p.first_op, p.last_op});
-      buffer_place.push_back(holder->place());
-      members.emplace_back();
+      buffer_place.push_back(&holder->place());
     } else {
       auto& b = buffers[found->second];
       b.bytes = std::max(b.bytes, used);
       b.first_op = std::min(b.first_op, p.first_op);
       b.last_op = std::max(b.last_op, p.last_op);
     }
-    members[found->second].push_back(p.var);
+    members.push_back(Member{found->second, p.var, 0, false});
   }
+  // By buffer, each buffer's variables in the order they were listed.
+  std::stable_sort(
+      members.begin(), members.end(),
+      [](const Member& a, const Member& b) { return a.buffer < b.buffer; });
   // Unplanned tensors written by ops that skip shape inference on replay
   // keep the dims of this signature.
-  std::unordered_set<const Variable*> placed;
-  for (auto& m : members) placed.insert(m.begin(), m.end());
+  std::vector<const Variable*> placed;
+  placed.reserve(members.size());
+  for (auto& m : members) placed.push_back(m.var);
+  std::sort(placed.begin(), placed.end());
   for (Variable* v : state.replay_shape_only) {
-    if (!v->IsType<Tensor>() || placed.count(v)) continue;
+    if (!v->IsType<Tensor>() ||
+        std::binary_search(placed.begin(), placed.end(), v)) {
+      continue;
+    }
     const Tensor& t = v->Get<Tensor>();
     plan->shapes.push_back(Plan::ShapeOnly{v, t.dims(), t.lod()});
   }
 
   plan->buffers.reserve(buffers.size());
-  size_t planned = 0;
-  for (auto& m : members) planned += m.size();
-  plan->tensors.reserve(planned);
-  // Each place's buffers share one arena of that place.
-  std::map<std::string, std::vector<size_t>> by_place;
+  plan->tensors.reserve(members.size());
+  // Each place's buffers share one arena of that place (nearly always
+  // one place: its key is made once per place, not per buffer).
+  std::vector<std::pair<const platform::Place*, std::vector<size_t>>> by_place;
   for (size_t b = 0; b < buffers.size(); ++b) {
-    by_place[buffer_place[b].ToString()].push_back(b);
+    auto group = std::find_if(
+        by_place.begin(), by_place.end(),
+        [&](const auto& g) { return *g.first == *buffer_place[b]; });
+    if (group == by_place.end()) {
+      by_place.emplace_back(buffer_place[b], std::vector<size_t>());
+      by_place.back().second.reserve(buffers.size());
+      group = by_place.end() - 1;
+    }
+    group->second.push_back(b);
+  }
+  std::vector<size_t> first_member(buffers.size() + 1, members.size());
+  for (size_t m = members.size(); m-- > 0;) {
+    first_member[members[m].buffer] = m;
+  }
+  for (size_t b = buffers.size(); b-- > 0;) {
+    first_member[b] = std::min(first_member[b], first_member[b + 1]);
   }
   for (auto& group : by_place) {
     std::vector<BufferLifetime> group_buffers;
     group_buffers.reserve(group.second.size());
     for (size_t b : group.second) group_buffers.push_back(buffers[b]);
     MemoryPlanResult layout = PlanMemory(group_buffers);
+    const platform::Place place = *group.first;
+    const std::string key = place.ToString();
     plan->arena_bytes += layout.arena_bytes;
     plan->unplanned_bytes += layout.total_bytes;
-    const platform::Place place = buffer_place[group.second.front()];
-    plan->arena_need[group.first] = layout.arena_bytes;
+    plan->arena_need[key] = layout.arena_bytes;
     for (size_t g = 0; g < group.second.size(); ++g) {
       const size_t b = group.second[g];
       const size_t index = plan->buffers.size();
-      plan->buffers.push_back(Plan::Buffer{
-          group.first, place, layout.offsets[g], buffers[b].bytes});
-      for (Variable* v : members[b]) {
-        const Tensor& t = v->Get<Tensor>();
-        auto gone = released_offset.find(v);
+      plan->buffers.push_back(
+          Plan::Buffer{key, place, layout.offsets[g], buffers[b].bytes});
+      for (size_t m = first_member[b]; m < first_member[b + 1]; ++m) {
+        const Tensor& t = members[m].var->Get<Tensor>();
         plan->tensors.push_back(Plan::PlannedTensor{
-            v, t.dims(), t.dtype(), t.lod(), index,
-            gone != released_offset.end() ? gone->second : t.offset(),
-            nullptr});
+            members[m].var, t.dims(), t.dtype(), t.lod(), index,
+            members[m].released ? members[m].offset : t.offset(), nullptr});
       }
     }
   }
@@ -1367,18 +1414,28 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       choice.kernel->fn(exec_ctx);
       return;
     }
-    std::vector<DDim> inferred;
-    for (auto& kv : run_ctx->outputs) {
-      for (auto* v : kv.second) {
-        inferred.push_back(v && v->IsType<Tensor>() ? v->Get<Tensor>().dims()
-                                                    : DDim{});
-      }
-    }
-    choice.kernel->fn(exec_ctx);
+    // The inferred dims, in vectors kept from op to op (a kernel runs no
+    // other op, so nothing else uses them meanwhile).
+    std::vector<DDim>& inferred = inferred_dims_scratch_;
     size_t k = 0;
     for (auto& kv : run_ctx->outputs) {
       for (auto* v : kv.second) {
-        DDim now = v && v->IsType<Tensor>() ? v->Get<Tensor>().dims() : DDim{};
+        if (inferred.size() <= k) inferred.emplace_back();
+        DDim& dims = inferred[k++];
+        dims.clear();
+        if (v && v->IsType<Tensor>()) {
+          const DDim& now = v->Get<Tensor>().dims();
+          dims.assign(now.begin(), now.end());
+        }
+      }
+    }
+    choice.kernel->fn(exec_ctx);
+    k = 0;
+    static const DDim kNoDims;
+    for (auto& kv : run_ctx->outputs) {
+      for (auto* v : kv.second) {
+        const DDim& now =
+            v && v->IsType<Tensor>() ? v->Get<Tensor>().dims() : kNoDims;
         record->kernel_set_dims |= now != inferred[k++];
       }
     }

@@ -215,6 +215,9 @@ class Executor {
   // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
   // in place; grows to the largest tensor converted and stays.
   platform::AllocationPtr layout_scratch_;
+  // A recording run's dims of an op's outputs before its kernel ran (to
+  // see whether the kernel set them).
+  std::vector<DDim> inferred_dims_scratch_;
   // While a plan replays: its kernel states, a slot per op of block 0 (by
   // PreparedOp::index), which the ops use instead of their PreparedOp's
   // one slot. So each signature keeps the calls its kernels made for it,

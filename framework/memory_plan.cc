@@ -20,12 +20,16 @@ MemoryPlanResult PlanMemory(const std::vector<BufferLifetime>& buffers,
     return (bytes + alignment - 1) / alignment * alignment;
   };
   std::vector<size_t> placed;
+  placed.reserve(buffers.size());
+  // Intervals already taken by buffers alive at the same time as the one
+  // being placed (one vector for all: a plan is made at each new shape).
+  std::vector<std::pair<size_t, size_t>> taken;
+  taken.reserve(buffers.size());
   for (size_t idx : order) {
     const BufferLifetime& buf = buffers[idx];
     size_t size = rounded(buf.bytes);
     result.total_bytes += size;
-    // Intervals already taken by buffers alive at the same time.
-    std::vector<std::pair<size_t, size_t>> taken;
+    taken.clear();
     for (size_t other : placed) {
       const BufferLifetime& o = buffers[other];
       if (o.last_op < buf.first_op || buf.last_op < o.first_op) continue;

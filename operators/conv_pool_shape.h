@@ -14,6 +14,7 @@
 
 #include "framework/ddim.h"
 #include "framework/operator.h"
+#include "operators/fused_activation.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -214,6 +215,9 @@ struct ConvAttrs {
   std::array<int, 2> dilations = {1, 1};
   Paddings2D pad;  // as given, before the padding algorithm
   PaddingAlgorithm algorithm = PaddingAlgorithm::kExplicit;
+  /// A fused op's activation (fuse_activation, fuse_alpha, fuse_beta);
+  /// none for ops without those attributes.
+  FusedActivation activation;
 };
 
 /// The op's ConvAttrs, read at its first call (OperatorBase::Derived).
@@ -234,6 +238,15 @@ inline const ConvAttrs& ConvAttrsOf(const framework::OperatorBase& op) {
     a.pad = NormalizePaddings(type, *AttrView<std::vector<int>>(o, "paddings"));
     a.algorithm =
         ParsePaddingAlgorithm(*AttrView<std::string>(o, "padding_algorithm"));
+    if (o.HasAttr("fuse_activation")) {
+      a.activation.type = o.Attr<std::string>("fuse_activation");
+    }
+    if (o.HasAttr("fuse_alpha")) {
+      a.activation.alpha = o.Attr<float>("fuse_alpha");
+    }
+    if (o.HasAttr("fuse_beta")) {
+      a.activation.beta = o.Attr<float>("fuse_beta");
+    }
     return a;
   });
 }

@@ -149,29 +149,25 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    operators::FusedActivation activation;
-    if constexpr (kFusedActivation) {
-      activation = operators::FusedActivationOf(ctx);
-    }
-    // Output = act(conv + bias + residual): oneDNN's sum post-op adds what
-    // the output buffer holds, so the residual is put there first.
-    dnnl::post_ops post_ops;
-    if (residual != nullptr) post_ops.append_sum(1.f);
-    if (!AppendFusedActivation(activation, &post_ops)) {
+    // Read once per op (ConvAttrsOf), not per shape.
+    static const operators::FusedActivation kNone;
+    const operators::FusedActivation& activation =
+        kFusedActivation ? operators::ConvAttrsOf(ctx.op()).activation : kNone;
+    if (!AppendFusedActivation(activation, nullptr)) {
       RunPlainKernel<T>(ctx);
       return;
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
-    const InputSignature signature(ctx, {input, residual});
+    InputSignature signature(ctx, {input, residual});
     MakeInputPlain(ctx, "Bias");
     const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
     const dnnl::memory::desc src_stored =
         StoredMd(ctx, "Input", ActivationMd(src_dims, g.channel_last));
     const bool with_bias = bias != nullptr;
-    if (TryPointwise(ctx, &mk, g, activation, src_stored, signature) ||
-        TryDepthwise(ctx, &mk, g, activation, src_stored, signature) ||
-        TryStem(ctx, &mk, g, activation, src_stored, signature) ||
-        TryWinograd(ctx, &mk, g, activation, src_stored, signature)) {
+    if (TryPointwise(ctx, &mk, g, activation, src_stored, &signature) ||
+        TryDepthwise(ctx, &mk, g, activation, src_stored, &signature) ||
+        TryStem(ctx, &mk, g, activation, src_stored, &signature) ||
+        TryWinograd(ctx, &mk, g, activation, src_stored, &signature)) {
       return;
     }
     KeyBuilder key("conv2d", ctx);
@@ -192,6 +188,11 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         .Add(residual != nullptr)
         .Add(src_stored);
     auto conv = mk.Primitive<ConvPrimitive>(key.str(), [&] {
+      // Output = act(conv + bias + residual): oneDNN's sum post-op adds
+      // what the output buffer holds, so the residual is put there first.
+      dnnl::post_ops post_ops;
+      if (residual != nullptr) post_ops.append_sum(1.f);
+      AppendFusedActivation(activation, &post_ops);
       auto p = std::make_shared<ConvPrimitive>();
       const auto f32 = dnnl::memory::data_type::f32;
       const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
@@ -281,7 +282,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     // Only model weights stay put: a computed filter is reordered anew.
     if (IsModelWeight(ctx, "Filter")) {
       auto state = std::make_shared<ConvState>();
-      state->signature = signature;
+      state->signature = std::move(signature);
       state->filter = filter->raw_data();
       state->bias = with_bias ? bias->raw_data() : nullptr;
       state->primitive = std::make_unique<ConvState::PrimitiveCall>();
@@ -303,7 +304,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                            const operators::Conv2DGeometry& g,
                            const operators::FusedActivation& activation,
                            const dnnl::memory::desc& src_stored,
-                           const InputSignature& signature) {
+                           InputSignature* signature) {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
@@ -351,7 +352,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                            const operators::Conv2DGeometry& g,
                            const operators::FusedActivation& activation,
                            const dnnl::memory::desc& src_stored,
-                           const InputSignature& signature) {
+                           InputSignature* signature) {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
@@ -393,7 +394,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                       const operators::Conv2DGeometry& g,
                       const operators::FusedActivation& activation,
                       const dnnl::memory::desc& src_stored,
-                      const InputSignature& signature) {
+                      InputSignature* signature) {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
@@ -436,7 +437,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                           const operators::Conv2DGeometry& g,
                           const operators::FusedActivation& activation,
                           const dnnl::memory::desc& src_stored,
-                          const InputSignature& signature) {
+                          InputSignature* signature) {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
@@ -503,7 +504,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       const framework::ExecutionContext& ctx,
       MkldnnContext* mk,
       const operators::Conv2DGeometry& g,
-      const InputSignature& signature,
+      InputSignature* signature,
       KeyBuilder key,
       int64_t packed_floats,
       const Pack& pack) {
@@ -511,7 +512,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     auto state = std::make_shared<ConvState>();
     state->weights =
         PackedModelFilter(mk, *filter, std::move(key), packed_floats, pack);
-    state->signature = signature;
+    state->signature = std::move(*signature);
     state->filter = filter->raw_data();
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     state->bias = bias != nullptr ? bias->raw_data() : nullptr;

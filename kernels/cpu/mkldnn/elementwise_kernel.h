@@ -141,8 +141,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     if constexpr (kFusedActivation) {
       activation = operators::FusedActivationOf(ctx);
     }
-    dnnl::post_ops post_ops;
-    if (!AppendFusedActivation(activation, &post_ops)) {
+    if (!AppendFusedActivation(activation, nullptr)) {
       RunPlainKernel<T>(ctx);
       return;
     }
@@ -156,7 +155,7 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
     if (ComputeInLayout(ctx, &mk, src0, src1, dims0, dims1, activation,
-                        post_ops, signature, swapped)) {
+                        signature, swapped)) {
       return;
     }
     MakeInputsPlain(ctx);
@@ -172,6 +171,8 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
       auto p = std::make_shared<BinaryPrimitive>();
       dnnl::binary::desc desc(kAlgorithm, PlainMd(view.x), PlainMd(view.y),
                               PlainMd(view.x));
+      dnnl::post_ops post_ops;
+      AppendFusedActivation(activation, &post_ops);
       dnnl::primitive_attr attr;
       attr.set_post_ops(post_ops);
       p->pd = dnnl::binary::primitive_desc(desc, attr, mk.engine());
@@ -281,7 +282,6 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
                        const framework::DDim& dims0,
                        const framework::DDim& dims1,
                        const operators::FusedActivation& activation,
-                       const dnnl::post_ops& post_ops,
                        const InputSignature& signature,
                        bool swapped) const {
     // Layouts usable here: made for these dims read as plain row-major.
@@ -307,6 +307,8 @@ class MkldnnElementwiseKernel : public framework::OpKernel<T> {
     auto binary = mk->Primitive<BinaryPrimitive>(key.str(), [&] {
       auto p = std::make_shared<BinaryPrimitive>();
       dnnl::binary::desc desc(kAlgorithm, md, md1, md);
+      dnnl::post_ops post_ops;
+      AppendFusedActivation(activation, &post_ops);
       dnnl::primitive_attr attr;
       attr.set_post_ops(post_ops);
       p->pd = dnnl::binary::primitive_desc(desc, attr, mk->engine());

@@ -397,32 +397,37 @@ inline Dims ChannelFirstDims(const std::vector<int64_t>& dims,
 /// fuse_alpha, fuse_beta; formulas in operators/fused_activation.h) to
 /// `ops`. Returns false when oneDNN cannot compute it as the PLAIN kernel
 /// does: relu6 with a negative threshold (oneDNN's bounded_relu returns 0
-/// below 0, Paddle the threshold).
+/// below 0, Paddle the threshold). With `ops` null it only answers that:
+/// kernels whose own loops take most shapes make post-ops only for a
+/// primitive (each is an allocation in oneDNN).
 inline bool AppendFusedActivation(const operators::FusedActivation& act,
                                   dnnl::post_ops* ops) {
   using dnnl::algorithm;
   const std::string& type = act.type;
   const float alpha = act.alpha;
   const float beta = act.beta;
+  auto append = [ops](algorithm kind, float a, float b) {
+    if (ops != nullptr) ops->append_eltwise(1.f, kind, a, b);
+  };
   if (type.empty()) return true;
   if (type == "relu") {
-    ops->append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+    append(algorithm::eltwise_relu, 0.f, 0.f);
   } else if (type == "relu6") {
     if (beta < 0.f) return false;
-    ops->append_eltwise(1.f, algorithm::eltwise_bounded_relu, beta, 0.f);
+    append(algorithm::eltwise_bounded_relu, beta, 0.f);
   } else if (type == "leaky_relu") {
     // x > 0 ? x : alpha * x; at 0 both sides give 0, as Paddle's x >= 0.
-    ops->append_eltwise(1.f, algorithm::eltwise_relu, alpha, 0.f);
+    append(algorithm::eltwise_relu, alpha, 0.f);
   } else if (type == "hard_swish") {
-    ops->append_eltwise(1.f, algorithm::eltwise_hardswish, 0.f, 0.f);
+    append(algorithm::eltwise_hardswish, 0.f, 0.f);
   } else if (type == "sigmoid") {
-    ops->append_eltwise(1.f, algorithm::eltwise_logistic, 0.f, 0.f);
+    append(algorithm::eltwise_logistic, 0.f, 0.f);
   } else if (type == "swish") {
-    ops->append_eltwise(1.f, algorithm::eltwise_swish, alpha, 0.f);
+    append(algorithm::eltwise_swish, alpha, 0.f);
   } else if (type == "hard_sigmoid") {
     // clip(slope * x + offset, 0, 1).
-    ops->append_eltwise(1.f, algorithm::eltwise_linear, alpha, beta);
-    ops->append_eltwise(1.f, algorithm::eltwise_clip_v2, 0.f, 1.f);
+    append(algorithm::eltwise_linear, alpha, beta);
+    append(algorithm::eltwise_clip_v2, 0.f, 1.f);
   } else {
     return false;
   }
