@@ -227,8 +227,9 @@ class MkldnnConv2dTransposeKernel : public framework::OpKernel<T> {
       RunPlainKernel<T>(ctx);
       return;
     }
-    const operators::FusedActivation activation =
-        operators::FusedActivationOf(ctx);
+    // Read once per op (ConvAttrsOf), as conv2d's kernel does.
+    const operators::FusedActivation& activation =
+        operators::ConvAttrsOf(ctx.op()).activation;
     dnnl::post_ops post_ops;
     if (!AppendFusedActivation(activation, &post_ops)) {
       RunPlainKernel<T>(ctx);
