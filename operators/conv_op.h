@@ -5,6 +5,7 @@
 
 #include "framework/op_registry.h"
 #include "operators/conv_pool_shape.h"
+#include "operators/fused_activation.h"
 
 namespace paddle_lite {
 namespace operators {
@@ -28,23 +29,28 @@ class ConvOp : public framework::OperatorWithKernel {
                                   "(Filter dims ",
                                   filter, ")"));
     }
-    // Only fused_conv2d adds a residual (the fuse_conv_residual pass makes
-    // it); saved conv2d ops leave this slot empty.
-    if (ctx->HasInput("ResidualData")) {
-      PADDLE_ENFORCE(Type() == "fused_conv2d",
-                     errors::Unimplemented(
-                         Type(),
-                         ": the ResidualData input (residual fusion) is "
-                         "only supported by fused_conv2d; add the residual "
-                         "with elementwise_add instead"));
-      const auto residual = ctx->GetInputDim("ResidualData");
-      PADDLE_ENFORCE(residual == g.OutputDims(),
-                     errors::InvalidArgument(
-                         Type(), ": ResidualData dims ", residual,
-                         " must equal the output dims ", g.OutputDims()));
-    }
+    if (ctx->HasInput("ResidualData")) CheckResidual(ctx, g);
     ctx->SetOutputDim("Output", g.OutputDims());
     ctx->ShareLoD("Input", "Output");
+  }
+
+ protected:
+  /// Checks the bound ResidualData against the geometry. Only fused_conv2d
+  /// adds a residual of the output's dims (the fuse_conv_residual pass
+  /// makes it); saved conv2d ops leave this slot empty.
+  virtual void CheckResidual(framework::InferShapeContext* ctx,
+                             const Conv2DGeometry& g) const {
+    PADDLE_ENFORCE(Type() == "fused_conv2d",
+                   errors::Unimplemented(
+                       Type(),
+                       ": the ResidualData input (residual fusion) is "
+                       "only supported by fused_conv2d; add the residual "
+                       "with elementwise_add instead"));
+    const auto residual = ctx->GetInputDim("ResidualData");
+    PADDLE_ENFORCE(residual == g.OutputDims(),
+                   errors::InvalidArgument(
+                       Type(), ": ResidualData dims ", residual,
+                       " must equal the output dims ", g.OutputDims()));
   }
 };
 
@@ -56,10 +62,7 @@ class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
              "weights [M, C / groups, KH, KW], OIHW whatever data_format is");
     AddInput("Bias", "optional per-output-channel bias [M] (fused graphs)")
         .AsDispensable();
-    AddInput("ResidualData",
-             "fused_conv2d only: added to the output (same dims) before the "
-             "activation")
-        .AsDispensable();
+    AddInput("ResidualData", ResidualDataDoc()).AsDispensable();
     AddOutput("Output", "[N, M, OH, OW] (or [N, OH, OW, M] for NHWC)");
     AddAttr<std::vector<int32_t>>("strides", "[stride_h, stride_w]")
         .SetDefault({1, 1});
@@ -78,6 +81,25 @@ class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
                          "activation layout; AnyLayout (1.x) means NCHW")
         .SetDefault("NCHW")
         .InEnum({"NCHW", "NHWC", "AnyLayout"});
+  }
+
+ protected:
+  virtual const char* ResidualDataDoc() const {
+    return "fused_conv2d only: added to the output (same dims) before the "
+           "activation";
+  }
+};
+
+/// fused_conv2d's: conv2d's, and the activation applied last.
+class FusedConvOpMaker : public ConvOpMaker {
+ public:
+  void Make() override {
+    ConvOpMaker::Make();
+    AddAttr<std::string>("fuse_activation", kFuseActivationDoc)
+        .SetDefault("")
+        .InEnum(FusedActivationNames());
+    AddAttr<float>("fuse_alpha", kFuseAlphaDoc).SetDefault(0.0f);
+    AddAttr<float>("fuse_beta", kFuseBetaDoc).SetDefault(0.0f);
   }
 };
 

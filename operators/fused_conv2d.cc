@@ -5,25 +5,6 @@
 // op of this name also fuses quantization (oneDNN only), which is not
 // supported.
 #include "operators/conv_op.h"
-#include "operators/fused_activation.h"
-
-namespace paddle_lite {
-namespace operators {
-
-class FusedConvOpMaker : public ConvOpMaker {
- public:
-  void Make() override {
-    ConvOpMaker::Make();
-    AddAttr<std::string>("fuse_activation", kFuseActivationDoc)
-        .SetDefault("")
-        .InEnum(FusedActivationNames());
-    AddAttr<float>("fuse_alpha", kFuseAlphaDoc).SetDefault(0.0f);
-    AddAttr<float>("fuse_beta", kFuseBetaDoc).SetDefault(0.0f);
-  }
-};
-
-}  // namespace operators
-}  // namespace paddle_lite
 
 REGISTER_OPERATOR(fused_conv2d,
                   paddle_lite::operators::ConvOp,

@@ -118,11 +118,14 @@ inline void ExpectOwnLayouts(const Runner& runner,
 /// Runs `program` (one input) on random inputs of `dims`, in that order,
 /// through one executor preferring MKLDNN kernels and one PLAIN, as a
 /// predictor fed a stream of shapes (plans, kept calls and new shapes
-/// alike), and checks every output against PLAIN's.
+/// alike), and checks every output against PLAIN's, and that the MKLDNN
+/// run left each of `own_layouts` in a layout of its own
+/// (ExpectOwnLayouts).
 inline void ExpectMkldnnMatchesPlainOverStream(
     const framework::ProgramDesc& program,
     const framework::Scope& params,
-    const std::vector<framework::DDim>& dims) {
+    const std::vector<framework::DDim>& dims,
+    const std::vector<std::string>& own_layouts = {}) {
   Runner plain(program, params, framework::LibraryType::Plain());
   Runner mkldnn(program, params, framework::LibraryType::MKLDNN());
   uint32_t seed = 1;
@@ -135,6 +138,7 @@ inline void ExpectMkldnnMatchesPlainOverStream(
     for (size_t i = 0; i < got.size(); ++i) {
       ExpectTensorNear(got[i], expected[i], kMkldnnTolerance, kMkldnnTolerance);
     }
+    ExpectOwnLayouts(mkldnn, own_layouts);
   }
 }
 
