@@ -84,7 +84,11 @@ Per pass: the total of its runs (median over rounds), ours / the faster
 peer's, pdlite's first-sight and later-sight medians, and RSS less the
 baseline (VmRSS just before the session is created).  Goals: first pass
 <= 0.8x the faster peer, every later pass <= 0.7x; a shape's first run
-<= 2x its steady latency (pdlite's first_vs_steady max); pdlite's RSS
+<= 2x its steady latency (pdlite's first_vs_steady max: each round's
+fresh session sees every shape for the first time, and a shape's ratio is
+the median over rounds, so with --rounds 3 one first sight that met a
+slow stretch of the machine does not decide; one round's worst is kept
+as max_any_round); pdlite's RSS
 growth from pass 3 to the last < 1%; pdlite's RSS <= ORT's at the last
 pass.  Missed goals are bold with --markdown.
 """
@@ -845,9 +849,10 @@ def worker_stream_pass(msg, state):
 def worker_stream_close(msg, state):
     """Ends the open stream: every pass's figures and the summary."""
     st = state.pop("stream")
-    ratios = [st["first_sight"][k] / statistics.median(v)
-              for k, v in st["later_sights"].items()
-              if k in st["first_sight"]]
+    per_shape = {k: st["first_sight"][k] / statistics.median(v)
+                 for k, v in st["later_sights"].items()
+                 if k in st["first_sight"]}
+    ratios = list(per_shape.values())
     hwm = proc_status_mb("VmHWM")
     runner = st["runner"]
     reply = {"ok": True, "version": runner.version, "config": runner.config,
@@ -856,7 +861,8 @@ def worker_stream_close(msg, state):
              "peak_less_baseline_mb": hwm - st["baseline"],
              "rss_reset": st["rss_reset"],
              "first_vs_steady": {"median": median_or_none(ratios),
-                                 "max": max(ratios) if ratios else None},
+                                 "max": max(ratios) if ratios else None,
+                                 "per_shape": per_shape},
              "stream": st["keys"], "passes": st["passes"]}
     if hasattr(runner, "close"):
         runner.close()
@@ -1929,13 +1935,29 @@ def over_rounds(rounds, get):
 
 
 def fvs_over_rounds(rounds):
-    """first_vs_steady over rounds: median of medians, max of maxima."""
-    meds = [r["first_vs_steady"]["median"] for r in rounds
-            if r.get("first_vs_steady", {}).get("median")]
-    maxs = [r["first_vs_steady"]["max"] for r in rounds
-            if r.get("first_vs_steady", {}).get("max")]
+    """first_vs_steady over rounds. Each round is a fresh session, so each
+    gives every shape of the stream a first sight: a shape's ratio is the
+    median over rounds of its first sight / its steady latency, and "max"
+    (what the goal judges) the largest of those, so that one round's first
+    sight that met a slow stretch of a shared machine does not stand for
+    the shape. "max_any_round" keeps the largest single-round ratio, and
+    "median" is the median of the rounds' medians. With one round (or
+    rounds without per-shape ratios) "max" is the largest round maximum."""
+    fvs = [r.get("first_vs_steady") or {} for r in rounds]
+    meds = [f["median"] for f in fvs if f.get("median")]
+    maxs = [f["max"] for f in fvs if f.get("max")]
+    per_shape = {}
+    if fvs and all(f.get("per_shape") for f in fvs):
+        for f in fvs:
+            for key, ratio in f["per_shape"].items():
+                per_shape.setdefault(key, []).append(ratio)
+        per_shape = {k: statistics.median(v) for k, v in per_shape.items()}
+    worst = max(per_shape.values()) if per_shape else (
+        max(maxs) if maxs else None)
     return {"median": statistics.median(meds) if meds else None,
-            "max": max(maxs) if maxs else None}
+            "max": worst,
+            "max_any_round": max(maxs) if maxs else None,
+            "per_shape": per_shape}
 
 
 def summarize_stream(record):
@@ -2044,9 +2066,15 @@ def stream_goal_lines(record, md):
         lines.append(mark("later_passes", "later passes: none judged"))
     fvs = ours["first_vs_steady"]
     if fvs["max"]:
+        rounds = len(record["pdlite"].get("rounds") or [])
+        over = ""
+        if rounds > 1 and fvs.get("per_shape"):
+            over = (" (a shape's: median over %d rounds; one round's worst "
+                    "%.2fx)" % (rounds, fvs["max_any_round"]))
         lines.append(mark("new_shape", "new shape vs steady (pdlite): "
-                          "median %.2fx, max %.2fx (goal max <= %.1f)"
-                          % (fvs["median"], fvs["max"], GOAL_NEW_SHAPE)))
+                          "median %.2fx, max %.2fx%s (goal max <= %.1f)"
+                          % (fvs["median"], fvs["max"], over,
+                             GOAL_NEW_SHAPE)))
     else:
         lines.append(mark("new_shape", "new shape vs steady: needs >= 2 "
                           "passes"))
