@@ -308,11 +308,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
-      if (!OwnConvLoopsAvailable() || g.kernel_h != 1 || g.kernel_w != 1 ||
-          g.stride_h != 1 || g.stride_w != 1 || g.groups != 1 ||
-          g.pad.top != 0 || g.pad.bottom != 0 || g.pad.left != 0 ||
-          g.pad.right != 0 || !OwnConvLoopsFuse(activation) ||
-          !IsModelWeight(ctx, "Filter")) {
+      if (!OwnConvLoopsAvailable() || !PointwiseGeometry(g) ||
+          !OwnConvLoopsFuse(activation) || !IsModelWeight(ctx, "Filter")) {
         return false;
       }
       const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
@@ -331,13 +328,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
       call.activation = activation;
-      auto state = OwnState(
-          ctx, mk, g, signature,
-          KeyBuilder("pointwise_filter").Add(g.in_channels).Add(g.out_channels),
-          PackedPointwiseFilterSize(g.in_channels, g.out_channels),
-          [&](const float* filter, float* packed) {
-            PackPointwiseFilter(filter, g.in_channels, g.out_channels, packed);
-          });
+      auto state = OwnState(ctx, mk, g, signature,
+                            PackedPointwiseModelFilter(
+                                mk, *ctx.Input<framework::Tensor>("Filter"),
+                                g.in_channels, g.out_channels));
       RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
@@ -372,15 +366,17 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       call.channels = g.in_channels;
       auto state = OwnState(
           ctx, mk, g, signature,
-          KeyBuilder("depthwise_filter")
-              .Add(g.in_channels)
-              .Add(g.kernel_h)
-              .Add(g.kernel_w),
-          PackedDepthwiseFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
-          [&](const float* filter, float* packed) {
-            PackDepthwiseFilter(filter, g.in_channels, g.kernel_h, g.kernel_w,
-                                packed);
-          });
+          PackedModelFilter(
+              mk, *ctx.Input<framework::Tensor>("Filter"),
+              KeyBuilder("depthwise_filter")
+                  .Add(g.in_channels)
+                  .Add(g.kernel_h)
+                  .Add(g.kernel_w),
+              PackedDepthwiseFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
+              [&](const float* filter, float* packed) {
+                PackDepthwiseFilter(filter, g.in_channels, g.kernel_h,
+                                    g.kernel_w, packed);
+              }));
       RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
@@ -412,18 +408,20 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       SetWindow(g, activation, &call);
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
-      auto state =
-          OwnState(ctx, mk, g, signature,
-                   KeyBuilder("stem_filter")
-                       .Add(g.out_channels)
-                       .Add(g.in_channels)
-                       .Add(g.kernel_h)
-                       .Add(g.kernel_w),
-                   PackedStemFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
-                   [&](const float* filter, float* packed) {
-                     PackStemFilter(filter, g.out_channels, g.in_channels,
-                                    g.kernel_h, g.kernel_w, packed);
-                   });
+      auto state = OwnState(
+          ctx, mk, g, signature,
+          PackedModelFilter(
+              mk, *ctx.Input<framework::Tensor>("Filter"),
+              KeyBuilder("stem_filter")
+                  .Add(g.out_channels)
+                  .Add(g.in_channels)
+                  .Add(g.kernel_h)
+                  .Add(g.kernel_w),
+              PackedStemFilterSize(g.in_channels, g.kernel_h, g.kernel_w),
+              [&](const float* filter, float* packed) {
+                PackStemFilter(filter, g.out_channels, g.in_channels,
+                               g.kernel_h, g.kernel_w, packed);
+              }));
       RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
@@ -454,13 +452,18 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       call.in_stride = g.in_channels;
       call.in_channels = g.in_channels;
       call.out_channels = g.out_channels;
-      auto state = OwnState(
-          ctx, mk, g, signature,
-          KeyBuilder("winograd_filter").Add(g.in_channels).Add(g.out_channels),
-          PackedWinogradFilterSize(g.in_channels, g.out_channels),
-          [&](const float* filter, float* packed) {
-            PackWinogradFilter(filter, g.in_channels, g.out_channels, packed);
-          });
+      auto state =
+          OwnState(ctx, mk, g, signature,
+                   PackedModelFilter(
+                       mk, *ctx.Input<framework::Tensor>("Filter"),
+                       KeyBuilder("winograd_filter")
+                           .Add(g.in_channels)
+                           .Add(g.out_channels),
+                       PackedWinogradFilterSize(g.in_channels, g.out_channels),
+                       [&](const float* filter, float* packed) {
+                         PackWinogradFilter(filter, g.in_channels,
+                                            g.out_channels, packed);
+                       }));
       RunAndKeepOwn(ctx, mk, std::move(state), call);
       return true;
     }
@@ -496,24 +499,17 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   }
 
   /// The state of a convolution run by our own loops, its output
-  /// channel-last: the filter packed by `pack` into `packed_floats`
-  /// floats, kept with the model's weights under `key` and the filter's
-  /// address.
-  template <typename Pack>
+  /// channel-last, with its filter packed for them (`weights`).
   static std::shared_ptr<ConvState> OwnState(
       const framework::ExecutionContext& ctx,
       MkldnnContext* mk,
       const operators::Conv2DGeometry& g,
       InputSignature* signature,
-      KeyBuilder key,
-      int64_t packed_floats,
-      const Pack& pack) {
-    const framework::Tensor* filter = ctx.Input<framework::Tensor>("Filter");
+      std::shared_ptr<dnnl::memory> weights) {
     auto state = std::make_shared<ConvState>();
-    state->weights =
-        PackedModelFilter(mk, *filter, std::move(key), packed_floats, pack);
+    state->weights = std::move(weights);
     state->signature = std::move(*signature);
-    state->filter = filter->raw_data();
+    state->filter = ctx.Input<framework::Tensor>("Filter")->raw_data();
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     state->bias = bias != nullptr ? bias->raw_data() : nullptr;
     const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};

@@ -26,16 +26,17 @@ namespace kernels {
 namespace mkldnn {
 namespace {
 
-/// What the op keeps between runs: the packed filter, and the geometry and
-/// nearest index for the dims it last saw.
+/// What the op keeps between runs, for the inputs it last saw (their
+/// dims and layouts and the thread count: `signature`): whether our loops
+/// run them, and then the geometry, the nearest index and the packed
+/// filter.
 struct ConvUpsampleAddState {
-  framework::DDim input_dims;
-  framework::DDim residual_dims;
+  InputSignature signature;
+  const void* filter = nullptr;
+  bool own = false;
   operators::Conv2DGeometry geometry;
-  bool own = false;  // the geometry is one our loops run
   std::vector<int64_t> rows;
   std::vector<int64_t> columns;
-  const void* filter = nullptr;
   std::shared_ptr<dnnl::memory> weights;
   std::shared_ptr<const MkldnnLayout> out_layout;
 };
@@ -45,21 +46,10 @@ class MkldnnConvUpsampleAddKernel : public framework::OpKernel<T> {
  public:
   void Compute(const framework::ExecutionContext& ctx) const override {
     const auto* input = ctx.Input<framework::Tensor>("Input");
-    const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-    const operators::FusedActivation& activation =
-        operators::ConvAttrsOf(ctx.op()).activation;
-    if (residual == nullptr || input->numel() == 0 || residual->numel() == 0 ||
-        !OwnConvLoopsAvailable() || !OwnConvLoopsFuse(activation) ||
-        !IsModelWeight(ctx, "Filter") || !StoredChannelLast(*input) ||
-        !StoredChannelLast(*residual)) {
-      RunPlainKernel<T>(ctx);
-      return;
-    }
     MkldnnContext& mk = PrepareMkldnn(ctx);
     ConvUpsampleAddState own;
-    const ConvUpsampleAddState* state =
-        StateFor(ctx, &mk, *input, *filter, *residual, &own);
+    const ConvUpsampleAddState* state = StateFor(ctx, &mk, &own);
     if (!state->own) {
       RunPlainKernel<T>(ctx);
       return;
@@ -81,8 +71,8 @@ class MkldnnConvUpsampleAddKernel : public framework::OpKernel<T> {
     base.pixels = g.out_w;
     base.in_channels = g.in_channels;
     base.out_channels = g.out_channels;
-    base.activation = activation;
-    const PointwiseRowsFn run_rows = PointwiseRowsFor(activation);
+    base.activation = operators::ConvAttrsOf(ctx.op()).activation;
+    const PointwiseRowsFn run_rows = PointwiseRowsFor(base.activation);
     const float* in = input->data<float>();
     const float* source = residual->data<float>();
     const int64_t residual_h = residual->dims()[2];
@@ -129,19 +119,19 @@ class MkldnnConvUpsampleAddKernel : public framework::OpKernel<T> {
   }
 
  private:
-  /// The op's state for these inputs, worked out again when their dims
-  /// (or the filter) changed; `own` filled in where the op keeps none.
+  /// The op's state for its inputs, worked out again when their dims or
+  /// layouts (or the filter) changed; `own` filled in where the op keeps
+  /// none.
   static const ConvUpsampleAddState* StateFor(
       const framework::ExecutionContext& ctx,
       MkldnnContext* mk,
-      const framework::Tensor& input,
-      const framework::Tensor& filter,
-      const framework::Tensor& residual,
       ConvUpsampleAddState* own) {
+    const auto* input = ctx.Input<framework::Tensor>("Input");
+    const auto* filter = ctx.Input<framework::Tensor>("Filter");
+    const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
     auto* state = KeptState<ConvUpsampleAddState>(ctx);
-    if (state != nullptr && state->filter == filter.raw_data() &&
-        state->input_dims == input.dims() &&
-        state->residual_dims == residual.dims()) {
+    if (state != nullptr && state->filter == filter->raw_data() &&
+        state->signature.Matches(ctx, {input, residual})) {
       return state;
     }
     std::shared_ptr<ConvUpsampleAddState> kept;
@@ -150,29 +140,26 @@ class MkldnnConvUpsampleAddKernel : public framework::OpKernel<T> {
       kept = std::make_shared<ConvUpsampleAddState>();
       made = kept.get();
     }
-    const operators::Conv2DGeometry g =
-        operators::ResolveConv2D(ctx.op(), input.dims(), filter.dims());
-    made->input_dims = input.dims();
-    made->residual_dims = residual.dims();
-    made->geometry = g;
-    made->filter = filter.raw_data();
-    made->own = !g.channel_last && g.kernel_h == 1 && g.kernel_w == 1 &&
-                g.stride_h == 1 && g.stride_w == 1 && g.groups == 1 &&
-                g.pad.top == 0 && g.pad.bottom == 0 && g.pad.left == 0 &&
-                g.pad.right == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+    made->signature = InputSignature(ctx, {input, residual});
+    made->filter = filter->raw_data();
+    if (residual != nullptr && input->numel() != 0 && residual->numel() != 0 &&
+        OwnConvLoopsAvailable() &&
+        OwnConvLoopsFuse(operators::ConvAttrsOf(ctx.op()).activation) &&
+        IsModelWeight(ctx, "Filter") && StoredChannelLast(*input) &&
+        StoredChannelLast(*residual)) {
+      const operators::Conv2DGeometry g =
+          operators::ResolveConv2D(ctx.op(), input->dims(), filter->dims());
+      made->own = !g.channel_last && PointwiseGeometry(g);
+      made->geometry = g;
+    }
     if (made->own) {
+      const operators::Conv2DGeometry& g = made->geometry;
       made->rows = operators::NearestSourceIndex(
-          residual.dims()[2], g.out_h, ctx.Attr<float>("scale_h"), false);
+          residual->dims()[2], g.out_h, ctx.Attr<float>("scale_h"), false);
       made->columns = operators::NearestSourceIndex(
-          residual.dims()[3], g.out_w, ctx.Attr<float>("scale_w"), false);
-      // The conv kernel's key: a conv2d reading the same weight shares it.
-      made->weights = PackedModelFilter(
-          mk, filter,
-          KeyBuilder("pointwise_filter").Add(g.in_channels).Add(g.out_channels),
-          PackedPointwiseFilterSize(g.in_channels, g.out_channels),
-          [&](const float* from, float* packed) {
-            PackPointwiseFilter(from, g.in_channels, g.out_channels, packed);
-          });
+          residual->dims()[3], g.out_w, ctx.Attr<float>("scale_w"), false);
+      made->weights = PackedPointwiseModelFilter(mk, *filter, g.in_channels,
+                                                 g.out_channels);
       made->out_layout =
           mk->ChannelLastLayout({g.batch, g.out_channels, g.out_h, g.out_w});
     }

@@ -191,13 +191,9 @@ class MkldnnInvertedResidualKernel : public framework::OpKernel<T> {
     const operators::Conv2DGeometry& d = g.depthwise;
     // Under conv2d's keys for the same packing: one copy for both.
     auto pointwise = [&](const char* slot, const operators::Conv2DGeometry& p) {
-      return PackedModelFilter(
-          &mk, *ctx.Input<framework::Tensor>(slot),
-          KeyBuilder("pointwise_filter").Add(p.in_channels).Add(p.out_channels),
-          PackedPointwiseFilterSize(p.in_channels, p.out_channels),
-          [&p](const float* filter, float* packed) {
-            PackPointwiseFilter(filter, p.in_channels, p.out_channels, packed);
-          });
+      return PackedPointwiseModelFilter(&mk,
+                                        *ctx.Input<framework::Tensor>(slot),
+                                        p.in_channels, p.out_channels);
     };
     state->weights[0] = pointwise("Filter", g.expand);
     state->weights[1] = PackedModelFilter(

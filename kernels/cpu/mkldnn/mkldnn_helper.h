@@ -31,6 +31,7 @@
 #include "framework/make_only.h"
 #include "framework/scope.h"
 #include "kernels/cpu/mkldnn/lru_cache.h"
+#include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/fused_activation.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
@@ -912,6 +913,24 @@ std::shared_ptr<dnnl::memory> PackedModelFilter(MkldnnContext* mk,
     pack(filter.data<float>(), static_cast<float*>(m->get_data_handle()));
     return m;
   });
+}
+
+/// The model weight `filter` ([out_channels, in_channels, 1, 1]) packed
+/// for our 1x1 loops (pointwise_conv_util.h) under the one key every
+/// kernel running them uses (conv2d's, fused_inverted_residual's,
+/// fused_conv2d_upsample_add's), so that they share one copy.
+inline std::shared_ptr<dnnl::memory> PackedPointwiseModelFilter(
+    MkldnnContext* mk,
+    const framework::Tensor& filter,
+    int64_t in_channels,
+    int64_t out_channels) {
+  return PackedModelFilter(
+      mk, filter,
+      KeyBuilder("pointwise_filter").Add(in_channels).Add(out_channels),
+      PackedPointwiseFilterSize(in_channels, out_channels),
+      [&](const float* from, float* packed) {
+        PackPointwiseFilter(from, in_channels, out_channels, packed);
+      });
 }
 
 /// The weights of input `slot` (stored as `user_md`) in the layout

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/cpu/mkldnn/own_loop_vectors.h"
+#include "operators/conv_pool_shape.h"
 #include "platform/cpu_isa.h"
 #include "platform/device_context.h"
 
@@ -40,6 +41,12 @@ namespace {
 #undef PDLITE_OWN_TARGET
 }  // namespace
 }  // namespace avx2
+
+bool PointwiseGeometry(const operators::Conv2DGeometry& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
+         g.stride_w == 1 && g.groups == 1 && g.pad.top == 0 &&
+         g.pad.bottom == 0 && g.pad.left == 0 && g.pad.right == 0;
+}
 
 int64_t PackedPointwiseFilterSize(int64_t in_channels, int64_t out_channels) {
   const int64_t full = out_channels / kPanel;

@@ -13,11 +13,18 @@
 #include "operators/fused_activation.h"
 
 namespace paddle_lite {
+namespace operators {
+struct Conv2DGeometry;
+}
 namespace platform {
 class CPUDeviceContext;
 }
 namespace kernels {
 namespace mkldnn {
+
+/// True for the convolutions the loops compute: 1x1 windows, stride 1,
+/// no padding, one group.
+bool PointwiseGeometry(const operators::Conv2DGeometry& g);
 
 /// Floats of a filter [out_channels, in_channels] packed for the loops:
 /// panels of up to 64 output channels, each [in_channels][width] with the
