@@ -391,7 +391,7 @@ void Executor::Run(int block_idx, Scope* scope) {
   if (state.resolved_scope != scope) {
     state.contexts = ResolveBlock(block_idx, scope);
     state.resolved_scope = scope;
-    ForgetPlans(state);
+    ForgetPlans(state, /*scope_alive=*/false);
   }
   if (!options_.plan_replay) {
     // The pool checks the memory limits (ExecutorOptions).
@@ -805,6 +805,12 @@ void Executor::DropEvicted(BlockState& state) {
       [](const std::unique_ptr<Plan>& plan) { return plan->evicted; });
 }
 
+size_t Executor::HostPeakBytes() const { return host_pool_->peak_used_bytes(); }
+
+void Executor::KeepHostPagesResident(size_t bytes) {
+  host_pool_->KeepResident(bytes);
+}
+
 void Executor::ForgetPlans() {
   BlockState* state = nullptr;
   {
@@ -812,19 +818,24 @@ void Executor::ForgetPlans() {
     auto found = blocks_.find(0);
     if (found != blocks_.end()) state = found->second.get();
   }
-  if (state != nullptr) ForgetPlans(*state);
+  if (state != nullptr) ForgetPlans(*state, /*scope_alive=*/true);
 }
 
-void Executor::ForgetPlans(BlockState& state) {
-  for (auto& plan : state.plans) budget_->Remove(plan->budget_id);
-  state.plans.clear();
-  // The variables may be gone with their scope: do not touch them.
-  state.planned_vars.clear();
-  state.foreign_scope = nullptr;
-  state.release_scope = nullptr;
+void Executor::ForgetPlans(BlockState& state, bool scope_alive) {
+  if (!scope_alive) {
+    // The variables may be gone with their scope: do not touch them, and
+    // list the next scope's anew.
+    state.planned_vars.clear();
+    state.foreign_scope = nullptr;
+    state.release_scope = nullptr;
+  }
+  // Before the plans go: the tensors in the arenas let go of them.
   std::vector<std::string> keys;
   for (auto& kv : state.arenas) keys.push_back(kv.first);
   for (auto& key : keys) ReleaseArena(state, key);
+  for (auto& plan : state.plans) budget_->Remove(plan->budget_id);
+  state.plans.clear();
+  state.planned_vars.clear();
 }
 
 // Whether a plan can be one device graph: feeds, then kernel ops all on

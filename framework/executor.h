@@ -142,8 +142,15 @@ class Executor {
 
   /// Drops the main block's plans (their kernel states and arenas go with
   /// them; cached primitives and weights stay): the next run of any shape
-  /// records anew.
+  /// records anew. The scope of the last run stays: what was listed of its
+  /// variables is kept for the next run in it.
   void ForgetPlans();
+  /// The most bytes of host memory the runs' buffers held at once.
+  size_t HostPeakBytes() const;
+  /// Makes free pages of the runs' host memory resident, up to `bytes`
+  /// (HostBlockPool::KeepResident): the buffers of a next run larger than
+  /// the runs so far then land on pages faulted in now.
+  void KeepHostPagesResident(size_t bytes);
 
   const RunStats& last_run_stats() const { return stats_; }
   const ProgramDesc& program() const { return program_; }
@@ -197,7 +204,10 @@ class Executor {
   void ReleaseArena(BlockState& state, const std::string& place_key);
   /// Drops the plans and arenas the budget evicted during the last run.
   void DropEvicted(BlockState& state);
-  void ForgetPlans(BlockState& state);
+  /// `scope_alive`: the variables of the last run's scope still exist (its
+  /// tensors pointing into the arenas let go, its lists stay); otherwise
+  /// nothing of that scope is touched.
+  void ForgetPlans(BlockState& state, bool scope_alive);
   static bool InArena(const BlockState& state, const Tensor& t);
   /// Lets go of arena regions held by variables `keep` does not place.
   void ResetStrays(BlockState& state, const Plan* keep);

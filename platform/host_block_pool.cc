@@ -122,6 +122,7 @@ void* HostBlockPool::AllocateRaw(size_t bytes) {
   void* p = TakeBlock(RoundUp(bytes, kPage));
   ++in_use_;
   used_bytes_ += bytes;
+  peak_used_ = std::max(peak_used_, used_bytes_);
   Account();
   return p;
 }
@@ -290,6 +291,40 @@ void HostBlockPool::HandBackPages() {
     }
   }
   free_resident_ = 0;
+}
+
+size_t HostBlockPool::peak_used_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_used_;
+}
+
+void HostBlockPool::KeepResident(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
+  bytes = std::min(bytes, max_free_);
+  if (free_resident_ >= bytes) return;
+  // One block over the warm free memory and as much more as is missing
+  // (best fit prefers resident ranges; their resident bytes are at their
+  // front), populated, then given back whole and resident. Not a run's
+  // need: the decay window's low stays as it was.
+  const size_t size = RoundUp(bytes, kPage);
+  const size_t low = window_low_free_;
+  char* p = static_cast<char*>(TakeBlock(size));
+  // The kernel fills the page tables in one call (Linux 5.14+), cheaper
+  // than a fault per page; elsewhere each page is written once.
+#ifdef MADV_POPULATE_WRITE
+  const bool populated = madvise(p, size, MADV_POPULATE_WRITE) == 0;
+#else
+  const bool populated = false;
+#endif
+  if (!populated) {
+    for (size_t at = 0; at < size; at += kPage) {
+      static_cast<volatile char*>(p)[at] = 0;
+    }
+  }
+  GiveBack(p, size);
+  window_low_free_ = low;
+  Account();
 }
 
 void HostBlockPool::EndOfRun() {

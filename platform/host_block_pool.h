@@ -75,6 +75,13 @@ class HostBlockPool : public Allocator {
   /// resident while later runs replay their plans, and what recent runs
   /// did take stays warm rather than faulted in again window after window.
   void EndOfRun();
+  /// Makes free pages resident (populated now, not faulted in by a run)
+  /// until `bytes` of the free memory are, or as much as the pool may keep
+  /// free. For the end of a predictor's warm-up at load: a first real input
+  /// larger than the warm-up's then writes into pages already there.
+  void KeepResident(size_t bytes);
+  /// The most bytes of blocks in use at once, since the pool was made.
+  size_t peak_used_bytes() const;
 
  protected:
   void* AllocateRaw(size_t bytes) override;
@@ -127,6 +134,7 @@ class HostBlockPool : public Allocator {
   int window_index_ = 0;
   size_t in_use_ = 0;      // blocks handed out (small ones too)
   size_t used_bytes_ = 0;  // their requested bytes
+  size_t peak_used_ = 0;   // the most used_bytes_ has been
   size_t block_limit_ = 0;
   size_t total_limit_ = 0;
   bool closed_ = false;

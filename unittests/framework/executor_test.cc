@@ -2,6 +2,8 @@
 // errors that name the op, and every missing kernel listed at once.
 #include "framework/executor.h"
 
+#include <algorithm>
+
 #include "framework/kernel_registry.h"
 #include "framework/op_registry.h"
 #include "framework/program_builder.h"
@@ -104,6 +106,46 @@ TEST(Executor, RecordingRunFreesIntermediatesAfterLastRead) {
   EXPECT_FALSE(r.executor.last_run_stats().replayed);
   expect({-1, -2});  // the first shape's plan again
   EXPECT_TRUE(r.executor.last_run_stats().replayed);
+}
+
+// ForgetPlans (a predictor's warm-up at load) drops the plans and arenas
+// but keeps what was listed of the scope's variables, which stays valid:
+// the next run records anew and computes the same, the arena's tensors let
+// go of it, and a run in another scope lists that scope anew.
+TEST(Executor, ForgottenPlansRecordAnewInTheSameOrAnotherScope) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 2});
+  for (const char* v : {"doubled", "out"}) builder.AddVar(v);
+  builder.AddOp("scale", {{"X", {x}}}, {{"Out", {"doubled"}}},
+                {{"scale", 2.f}});
+  builder.AddOp("relu", {{"X", {"doubled"}}}, {{"Out", {"out"}}});
+  builder.AddOutput("out");
+  Runner r(builder.Build());
+  auto expect = [&](Scope* scope, std::vector<float> in, bool replayed) {
+    std::vector<float> want;
+    for (float v : in) want.push_back(std::max(0.f, 2.f * v));
+    const int64_t rows = static_cast<int64_t>(in.size()) / 2;
+    (*scope->Var("feed")->GetMutable<TensorList>())[0] =
+        MakeTensor<float>({rows, 2}, in);
+    r.executor.Run(0, scope);
+    EXPECT_EQ(r.executor.last_run_stats().replayed, replayed);
+    testing::ExpectTensorNear(scope->FindVar("fetch")->Get<TensorList>().at(0),
+                              MakeTensor<float>({rows, 2}, want));
+  };
+  expect(&r.scope, {1, -2}, false);
+  expect(&r.scope, {3, 4}, true);  // its tensors now in the arena
+  EXPECT_TRUE(r.scope.FindVar("doubled")->Get<Tensor>().IsInitialized());
+  r.executor.ForgetPlans();
+  EXPECT_FALSE(r.scope.FindVar("doubled")->Get<Tensor>().IsInitialized());
+  expect(&r.scope, {-5, 6}, false);
+  expect(&r.scope, {7, -8}, true);
+  expect(&r.scope, {1, 2, 3, 4}, false);
+  r.executor.ForgetPlans();
+  Scope other;
+  other.Var("feed")->GetMutable<TensorList>()->resize(1);
+  expect(&other, {-1, 9}, false);
+  expect(&other, {2, -3}, true);
+  EXPECT_EQ(r.executor.last_run_stats().plans_cached, 1u);
 }
 
 // Every plan's buffers share one host arena, allocated with half again the

@@ -2,6 +2,8 @@
 // it.
 #include "platform/cache_budget.h"
 
+#include <sys/resource.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -187,6 +189,46 @@ TEST(HostBlockPool, RunsThatLeaveFreePagesUnusedLetThemGo) {
   run(3 * kMB);  // 4 MB free once its window is forgotten
   for (int i = 0; i < 2 * remembered; ++i) pool->EndOfRun();
   EXPECT_EQ(pool->free_bytes(), 0u);
+  pool->Close();
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+// KeepResident (a predictor's warm-up at load) makes free pages resident
+// past what runs touched, up to what the pool may keep free: a larger
+// block after it lands on those pages, written without faulting them in.
+TEST(HostBlockPool, KeepResidentPopulatesFreePagesForALargerBlock) {
+  constexpr size_t kMB = size_t{1} << 20;
+  CacheBudget budget(64 * kMB);  // the pool keeps at most 16 MB free
+  auto* pool = HostBlockPool::Create(&budget);
+  void* first = nullptr;
+  {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr a = GetAllocator(CPUPlace{})->Allocate(256 << 10);
+    std::memset(a->ptr(), 1, 256 << 10);
+    first = a->ptr();
+  }
+  EXPECT_EQ(pool->peak_used_bytes(), size_t{256} << 10);
+  EXPECT_EQ(pool->free_bytes(), size_t{256} << 10);
+  pool->KeepResident(3 * kMB);
+  EXPECT_EQ(pool->free_bytes(), 3 * kMB);
+  EXPECT_EQ(budget.UsedByCache()["host.pool"], 3 * kMB);
+  EXPECT_EQ(pool->peak_used_bytes(), size_t{256} << 10);  // not a run's
+  pool->KeepResident(kMB);  // already more than that: nothing to do
+  EXPECT_EQ(pool->free_bytes(), 3 * kMB);
+  {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr b = GetAllocator(CPUPlace{})->Allocate(3 * kMB);
+    EXPECT_EQ(b->ptr(), first);
+    EXPECT_EQ(pool->free_bytes(), 0u);  // all of it was resident
+    rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
+    std::memset(b->ptr(), 2, 3 * kMB);
+    getrusage(RUSAGE_THREAD, &after);
+    // 768 pages; a few faults elsewhere (the test's own stack) may count.
+    EXPECT_LT(after.ru_minflt - before.ru_minflt, 16) << "pages faulted in";
+  }
+  pool->KeepResident(100 * kMB);  // bounded by what it may keep free
+  EXPECT_EQ(pool->free_bytes(), 16 * kMB);
   pool->Close();
   EXPECT_EQ(budget.used(), 0u);
 }
