@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <tuple>
 
 #include "platform/enforce.h"
@@ -309,7 +310,12 @@ void HostBlockPool::KeepResident(size_t bytes) {
   // need: the decay window's low stays as it was.
   const size_t size = RoundUp(bytes, kPage);
   const size_t low = window_low_free_;
-  char* p = static_cast<char*>(TakeBlock(size));
+  char* p;
+  try {
+    p = static_cast<char*>(TakeBlock(size));
+  } catch (const std::exception&) {
+    return;  // no address space to grow into: the runs fault pages in
+  }
   // The kernel fills the page tables in one call (Linux 5.14+), cheaper
   // than a fault per page; elsewhere each page is written once.
 #ifdef MADV_POPULATE_WRITE

@@ -78,7 +78,8 @@ class HostBlockPool : public Allocator {
   /// Makes free pages resident (populated now, not faulted in by a run)
   /// until `bytes` of the free memory are, or as much as the pool may keep
   /// free. For the end of a predictor's warm-up at load: a first real input
-  /// larger than the warm-up's then writes into pages already there.
+  /// larger than the warm-up's then writes into pages already there. Best
+  /// effort: where the pool cannot grow, it does nothing (never throws).
   void KeepResident(size_t bytes);
   /// The most bytes of blocks in use at once, since the pool was made.
   size_t peak_used_bytes() const;
