@@ -193,7 +193,7 @@ const std::vector<Variable*>& ExecutionContext::OutputVars(
   return vars ? *vars : EmptyVars();
 }
 
-DDim InferShapeContext::GetInputDim(const std::string& slot) const {
+const DDim& InferShapeContext::GetInputDim(const std::string& slot) const {
   return InputTensor(slot, 0).dims();
 }
 

@@ -264,8 +264,9 @@ class InferShapeContext {
   bool HasInput(const std::string& slot) const { return ctx_.HasInput(slot); }
   bool HasOutput(const std::string& slot) const { return ctx_.HasOutput(slot); }
   /// Dims of the first tensor of an input slot; throws NotFound naming the
-  /// slot if absent.
-  DDim GetInputDim(const std::string& slot) const;
+  /// slot if absent. The tensor's own: valid until it is resized (take a
+  /// copy to keep them past a SetOutputDim that may write it).
+  const DDim& GetInputDim(const std::string& slot) const;
   std::vector<DDim> GetInputsDim(const std::string& slot) const;
   DataType GetInputDataType(const std::string& slot) const;
   const LoD& GetInputLoD(const std::string& slot) const;

@@ -9,10 +9,12 @@ namespace paddle_lite {
 namespace framework {
 
 void Variable::CheckType(const std::type_info& requested) const {
-  PADDLE_ENFORCE(holder_->Type() == std::type_index(requested),
+  PADDLE_ENFORCE(holder_ != nullptr, platform::errors::PreconditionNotMet(
+                                         "Variable is not initialized."));
+  PADDLE_ENFORCE(*type_ == requested,
                  platform::errors::PreconditionNotMet(
-                     "Variable holds ", holder_->Type().name(),
-                     " but was asked for ", requested.name(), "."));
+                     "Variable holds ", type_->name(), " but was asked for ",
+                     requested.name(), "."));
 }
 
 Scope::~Scope() { DropKids(); }

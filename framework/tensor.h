@@ -69,7 +69,13 @@ class Tensor {
   }
 
   /// Sets the dims; memory is (re)allocated by the next mutable_data().
-  Tensor& Resize(DDim dims) {
+  /// Copied into the dims held (no allocation for the same rank: shape
+  /// inference sets every output's dims at each new input shape).
+  Tensor& Resize(const DDim& dims) {
+    dims_ = dims;
+    return *this;
+  }
+  Tensor& Resize(DDim&& dims) {
     dims_ = std::move(dims);
     return *this;
   }

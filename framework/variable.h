@@ -6,6 +6,7 @@
 #include <memory>
 #include <typeindex>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "framework/tensor.h"
@@ -19,49 +20,69 @@ using TensorList = std::vector<Tensor>;
 
 class Variable {
  public:
+  Variable() = default;
+  Variable(Variable&& other) noexcept
+      : holder_(std::move(other.holder_)),
+        type_(std::exchange(other.type_, nullptr)),
+        value_(std::exchange(other.value_, nullptr)) {}
+  Variable& operator=(Variable&& other) noexcept {
+    holder_ = std::move(other.holder_);
+    type_ = std::exchange(other.type_, nullptr);
+    value_ = std::exchange(other.value_, nullptr);
+    return *this;
+  }
+
   /// The held value as T, created (default-constructed) if empty. Throws
   /// PreconditionNotMet if the variable holds another type.
   template <typename T>
   T* GetMutable() {
     if (!holder_) {
-      holder_.reset(new Holder<T>());
-    } else {
+      auto* holder = new Holder<T>();
+      holder_.reset(holder);
+      type_ = &typeid(T);
+      value_ = &holder->value;
+    } else if (type_ != &typeid(T)) {
       CheckType(typeid(T));
     }
-    return static_cast<T*>(holder_->Ptr());
+    return static_cast<T*>(value_);
   }
 
   template <typename T>
   const T& Get() const {
-    PADDLE_ENFORCE(holder_ != nullptr,
-                   platform::errors::PreconditionNotMet(
-                       "Variable is not initialized."));
-    CheckType(typeid(T));
-    return *static_cast<const T*>(holder_->Ptr());
+    if (type_ != &typeid(T)) CheckType(typeid(T));
+    return *static_cast<const T*>(value_);
   }
 
   template <typename T>
   bool IsType() const {
-    return holder_ && holder_->Type() == typeid(T);
+    return type_ == &typeid(T) || (type_ != nullptr && *type_ == typeid(T));
   }
   bool IsInitialized() const { return holder_ != nullptr; }
-  void Clear() { holder_.reset(); }
+  void Clear() {
+    holder_.reset();
+    type_ = nullptr;
+    value_ = nullptr;
+  }
 
  private:
   struct Placeholder {
     virtual ~Placeholder() = default;
-    virtual void* Ptr() = 0;
-    virtual std::type_index Type() const = 0;
   };
   template <typename T>
   struct Holder : Placeholder {
-    void* Ptr() override { return &value; }
-    std::type_index Type() const override { return typeid(T); }
     T value;
   };
+  // Throws unless the variable holds `requested`: called where `type_` is
+  // not that type_info object (empty, another type, or the same type's
+  // object of another shared library, which compares equal).
   void CheckType(const std::type_info& requested) const;
 
   std::unique_ptr<Placeholder> holder_;
+  // The held value and its type, kept beside the holder: variables are
+  // read several times per op, and a virtual call and a type_index per
+  // read were a twentieth of a new input shape's run.
+  const std::type_info* type_ = nullptr;
+  void* value_ = nullptr;
 };
 
 }  // namespace framework

@@ -17,11 +17,12 @@ class ConvOp : public framework::OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 
   void InferShape(framework::InferShapeContext* ctx) const override {
-    const auto input = ctx->GetInputDim("Input");
-    const auto filter = ctx->GetInputDim("Filter");
+    // References: the output is set last, from `g`.
+    const auto& input = ctx->GetInputDim("Input");
+    const auto& filter = ctx->GetInputDim("Filter");
     Conv2DGeometry g = ResolveConv2D(ctx->op(), input, filter);
     if (ctx->HasInput("Bias")) {
-      const auto bias = ctx->GetInputDim("Bias");
+      const auto& bias = ctx->GetInputDim("Bias");
       PADDLE_ENFORCE_EQ(
           framework::Product(bias), g.out_channels,
           errors::InvalidArgument(Type(), ": Bias dims ", bias,

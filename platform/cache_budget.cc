@@ -16,11 +16,12 @@ CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
   {
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
-    Item item{id, cache, bytes, std::move(evict)};
+    size_t* cache_bytes = &by_cache_[cache];
+    Item item{id, cache, bytes, std::move(evict), false, cache_bytes};
     auto it = as_oldest ? lru_.insert(lru_.end(), std::move(item))
                         : lru_.insert(lru_.begin(), std::move(item));
     index_.emplace(id, it);
-    by_cache_[cache] += bytes;
+    *cache_bytes += bytes;
     used_ += bytes;
     if (may_evict) victims = TakeVictims(id);
   }
@@ -42,7 +43,7 @@ void CacheBudget::Resize(EntryId id, size_t bytes, bool touch, bool may_evict) {
     if (it == index_.end()) return;
     Item& item = *it->second;
     used_ = used_ - item.bytes + bytes;
-    by_cache_[item.cache] = by_cache_[item.cache] - item.bytes + bytes;
+    *item.cache_bytes = *item.cache_bytes - item.bytes + bytes;
     item.bytes = bytes;
     if (touch) lru_.splice(lru_.begin(), lru_, it->second);
     if (may_evict) victims = TakeVictims(id);
@@ -70,7 +71,7 @@ void CacheBudget::Remove(EntryId id) {
   auto it = index_.find(id);
   if (it == index_.end()) return;
   used_ -= it->second->bytes;
-  by_cache_[it->second->cache] -= it->second->bytes;
+  *it->second->cache_bytes -= it->second->bytes;
   lru_.erase(it->second);
   index_.erase(it);
 }
@@ -97,7 +98,7 @@ std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
     --it;
     if (it->id == keep || !it->evict || it->pinned) continue;
     used_ -= it->bytes;
-    by_cache_[it->cache] -= it->bytes;
+    *it->cache_bytes -= it->bytes;
     victims.push_back(std::move(it->evict));
     index_.erase(it->id);
     it = lru_.erase(it);

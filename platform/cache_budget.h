@@ -80,6 +80,9 @@ class CacheBudget {
     size_t bytes;
     std::function<void()> evict;
     bool pinned = false;
+    // Its cache's total in by_cache_ (map values stay put): entries resize
+    // at every pool allocation, and a lookup by name cost more than that.
+    size_t* cache_bytes = nullptr;
   };
   using ItemList = std::list<Item>;
   // Takes entries other than `keep` out, oldest first, until the total fits;

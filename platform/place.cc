@@ -32,8 +32,9 @@ std::string Place::ToString() const {
 }
 
 bool Place::operator==(const Place& other) const {
-  return value_.index() == other.value_.index() &&
-         KindName() == other.KindName() && device_id() == other.device_id();
+  // SameKind, not KindName: no strings for the built-in kinds (the
+  // executor compares places per buffer of every new plan).
+  return SameKind(*this, other) && device_id() == other.device_id();
 }
 
 bool SameKind(const Place& a, const Place& b) {
@@ -73,11 +74,11 @@ Place ParsePlace(const std::string& text) {
     device = std::stoi(id);
   }
   for (auto& c : kind) c = static_cast<char>(std::tolower(c));
-  PADDLE_ENFORCE(IsValidTypeName(kind),
-                 errors::InvalidArgument(
-                     "Cannot parse place '", text,
-                     "': expected 'cpu', 'cuda:N', 'cuda_pinned' or "
-                     "'<device type>:N'."));
+  PADDLE_ENFORCE(
+      IsValidTypeName(kind),
+      errors::InvalidArgument("Cannot parse place '", text,
+                              "': expected 'cpu', 'cuda:N', 'cuda_pinned' or "
+                              "'<device type>:N'."));
   if (kind == "cpu") {
     PADDLE_ENFORCE(device == 0, errors::InvalidArgument(
                                     "Cannot parse place '", text,

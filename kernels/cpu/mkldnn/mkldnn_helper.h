@@ -358,29 +358,81 @@ inline dnnl::reorder MkldnnContext::Reorder(const dnnl::memory::desc& from,
   return *made;
 }
 
+/// The float32 descriptors of dense activations made last on this thread,
+/// by dims and order. A new input shape asks most ops for descriptors of
+/// their input and output dims, mostly the same few, and making one
+/// (dnnl_memory_desc_init_by_strides) costs ten times copying it.
+class RecentActivationMds {
+ public:
+  /// The descriptor of `dims` row-major (`channel_last` false) or
+  /// channel-last, made on a miss.
+  static const dnnl::memory::desc& Get(const Dims& dims, bool channel_last) {
+    thread_local RecentActivationMds recent;
+    return recent.Find(dims, channel_last);
+  }
+
+ private:
+  static constexpr int kEntries = 16;
+  struct Entry {
+    Dims dims;
+    bool channel_last = false;
+    dnnl::memory::desc md;
+  };
+
+  const dnnl::memory::desc& Find(const Dims& dims, bool channel_last) {
+    // The newest first: an op asks again for what it or the op before it
+    // just made.
+    for (int k = 1; k <= kEntries; ++k) {
+      const Entry& e = entries_[(next_ + kEntries - k) % kEntries];
+      if (e.channel_last == channel_last && SameDims(e.dims, dims)) {
+        return e.md;
+      }
+    }
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    e.md = Make(dims, channel_last);
+    e.dims = dims;
+    e.channel_last = channel_last;
+    return e.md;
+  }
+  static bool SameDims(const Dims& a, const Dims& b) {
+    if (a.size() != b.size() || a.empty()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+
+  static dnnl::memory::desc Make(const Dims& dims, bool channel_last) {
+    const int rank = static_cast<int>(dims.size());
+    Dims strides(rank, 1);
+    if (!channel_last || rank < 3) {
+      for (int i = rank - 2; i >= 0; --i) {
+        strides[i] = strides[i + 1] * dims[i + 1];
+      }
+    } else {
+      int64_t step = dims[1];
+      for (int i = rank - 1; i >= 2; --i) {
+        strides[i] = step;
+        step *= dims[i];
+      }
+      strides[0] = step;
+    }
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+  }
+  Entry entries_[kEntries];
+  int next_ = 0;
+};
+
 /// A dense row-major float32 descriptor of `dims`.
 inline dnnl::memory::desc PlainMd(const Dims& dims) {
-  Dims strides(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * dims[i + 1];
-  }
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+  return RecentActivationMds::Get(dims, /*channel_last=*/false);
 }
 
 /// A float32 descriptor of an activation with logical dims [N, C, spatial
 /// ...]: stored that way, or channel-last ([N, spatial..., C]).
 inline dnnl::memory::desc ActivationMd(const Dims& ncx, bool channel_last) {
-  if (!channel_last) return PlainMd(ncx);
-  const int rank = static_cast<int>(ncx.size());
-  Dims strides(rank);
-  strides[1] = 1;
-  int64_t step = ncx[1];
-  for (int i = rank - 1; i >= 2; --i) {
-    strides[i] = step;
-    step *= ncx[i];
-  }
-  strides[0] = step;
-  return dnnl::memory::desc(ncx, dnnl::memory::data_type::f32, strides);
+  return RecentActivationMds::Get(ncx, channel_last);
 }
 
 /// [N, C, spatial...] from the dims of a channel-last tensor.
