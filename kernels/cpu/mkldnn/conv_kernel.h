@@ -358,7 +358,6 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         return false;
       }
       const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
-      const Dims dst_dims = {g.batch, g.out_channels, g.out_h, g.out_w};
       DepthwiseConv call;
       call.in_stride = PixelRowStride(src_stored, src_dims);
       if (call.in_stride == 0) return false;
