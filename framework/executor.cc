@@ -543,6 +543,9 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
       std::fill(plan->kernel_states.begin(), plan->kernel_states.end(),
                 nullptr);
     }
+    // Also the ops' own: a kernel may make a new shape's state from the
+    // last one (sharing its packed weights) rather than from the caches.
+    for (auto& op : state.block.ops) op.kernel_state.reset();
   }
   const auto& ops = state.block.ops;
   std::string signature = FeedSignature(state.block, state.contexts);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -103,7 +104,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-    if (auto* state = KeptState<ConvState>(ctx)) {
+    ConvState* kept = KeptState<ConvState>(ctx);
+    if (ConvState* state = kept) {
       if (state->signature.Matches(ctx, {input, residual}) &&
           state->filter == filter->raw_data() &&
           state->bias == (bias ? bias->raw_data() : nullptr)) {
@@ -159,6 +161,10 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
     InputSignature signature(ctx, {input, residual});
+    if (kept != nullptr &&
+        RunDerivedOwn(ctx, &mk, *kept, g, activation, &signature)) {
+      return;
+    }
     MakeInputPlain(ctx, "Bias");
     const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
     const dnnl::memory::desc src_stored =
@@ -296,6 +302,109 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   }
 
  private:
+  /// A new input shape of an op our own loops ran: its call is the kept
+  /// one with this shape's sizes, and its state the kept one's packed
+  /// filter, when the filter, bias and kind of input layout are the same
+  /// and there is no residual. Only the sizes depend on the shape, so this
+  /// skips what a first call works out again (the layout comparisons, the
+  /// checks of each of our loops, the packed filter's lookup): about half
+  /// of a small convolution's first call. False, with nothing done,
+  /// otherwise.
+  static bool RunDerivedOwn(const framework::ExecutionContext& ctx,
+                            MkldnnContext* mk,
+                            const ConvState& kept,
+                            const operators::Conv2DGeometry& g,
+                            const operators::FusedActivation& activation,
+                            InputSignature* signature) {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      const auto* input = ctx.Input<framework::Tensor>("Input");
+      const auto* bias = ctx.Input<framework::Tensor>("Bias");
+      const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
+      if (std::holds_alternative<std::monostate>(kept.own) ||
+          kept.filter != ctx.Input<framework::Tensor>("Filter")->raw_data() ||
+          kept.bias != (bias != nullptr ? bias->raw_data() : nullptr)) {
+        return false;
+      }
+      // Our loops other than the stem's read pixels' channels in a row:
+      // those calls were made for input stored channel-last and dense
+      // (in_stride == channels; blocked input is not derived).
+      const bool channel_last_in = StoredChannelLastDense(
+          *input, {g.batch, g.in_channels, g.in_h, g.in_w}, g.channel_last);
+      decltype(ConvState::own) call = kept.own;
+      if (auto* pointwise = std::get_if<PointwiseConv>(&call)) {
+        // A residual, if any, read the same way (residual_stride ==
+        // out_channels), as the call was made.
+        const bool residual_fits =
+            residual == nullptr
+                ? pointwise->residual_stride == 0
+                : pointwise->residual_stride == g.out_channels &&
+                      StoredChannelLastDense(
+                          *residual,
+                          {g.batch, g.out_channels, g.out_h, g.out_w},
+                          g.channel_last);
+        if (!residual_fits || !channel_last_in ||
+            pointwise->in_stride != g.in_channels || !PointwiseGeometry(g)) {
+          return false;
+        }
+        pointwise->pixels = g.batch * g.in_h * g.in_w;
+      } else if (residual != nullptr) {  // only 1x1s take one
+        return false;
+      } else if (auto* depthwise = std::get_if<DepthwiseConv>(&call)) {
+        if (!channel_last_in || depthwise->in_stride != g.in_channels) {
+          return false;
+        }
+        SetWindow(g, activation, depthwise);
+      } else if (auto* stem = std::get_if<StemConv>(&call)) {
+        // Made for plain channel-first input.
+        if (input->opaque_layout() != nullptr || g.channel_last) return false;
+        SetWindow(g, activation, stem);
+      } else if (auto* winograd = std::get_if<WinogradConv>(&call)) {
+        if (!channel_last_in || winograd->in_stride != g.in_channels) {
+          return false;
+        }
+        SetImages(g, activation, winograd);
+      } else {
+        return false;
+      }
+      auto state = OwnState(ctx, mk, g, signature, kept.weights);
+      state->own = std::move(call);
+      RunKeptOwn(ctx, mk, state.get());
+      KeepState(ctx, std::move(state));
+      return true;
+    }
+  }
+
+  /// Whether `t`, of `dims` (N, C, H, W), is stored channel-last with
+  /// nothing between pixels (what our loops that read a pixel's channels
+  /// in a row take): plain in an NHWC op, or an MKLDNN layout of exactly
+  /// those strides. Read from the descriptor's fields, without making one
+  /// to compare.
+  static bool StoredChannelLastDense(const framework::Tensor& t,
+                                     const std::array<int64_t, 4>& dims,
+                                     bool op_channel_last) {
+    if (t.opaque_layout() == nullptr) return op_channel_last;
+    const MkldnnLayout* layout = MkldnnLayoutOf(t);
+    if (layout == nullptr || op_channel_last) return false;
+    const dnnl_memory_desc_t& md = layout->md().data;
+    if (md.ndims != 4 || md.data_type != dnnl_f32 ||
+        md.format_kind != dnnl_blocked || md.offset0 != 0 ||
+        md.extra.flags != 0 || md.format_desc.blocking.inner_nblks != 0) {
+      return false;
+    }
+    for (int i = 0; i < 4; ++i) {
+      if (md.dims[i] != dims[i] || md.padded_dims[i] != dims[i] ||
+          md.padded_offsets[i] != 0) {
+        return false;
+      }
+    }
+    const dnnl_dims_t& strides = md.format_desc.blocking.strides;
+    return strides[1] == 1 && strides[3] == dims[1] &&
+           strides[2] == dims[1] * dims[3] &&
+           strides[0] == dims[1] * dims[3] * dims[2];
+  }
+
   /// Runs a 1x1 convolution on channel-last input with our own loops
   /// (pointwise_conv_util.h), which need nothing made per input size, and
   /// keeps its state; false, with nothing done, for any other.
