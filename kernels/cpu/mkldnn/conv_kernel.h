@@ -305,7 +305,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   /// A new input shape of an op our own loops ran: its call is the kept
   /// one with this shape's sizes, and its state the kept one's packed
   /// filter, when the filter, bias and kind of input layout are the same
-  /// and there is no residual. Only the sizes depend on the shape, so this
+  /// (for a 1x1, also whether it reads a residual, and that residual's
+  /// layout). Only the sizes depend on the shape, so this
   /// skips what a first call works out again (the layout comparisons, the
   /// checks of each of our loops, the packed filter's lookup): about half
   /// of a small convolution's first call. False, with nothing done,
