@@ -104,33 +104,36 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     const auto* filter = ctx.Input<framework::Tensor>("Filter");
     const auto* bias = ctx.Input<framework::Tensor>("Bias");
     const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-    ConvState* kept = KeptState<ConvState>(ctx);
-    if (ConvState* state = kept) {
-      if (state->signature.Matches(ctx, {input, residual}) &&
-          state->filter == filter->raw_data() &&
-          state->bias == (bias ? bias->raw_data() : nullptr)) {
-        MkldnnContext& mk = PrepareMkldnn(ctx);
-        if (!std::holds_alternative<std::monostate>(state->own)) {
-          RunKeptOwn(ctx, &mk, state);
-          return;
-        }
-        ConvState::PrimitiveCall& kept = *state->primitive;
-        if (!kept.call) {
-          Execute(ctx, &mk, *state->conv, *state->weights,
-                  StoredMd(ctx, "Input", kept.src_plain), kept.dst_plain);
-          return;
-        }
-        auto* output = ctx.Output<framework::Tensor>("Output");
-        output->set_opaque_layout(state->conv->dst_layout);
-        T* dst = output->mutable_data<T>(ctx.GetPlace());
-        if (residual != nullptr && !framework::MakingOnly()) {
-          std::memcpy(dst, residual->raw_data(),
-                      state->conv->pd.dst_desc().get_size());
-        }
-        kept.call.Execute(
-            &mk, {{DNNL_ARG_SRC, input->raw_data()}, {DNNL_ARG_DST, dst}});
+    // The kept state, if made for these weights (the fast path below
+    // reruns it; a new input shape derives from it).
+    ConvState* state = KeptState<ConvState>(ctx);
+    if (state != nullptr &&
+        (state->filter != filter->raw_data() ||
+         state->bias != (bias ? bias->raw_data() : nullptr))) {
+      state = nullptr;
+    }
+    if (state != nullptr && state->signature.Matches(ctx, {input, residual})) {
+      MkldnnContext& mk = PrepareMkldnn(ctx);
+      if (!std::holds_alternative<std::monostate>(state->own)) {
+        RunKeptOwn(ctx, &mk, state);
         return;
       }
+      ConvState::PrimitiveCall& kept = *state->primitive;
+      if (!kept.call) {
+        Execute(ctx, &mk, *state->conv, *state->weights,
+                StoredMd(ctx, "Input", kept.src_plain), kept.dst_plain);
+        return;
+      }
+      auto* output = ctx.Output<framework::Tensor>("Output");
+      output->set_opaque_layout(state->conv->dst_layout);
+      T* dst = output->mutable_data<T>(ctx.GetPlace());
+      if (residual != nullptr && !framework::MakingOnly()) {
+        std::memcpy(dst, residual->raw_data(),
+                    state->conv->pd.dst_desc().get_size());
+      }
+      kept.call.Execute(
+          &mk, {{DNNL_ARG_SRC, input->raw_data()}, {DNNL_ARG_DST, dst}});
+      return;
     }
     const operators::Conv2DGeometry g =
         operators::ResolveConv2D(ctx.op(), input->dims(), filter->dims());
@@ -161,8 +164,8 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
     }
     MkldnnContext& mk = PrepareMkldnn(ctx);
     InputSignature signature(ctx, {input, residual});
-    if (kept != nullptr &&
-        RunDerivedOwn(ctx, &mk, *kept, g, activation, &signature)) {
+    if (state != nullptr && RunDerivedOwn(ctx, &mk, *state, g, activation,
+                                          *input, residual, &signature)) {
       return;
     }
     MakeInputPlain(ctx, "Bias");
@@ -302,13 +305,13 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
   }
 
  private:
-  /// A new input shape of an op our own loops ran: its call is the kept
-  /// one with this shape's sizes, and its state the kept one's packed
-  /// filter, when the filter, bias and kind of input layout are the same
-  /// (for a 1x1, also whether it reads a residual, and that residual's
-  /// layout). Only the sizes depend on the shape, so this
-  /// skips what a first call works out again (the layout comparisons, the
-  /// checks of each of our loops, the packed filter's lookup): about half
+  /// A new input shape of an op our own loops ran, `kept` made for the
+  /// same filter and bias: its call is the kept one with this shape's
+  /// sizes, and its state the kept one's packed filter, when the kind of
+  /// input layout is the same (for a 1x1, also whether it reads a
+  /// residual, and that residual's layout). Only the sizes depend on the shape,
+  /// so this skips what a first call works out again (the layout comparisons,
+  /// the checks of each of our loops, the packed filter's lookup): about half
   /// of a small convolution's first call. False, with nothing done,
   /// otherwise.
   static bool RunDerivedOwn(const framework::ExecutionContext& ctx,
@@ -316,23 +319,18 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
                             const ConvState& kept,
                             const operators::Conv2DGeometry& g,
                             const operators::FusedActivation& activation,
+                            const framework::Tensor& input,
+                            const framework::Tensor* residual,
                             InputSignature* signature) {
     if constexpr (!std::is_same<T, float>::value) {
       return false;
     } else {
-      const auto* input = ctx.Input<framework::Tensor>("Input");
-      const auto* bias = ctx.Input<framework::Tensor>("Bias");
-      const auto* residual = ctx.Input<framework::Tensor>("ResidualData");
-      if (std::holds_alternative<std::monostate>(kept.own) ||
-          kept.filter != ctx.Input<framework::Tensor>("Filter")->raw_data() ||
-          kept.bias != (bias != nullptr ? bias->raw_data() : nullptr)) {
-        return false;
-      }
+      if (std::holds_alternative<std::monostate>(kept.own)) return false;
       // Our loops other than the stem's read pixels' channels in a row:
       // those calls were made for input stored channel-last and dense
       // (in_stride == channels; blocked input is not derived).
       const bool channel_last_in = StoredChannelLastDense(
-          *input, {g.batch, g.in_channels, g.in_h, g.in_w}, g.channel_last);
+          input, {g.batch, g.in_channels, g.in_h, g.in_w}, g.channel_last);
       decltype(ConvState::own) call = kept.own;
       if (auto* pointwise = std::get_if<PointwiseConv>(&call)) {
         // A residual, if any, read the same way (residual_stride ==
@@ -359,7 +357,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
         SetWindow(g, activation, depthwise);
       } else if (auto* stem = std::get_if<StemConv>(&call)) {
         // Made for plain channel-first input.
-        if (input->opaque_layout() != nullptr || g.channel_last) return false;
+        if (input.opaque_layout() != nullptr || g.channel_last) return false;
         SetWindow(g, activation, stem);
       } else if (auto* winograd = std::get_if<WinogradConv>(&call)) {
         if (!channel_last_in || winograd->in_stride != g.in_channels) {
