@@ -9,8 +9,10 @@
 #   scripts/clean_root.sh scripts/test.sh     # README command 2
 #
 # The repository (tracked files and untracked ones git does not ignore, as
-# a clone has them) is copied to /work/main in the root, and ../shared is
-# mounted read-only at /work/shared, beside it as here. Each run starts from
+# a clone has them) is copied into the root at the path it has here, and
+# ../shared is mounted read-only beside it, as here: the same paths make the
+# same compile commands, so the root's build finds this machine's objects
+# in ccache (a CI clone is not at /work/main). Each run starts from
 # a fresh copy of the base root; what is kept between runs, under
 # PDLITE_CLEAN_ROOT_CACHE (default ~/.cache/pdlite-clean-root), is only
 # what does not change the outcome: the base root as a tarball and the .deb
@@ -65,14 +67,14 @@ copy_registry_config() {
     -exec cp {} "$1/usr/local/share/ca-certificates/" \;
 }
 
-# Runs a command in root $1 from /work/main, with a clean environment. It
+# Runs a command in root $1 from the repository, with a clean environment. It
 # runs in a private mount namespace: every mount goes away with the command,
 # whatever way it ends, so removing the root never reaches through one.
 run_in_root() {
   local root=$1; shift
-  mkdir -p "$root/work/main" "$root/work/shared" "$root/var/cache/pdlite-ccache"
+  mkdir -p "$root$repo" "$root$shared" "$root/var/cache/pdlite-ccache"
   unshare --mount --propagation private bash -euo pipefail -c '
-    root=$1 shared=$2 debs=$3 ccache_dir=$4; shift 4
+    root=$1 repo=$2 shared=$3 debs=$4 ccache_dir=$5; shift 5
     mount -t proc proc "$root/proc"
     mount -t tmpfs -o mode=755 dev "$root/dev"
     for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
@@ -80,12 +82,13 @@ run_in_root() {
       mknod -m 666 "$root/dev/$name" c "$major" "$minor"
     done
     mkdir "$root/dev/shm" && mount -t tmpfs shm "$root/dev/shm"
-    mount -t tmpfs tmp "$root/tmp"
+    # A repository under /tmp (a CI clone may be) stays visible.
+    case "$repo" in /tmp/*) ;; *) mount -t tmpfs tmp "$root/tmp" ;; esac
     mount --bind "$debs" "$root/var/cache/apt/archives"
     mount --bind "$ccache_dir" "$root/var/cache/pdlite-ccache"
     if [ -d "$shared" ]; then
-      mount --bind "$shared" "$root/work/shared"
-      mount -o remount,bind,ro "$root/work/shared"
+      mount --bind "$shared" "$root$shared"
+      mount -o remount,bind,ro "$root$shared"
     fi
     exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
       DEBIAN_FRONTEND=noninteractive \
@@ -93,8 +96,8 @@ run_in_root() {
       CCACHE_DIR=/var/cache/pdlite-ccache \
       bash -c "! command -v update-ca-certificates >/dev/null ||
                update-ca-certificates >/dev/null 2>&1
-               cd /work/main && exec \"\$@\"" bash "$@"
-  ' bash "$root" "$shared" "$cache/debs" "$ccache_dir" "$@"
+               cd \"\$0\" && exec \"\$@\"" "$repo" "$@"
+  ' bash "$root" "$repo" "$shared" "$cache/debs" "$ccache_dir" "$@"
 }
 
 # The base: minbase with the five packages, brought up to date from the
@@ -123,12 +126,12 @@ fi
 
 root="$cache/root"
 rm -rf --one-file-system "$root"
-mkdir -p "$root/work/main"
+mkdir -p "$root$repo"
 tar -C "$root" -xf "$base"
 copy_registry_config "$root"
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
-  tar -C "$root/work/main" -xf -
+  tar -C "$root$repo" -xf -
 echo "== clean root ready in $((SECONDS - start)) s: $root"
 
 status=0

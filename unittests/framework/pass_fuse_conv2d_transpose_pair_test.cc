@@ -40,13 +40,13 @@ ProgramBuilder Head(AttributeMap first = {}, bool fetch_between = false) {
   return b;
 }
 
-std::vector<Tensor> Input() {
+std::vector<Tensor> PairInput() {
   return {RandomTensor<float>({2, 4, 3, 3}, -1, 1, 4)};
 }
 
 TEST(FuseConv2DTransposePairPass, TwoPixelBlocksBecomeOneOp) {
   auto outcome =
-      ApplyAndCompare(Head(), {"fuse_conv2d_transpose_pair"}, Input());
+      ApplyAndCompare(Head(), {"fuse_conv2d_transpose_pair"}, PairInput());
   ASSERT_EQ(OpTypes(outcome.program),
             (Types{"feed", "fused_conv2d_transpose_pair", "fetch"}));
   const OpDesc& fused = OpAt(outcome, 1);
@@ -64,7 +64,8 @@ TEST(FuseConv2DTransposePairPass, TwoPixelBlocksBecomeOneOp) {
 TEST(FuseConv2DTransposePairPass, KeepsWhatIsNotTwoPixelBlocks) {
   const Types kept = {"feed", "conv2d_transpose", "conv2d_transpose", "fetch"};
   auto unchanged = [&](const ProgramBuilder& b, const Types& types) {
-    auto outcome = ApplyAndCompare(b, {"fuse_conv2d_transpose_pair"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_conv2d_transpose_pair"}, PairInput());
     EXPECT_EQ(OpTypes(outcome.program), types);
     EXPECT_TRUE(outcome.changes.empty());
   };

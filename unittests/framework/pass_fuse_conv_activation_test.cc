@@ -21,7 +21,7 @@ struct ActCase {
   float beta;
 };
 
-std::vector<ActCase> Cases() {
+std::vector<ActCase> ActCases() {
   return {
       {"relu", {}, true, 0, 0},
       {"relu6", {{"threshold", 0.5f}}, true, 0, 0.5f},
@@ -42,7 +42,7 @@ std::vector<ActCase> Cases() {
 }
 
 TEST(FuseConvActivationPass, EachActivation) {
-  for (const ActCase& c : Cases()) {
+  for (const ActCase& c : ActCases()) {
     for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
       SCOPED_TRACE(c.type + " after " + conv + " attrs " +
                    std::to_string(c.attrs.size()));
@@ -95,7 +95,7 @@ TEST(FuseConvActivationPass, TransposedConvTakesItsAttributes) {
     b.AddOutput("out");
     return b;
   };
-  for (const ActCase& c : Cases()) {
+  for (const ActCase& c : ActCases()) {
     SCOPED_TRACE(c.type + " attrs " + std::to_string(c.attrs.size()));
     auto outcome =
         ApplyAndCompare(program({}, c.type, c.attrs), {"fuse_conv_activation"},

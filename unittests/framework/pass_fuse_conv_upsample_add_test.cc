@@ -69,7 +69,7 @@ ProgramBuilder TopDown(const Step& s) {
   return b;
 }
 
-std::vector<Tensor> Input() {
+std::vector<Tensor> TopDownInput() {
   return {RandomTensor<float>({2, 4, 8, 8}, -3, 3)};
 }
 
@@ -81,7 +81,7 @@ TEST(FuseConvUpsampleAddPass, PointwiseConvPlusUpsampledLevel) {
     SCOPED_TRACE(activation ? "then relu" : "no activation");
     Step s;
     s.activation = activation;
-    auto outcome = ApplyAndCompare(TopDown(s), kPasses, Input());
+    auto outcome = ApplyAndCompare(TopDown(s), kPasses, TopDownInput());
     ASSERT_EQ(OpTypes(outcome.program),
               (Types{"feed", "pool2d", "conv2d", "fused_conv2d_upsample_add",
                      "fetch"}));
@@ -97,7 +97,7 @@ TEST(FuseConvUpsampleAddPass, PointwiseConvPlusUpsampledLevel) {
 
 TEST(FuseConvUpsampleAddPass, KeepsWhatItsKernelDoesNotRun) {
   auto unchanged = [](const Step& s) {
-    auto outcome = ApplyAndCompare(TopDown(s), kPasses, Input());
+    auto outcome = ApplyAndCompare(TopDown(s), kPasses, TopDownInput());
     const Types types = OpTypes(outcome.program);
     EXPECT_EQ(std::count(types.begin(), types.end(), "nearest_interp_v2"), 1);
     EXPECT_EQ(std::count(types.begin(), types.end(), "fused_conv2d"), 1);

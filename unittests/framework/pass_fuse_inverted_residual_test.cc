@@ -60,7 +60,7 @@ ProgramBuilder Block(Options o = {}) {
   return b;
 }
 
-std::vector<Tensor> Input() {
+std::vector<Tensor> BlockInput() {
   return {RandomTensor<float>({2, 8, 6, 6}, -1, 1, 6)};
 }
 
@@ -68,7 +68,8 @@ TEST(FuseInvertedResidualPass, ThreeConvolutionsBecomeOneOp) {
   Options o;
   o.activation = "hard_swish";
   o.depthwise["strides"] = std::vector<int>{1, 1};
-  auto outcome = ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, Input());
+  auto outcome =
+      ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, BlockInput());
   ASSERT_EQ(OpTypes(outcome.program),
             (Types{"feed", "fused_inverted_residual", "fetch"}));
   const OpDesc& fused = OpAt(outcome, 1);
@@ -96,7 +97,8 @@ TEST(FuseInvertedResidualPass, ThreeConvolutionsBecomeOneOp) {
 TEST(FuseInvertedResidualPass, PlainConvolutionOpsToo) {
   Options o;
   o.conv_type = "conv2d";
-  auto outcome = ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, Input());
+  auto outcome =
+      ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, BlockInput());
   ASSERT_EQ(OpTypes(outcome.program),
             (Types{"feed", "fused_inverted_residual", "fetch"}));
   EXPECT_TRUE(OpAt(outcome, 1).Input("ResidualData").empty());
@@ -107,7 +109,7 @@ TEST(FuseInvertedResidualPass, KeepsWhatIsNotABlock) {
                       "fetch"};
   auto unchanged = [&](const Options& o, const Types& types) {
     auto outcome =
-        ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, Input());
+        ApplyAndCompare(Block(o), {"fuse_inverted_residual"}, BlockInput());
     EXPECT_EQ(OpTypes(outcome.program), types);
     EXPECT_TRUE(outcome.changes.empty());
   };
@@ -162,7 +164,7 @@ TEST(FuseInvertedResidualPass, KeepsABlockThatWritesItsInput) {
       {{"Input", {"filtered"}}, {"Filter", {"f3"}}, {"ResidualData", {"h"}}},
       {{"Output", {"h"}}});
   b.AddOutput("h");
-  auto outcome = ApplyAndCompare(b, {"fuse_inverted_residual"}, Input());
+  auto outcome = ApplyAndCompare(b, {"fuse_inverted_residual"}, BlockInput());
   EXPECT_EQ(OpTypes(outcome.program),
             (Types{"feed", "scale", "conv2d", "depthwise_conv2d",
                    "fused_conv2d", "fetch"}));

@@ -40,7 +40,7 @@ ProgramBuilder TopDown(std::string* x, bool align_corners = false) {
   return b;
 }
 
-std::vector<Tensor> Input() {
+std::vector<Tensor> UpsampleAddInput() {
   return {RandomTensor<float>({2, 3, 8, 8}, -3, 3)};
 }
 
@@ -54,7 +54,8 @@ TEST(FuseUpsampleAddPass, LevelPlusUpsampledLevel) {
              {"Y", {upsampled_first ? x : "u"}}},
             {{"Out", {"out"}}});
     b.AddOutput("out");
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_add"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_add"}, UpsampleAddInput());
     ASSERT_EQ(OpTypes(outcome.program), (Types{"feed", "pool2d", "pool2d",
                                                "fused_upsample_add", "fetch"}));
     const OpDesc& fused = OpAt(outcome, 3);
@@ -77,7 +78,8 @@ TEST(FuseUpsampleAddPass, GatedLevelTakesTheMultiplyIn) {
     b.AddOp("elementwise_add", {{"X", {"m"}}, {"Y", {"u"}}},
             {{"Out", {"out"}}});
     b.AddOutput("out");
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_add"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_add"}, UpsampleAddInput());
     ASSERT_EQ(OpTypes(outcome.program), (Types{"feed", "pool2d", "pool2d",
                                                "fused_upsample_add", "fetch"}));
     const OpDesc& fused = OpAt(outcome, 3);
@@ -89,7 +91,8 @@ TEST(FuseUpsampleAddPass, GatedLevelTakesTheMultiplyIn) {
 
 TEST(FuseUpsampleAddPass, KeepsWhatItCannotReadThrough) {
   auto unchanged = [](const ProgramBuilder& b, const Types& types) {
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_add"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_add"}, UpsampleAddInput());
     EXPECT_EQ(OpTypes(outcome.program), types);
     EXPECT_TRUE(outcome.changes.empty());
   };
@@ -113,7 +116,8 @@ TEST(FuseUpsampleAddPass, KeepsWhatItCannotReadThrough) {
             {{"Out", {"out"}}});
     b.AddOutput("out");
     b.AddOutput("m");
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_add"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_add"}, UpsampleAddInput());
     EXPECT_EQ(OpTypes(outcome.program),
               (Types{"feed", "pool2d", "pool2d", "elementwise_mul",
                      "fused_upsample_add", "fetch", "fetch"}));
@@ -128,7 +132,8 @@ TEST(FuseUpsampleAddPass, KeepsWhatItCannotReadThrough) {
     b.AddOp("elementwise_add", {{"X", {"m"}}, {"Y", {"u"}}},
             {{"Out", {"out"}}});
     b.AddOutput("out");
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_add"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_add"}, UpsampleAddInput());
     EXPECT_EQ(OpTypes(outcome.program),
               (Types{"feed", "pool2d", "pool2d", "elementwise_mul",
                      "fused_upsample_add", "fetch"}));

@@ -44,7 +44,7 @@ void Upsample(ProgramBuilder* b,
   b->AddOp("nearest_interp_v2", {{"X", {from}}}, {{"Out", {to}}}, more);
 }
 
-std::vector<Tensor> Input() {
+std::vector<Tensor> UpsampleConcatInput() {
   return {RandomTensor<float>({2, 3, 8, 8}, -3, 3)};
 }
 
@@ -57,7 +57,8 @@ TEST(FuseUpsampleConcatPass, PyramidHeadBecomesOneOp) {
   b.AddOp("concat", {{"X", {"b4", "a2", x}}}, {{"Out", {"out"}}},
           {{"axis", 1}});
   b.AddOutput("out");
-  auto outcome = ApplyAndCompare(b, {"fuse_upsample_concat"}, Input());
+  auto outcome =
+      ApplyAndCompare(b, {"fuse_upsample_concat"}, UpsampleConcatInput());
   ASSERT_EQ(
       OpTypes(outcome.program),
       (Types{"feed", "pool2d", "pool2d", "fused_upsample_concat", "fetch"}));
@@ -77,7 +78,8 @@ TEST(FuseUpsampleConcatPass, PyramidHeadBecomesOneOp) {
 
 TEST(FuseUpsampleConcatPass, KeepsWhatItCannotReadThrough) {
   auto unchanged = [](const ProgramBuilder& b, const Types& types) {
-    auto outcome = ApplyAndCompare(b, {"fuse_upsample_concat"}, Input());
+    auto outcome =
+        ApplyAndCompare(b, {"fuse_upsample_concat"}, UpsampleConcatInput());
     EXPECT_EQ(OpTypes(outcome.program), types);
     EXPECT_TRUE(outcome.changes.empty());
   };

@@ -41,7 +41,7 @@ TEST(Conv2dOp, HandComputedPaddingStrideAndBias) {
                    MakeTensor<float>({1, 1, 2, 2}, {2.5f, 6.5f, 14.5f, 18.5f}));
 }
 
-std::vector<ConvCase> Cases() {
+std::vector<ConvCase> ConvCases() {
   std::vector<ConvCase> cases;
   ConvCase base;
   cases.push_back(base);  // 3x3, no padding
@@ -155,14 +155,14 @@ std::vector<ConvCase> Cases() {
 }
 
 TEST(Conv2dOp, MatchesNaiveReference) {
-  for (const auto& k : Cases()) {
+  for (const auto& k : ConvCases()) {
     CheckConvCase<float>("conv2d", k, /*threads=*/1);
     CheckConvCase<float>("conv2d", k, /*threads=*/3);
   }
 }
 
 TEST(Conv2dOp, MatchesNaiveReferenceDouble) {
-  for (const auto& k : Cases()) CheckConvCase<double>("conv2d", k);
+  for (const auto& k : ConvCases()) CheckConvCase<double>("conv2d", k);
 }
 
 TEST(Conv2dOp, LargeInputSplitsIntoTiles) {

@@ -181,7 +181,7 @@ TEST(Conv2dTransposeOp, HandComputedStrideTwoWithOutputPadding) {
                                                     0, 0, 0, 0}));
 }
 
-std::vector<TransposeCase> Cases() {
+std::vector<TransposeCase> TransposeCases() {
   std::vector<TransposeCase> cases;
   TransposeCase base;
   cases.push_back(base);
@@ -280,17 +280,17 @@ std::vector<TransposeCase> Cases() {
 }
 
 TEST(Conv2dTransposeOp, MatchesNaiveScatterFloat) {
-  for (const auto& k : Cases()) CheckCase<float>(k);
+  for (const auto& k : TransposeCases()) CheckCase<float>(k);
 }
 
 TEST(Conv2dTransposeOp, MatchesNaiveScatterDouble) {
-  for (const auto& k : Cases()) CheckCase<double>(k);
+  for (const auto& k : TransposeCases()) CheckCase<double>(k);
 }
 
 TEST(Conv2dTransposeOp, TwoThreadsSplitBandsAndChannels) {
   // Tall inputs with overlapping taps (k > stride) run as several bands in
   // two phases; the result must not depend on the split.
-  for (auto k : Cases()) {
+  for (auto k : TransposeCases()) {
     k.h = 37;
     k.w = 11;
     k.output_size.clear();

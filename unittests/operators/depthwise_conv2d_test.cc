@@ -25,7 +25,7 @@ TEST(DepthwiseConv2dOp, HandComputed) {
                    MakeTensor<float>({1, 2, 1, 2}, {6, 8, -2, -2}));
 }
 
-std::vector<ConvCase> Cases() {
+std::vector<ConvCase> DepthwiseCases() {
   std::vector<ConvCase> cases;
   ConvCase base;
   base.c = 4;
@@ -114,7 +114,7 @@ std::vector<ConvCase> Cases() {
 }
 
 TEST(DepthwiseConv2dOp, MatchesNaiveReference) {
-  for (const auto& k : Cases()) {
+  for (const auto& k : DepthwiseCases()) {
     CheckConvCase<float>("depthwise_conv2d", k, /*threads=*/1);
     CheckConvCase<float>("depthwise_conv2d", k, /*threads=*/3);
     CheckConvCase<double>("depthwise_conv2d", k);

@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,16 +11,11 @@ using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
 
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
-
 // flatten2 of an iota tensor; axis < 0 leaves the attribute out.
 Tensor Flatten(const DDim& x_dims, int axis, const framework::LoD& lod = {}) {
   OpTester t("flatten2");
-  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, IotaValues(framework::Product(x_dims)),
+                                 lod))
       .Output("Out");
   if (axis >= 0) t.Attr("axis", axis);
   t.Run();
@@ -29,8 +23,8 @@ Tensor Flatten(const DDim& x_dims, int axis, const framework::LoD& lod = {}) {
 }
 
 TEST(Flatten2Op, DefaultAxisIsOne) {
-  ExpectTensorNear(Flatten({2, 3, 4}, -1), MakeTensor<float>({2, 12}, Iota(24)),
-                   0, 0);
+  ExpectTensorNear(Flatten({2, 3, 4}, -1),
+                   MakeTensor<float>({2, 12}, IotaValues(24)), 0, 0);
 }
 
 TEST(Flatten2Op, AxisExtremes) {
@@ -77,7 +71,7 @@ TEST(Flatten2Op, AxisOutOfRange) {
   ExpectError(
       [] {
         OpTester t("flatten2");
-        t.Input("X", MakeTensor<float>({2, 3}, Iota(6)))
+        t.Input("X", MakeTensor<float>({2, 3}, IotaValues(6)))
             .Output("Out")
             .Attr("axis", -1);
         t.Run();

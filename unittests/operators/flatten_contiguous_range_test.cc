@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,18 +11,13 @@ using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
 
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
-
 Tensor Flatten(const DDim& x_dims,
                int start,
                int stop,
                const framework::LoD& lod = {}) {
   OpTester t("flatten_contiguous_range");
-  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, IotaValues(framework::Product(x_dims)),
+                                 lod))
       .Output("Out")
       .Attr("start_axis", start)
       .Attr("stop_axis", stop);
@@ -33,7 +27,7 @@ Tensor Flatten(const DDim& x_dims,
 
 TEST(FlattenContiguousRangeOp, ByHand) {
   ExpectTensorNear(Flatten({2, 3, 4}, 1, 2),
-                   MakeTensor<float>({2, 12}, Iota(24)), 0, 0);
+                   MakeTensor<float>({2, 12}, IotaValues(24)), 0, 0);
   EXPECT_EQ(Flatten({2, 3, 4}, 0, -1).dims(), (DDim{24}));
   EXPECT_EQ(Flatten({2, 3, 4}, 0, 1).dims(), (DDim{6, 4}));
   EXPECT_EQ(Flatten({2, 3, 4}, -2, -1).dims(), (DDim{2, 12}));
@@ -42,7 +36,7 @@ TEST(FlattenContiguousRangeOp, ByHand) {
 
 TEST(FlattenContiguousRangeOp, DefaultsMergeDimOneOnly) {
   OpTester t("flatten_contiguous_range");
-  t.Input("X", MakeTensor<float>({2, 3, 4}, Iota(24))).Output("Out");
+  t.Input("X", MakeTensor<float>({2, 3, 4}, IotaValues(24))).Output("Out");
   t.Run();
   EXPECT_EQ(t.GetOutput("Out").dims(), (DDim{2, 3, 4}));
 }

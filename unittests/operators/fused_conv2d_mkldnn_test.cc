@@ -12,13 +12,13 @@ namespace paddle_lite {
 namespace testing {
 namespace {
 
-struct Activation {
+struct MkldnnConvActivation {
   std::string type;
   float alpha = 0.f;
   float beta = 0.f;
 };
 
-void CheckFusedConv(const Activation& act,
+void CheckFusedConv(const MkldnnConvActivation& act,
                     int64_t c,
                     int64_t m,
                     int groups,
@@ -47,19 +47,20 @@ void CheckFusedConv(const Activation& act,
 TEST(FusedConv2dMkldnn, HasKernel) { ExpectMkldnnKernel("fused_conv2d"); }
 
 TEST(FusedConv2dMkldnn, EveryActivation) {
-  const std::vector<Activation> activations = {{""},
-                                               {"relu"},
-                                               {"relu6", 0.f, 6.f},
-                                               {"relu6", 0.f, 0.5f},
-                                               {"relu6", 0.f, -1.f},
-                                               {"leaky_relu", 0.1f},
-                                               {"hard_swish"},
-                                               {"sigmoid"},
-                                               {"swish", 1.f},
-                                               {"swish", 0.5f},
-                                               {"hard_sigmoid", 0.2f, 0.5f},
-                                               {"hard_sigmoid", 1.f / 6, 0.5f}};
-  for (const Activation& act : activations) {
+  const std::vector<MkldnnConvActivation> activations = {
+      {""},
+      {"relu"},
+      {"relu6", 0.f, 6.f},
+      {"relu6", 0.f, 0.5f},
+      {"relu6", 0.f, -1.f},
+      {"leaky_relu", 0.1f},
+      {"hard_swish"},
+      {"sigmoid"},
+      {"swish", 1.f},
+      {"swish", 0.5f},
+      {"hard_sigmoid", 0.2f, 0.5f},
+      {"hard_sigmoid", 1.f / 6, 0.5f}};
+  for (const MkldnnConvActivation& act : activations) {
     CheckFusedConv(act, 8, 16, 1, "NCHW", /*bias=*/true);
     CheckFusedConv(act, 16, 16, 16, "NCHW", /*bias=*/true);  // depthwise
   }

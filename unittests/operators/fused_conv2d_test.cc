@@ -14,14 +14,14 @@ using framework::Attribute;
 using framework::DataType;
 using framework::DDim;
 
-struct Activation {
+struct ConvActivation {
   std::string type;  // standalone op type = fuse_activation value
   std::vector<std::pair<std::string, Attribute>> op_attrs;
   float fuse_alpha;
   float fuse_beta;
 };
 
-std::vector<Activation> Activations() {
+std::vector<ConvActivation> Activations() {
   return {
       {"relu", {}, 0, 0},
       {"relu6", {{"threshold", 1.5f}}, 0, 1.5f},
@@ -71,7 +71,7 @@ std::vector<Shape> Shapes() {
 
 TEST(FusedConv2dOp, MatchesConvThenActivation) {
   for (const Shape& s : Shapes()) {
-    for (const Activation& a : Activations()) {
+    for (const ConvActivation& a : Activations()) {
       SCOPED_TRACE(std::string(s.name) + ", " + a.type);
       const auto input = RandomTensor<float>(s.input, -2, 2, 1);
       const auto filter = RandomTensor<float>(s.filter, -1, 1, 2);

@@ -14,7 +14,7 @@ using framework::Attribute;
 using framework::DataType;
 using framework::DDim;
 
-struct Activation {
+struct AddActivation {
   std::string type;
   std::vector<std::pair<std::string, Attribute>> op_attrs;
   float fuse_alpha;
@@ -28,7 +28,7 @@ struct Operands {
 };
 
 void CheckAgainstUnfused(const std::string& op) {
-  const Activation acts[] = {
+  const AddActivation acts[] = {
       {"", {}, 0, 0},
       {"relu", {}, 0, 0},
       {"relu6", {{"threshold", 2.0f}}, 0, 2.0f},
@@ -44,7 +44,7 @@ void CheckAgainstUnfused(const std::string& op) {
       {{0, 3}, {3}, -1},
   };
   for (const Operands& s : shapes) {
-    for (const Activation& a : acts) {
+    for (const AddActivation& a : acts) {
       SCOPED_TRACE(op + " + '" + a.type + "' on " +
                    ::testing::PrintToString(s.x));
       const auto x = RandomTensor<float>(s.x, -4, 4, 1);

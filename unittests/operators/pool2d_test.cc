@@ -228,7 +228,7 @@ void CheckPoolCase(const PoolCase& k, int threads) {
   }
 }
 
-std::vector<PoolCase> Cases() {
+std::vector<PoolCase> PoolCases() {
   std::vector<PoolCase> cases;
   for (std::string type : {"max", "avg"}) {
     for (bool exclusive : {true, false}) {
@@ -308,7 +308,7 @@ std::vector<PoolCase> Cases() {
 }
 
 TEST(Pool2dOp, MatchesNaiveReference) {
-  for (const auto& k : Cases()) {
+  for (const auto& k : PoolCases()) {
     CheckPoolCase<float>(k, 1);
     CheckPoolCase<float>(k, 3);
     CheckPoolCase<double>(k, 1);

@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,16 +11,11 @@ using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
 
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
-
 // Runs reshape2 on an iota tensor of x_dims with the attribute `shape`.
 Tensor Reshape(const DDim& x_dims, const std::vector<int32_t>& shape) {
   OpTester t("reshape2");
-  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims))))
+  t.Input("X",
+          MakeTensor<float>(x_dims, IotaValues(framework::Product(x_dims))))
       .Output("Out")
       .Attr("shape", shape);
   t.Run();
@@ -38,8 +32,8 @@ TEST(Reshape2Op, ZeroCopiesAndMinusOneInfers) {
   EXPECT_EQ(Reshape({2, 3, 4}, {-1, 0, 2}).dims(), (DDim{4, 3, 2}));
   EXPECT_EQ(Reshape({2, 3, 4}, {0, 0, 0}).dims(), (DDim{2, 3, 4}));
   EXPECT_EQ(Reshape({13}, {-1}).dims(), (DDim{13}));
-  ExpectTensorNear(Reshape({2, 3, 4}, {-1}), MakeTensor<float>({24}, Iota(24)),
-                   0, 0);
+  ExpectTensorNear(Reshape({2, 3, 4}, {-1}),
+                   MakeTensor<float>({24}, IotaValues(24)), 0, 0);
 }
 
 TEST(Reshape2Op, OneElementAndZeroD) {
@@ -57,7 +51,7 @@ TEST(Reshape2Op, DefaultShapeAttributeIsEmpty) {
 
 TEST(Reshape2Op, RankSix) {
   ExpectTensorNear(Reshape({2, 3, 4}, {1, 2, 1, 3, 2, 2}),
-                   MakeTensor<float>({1, 2, 1, 3, 2, 2}, Iota(24)), 0, 0);
+                   MakeTensor<float>({1, 2, 1, 3, 2, 2}, IotaValues(24)), 0, 0);
   EXPECT_EQ(Reshape({1, 2, 1, 3, 2, 2}, {0, 0, 0, -1}).dims(),
             (DDim{1, 2, 1, 12}));
 }
@@ -98,21 +92,21 @@ TEST(Reshape2Op, Int64AndBoolData) {
 
 TEST(Reshape2Op, ShapeTensorWinsOverShapeAndAttribute) {
   OpTester t("reshape2");
-  t.Input("X", MakeTensor<float>({2, 12}, Iota(24)))
+  t.Input("X", MakeTensor<float>({2, 12}, IotaValues(24)))
       .Input("Shape", MakeTensor<int32_t>({2}, {3, 8}))
       .Inputs("ShapeTensor",
               {MakeTensor<int32_t>({1}, {4}), MakeTensor<int64_t>({1}, {-1})})
       .Output("Out")
       .Attr("shape", std::vector<int32_t>{-1, 1});
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<float>({4, 6}, Iota(24)), 0,
-                   0);
+  ExpectTensorNear(t.GetOutput("Out"),
+                   MakeTensor<float>({4, 6}, IotaValues(24)), 0, 0);
 }
 
 TEST(Reshape2Op, ShapeWinsOverAttribute) {
   for (bool use_int64 : {false, true}) {
     OpTester t("reshape2");
-    t.Input("X", MakeTensor<float>({2, 12}, Iota(24)))
+    t.Input("X", MakeTensor<float>({2, 12}, IotaValues(24)))
         .Input("Shape", use_int64 ? MakeTensor<int64_t>({3}, {0, 3, -1})
                                   : MakeTensor<int32_t>({3}, {0, 3, -1}))
         .Output("Out")
@@ -125,15 +119,15 @@ TEST(Reshape2Op, ShapeWinsOverAttribute) {
 TEST(Reshape2Op, LoDKeptOnlyWhenDimZeroUnchanged) {
   const framework::LoD lod = {{0, 1, 4}};
   OpTester keep("reshape2");
-  keep.Input("X", MakeTensor<float>({4, 2}, Iota(8), lod))
+  keep.Input("X", MakeTensor<float>({4, 2}, IotaValues(8), lod))
       .Output("Out")
       .Attr("shape", std::vector<int32_t>{4, 1, 2});
   keep.Run();
   ExpectTensorNear(keep.GetOutput("Out"),
-                   MakeTensor<float>({4, 1, 2}, Iota(8), lod), 0, 0);
+                   MakeTensor<float>({4, 1, 2}, IotaValues(8), lod), 0, 0);
 
   OpTester drop("reshape2");
-  drop.Input("X", MakeTensor<float>({4, 2}, Iota(8), lod))
+  drop.Input("X", MakeTensor<float>({4, 2}, IotaValues(8), lod))
       .Output("Out")
       .Attr("shape", std::vector<int32_t>{2, 4});
   drop.Run();
@@ -142,13 +136,13 @@ TEST(Reshape2Op, LoDKeptOnlyWhenDimZeroUnchanged) {
 
 TEST(Reshape2Op, InPlace) {
   OpTester t("reshape2");
-  t.Input("X", MakeTensor<float>({2, 3}, Iota(6)))
+  t.Input("X", MakeTensor<float>({2, 3}, IotaValues(6)))
       .Output("Out")
       .AliasOutputToInput("Out", "X")
       .Attr("shape", std::vector<int32_t>{3, 2});
   t.Run();
-  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<float>({3, 2}, Iota(6)), 0,
-                   0);
+  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<float>({3, 2}, IotaValues(6)),
+                   0, 0);
 }
 
 TEST(Reshape2Op, Errors) {
@@ -168,7 +162,7 @@ TEST(Reshape2Op, Errors) {
   ExpectError(
       [] {
         OpTester t("reshape2");
-        t.Input("X", MakeTensor<float>({2, 3}, Iota(6)))
+        t.Input("X", MakeTensor<float>({2, 3}, IotaValues(6)))
             .Input("Shape", MakeTensor<float>({2}, {3, 2}))
             .Output("Out");
         t.Run();

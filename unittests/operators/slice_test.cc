@@ -1,5 +1,4 @@
 #include <climits>
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,12 +11,6 @@ namespace {
 using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
-
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
 
 // Naive reference: `begin` and `size` per dim of x (already resolved).
 template <typename T>
@@ -64,7 +57,7 @@ Tensor Slice(const Tensor& x,
 }
 
 TEST(SliceOp, ByHand) {
-  Tensor x = MakeTensor<float>({3, 4}, Iota(12));
+  Tensor x = MakeTensor<float>({3, 4}, IotaValues(12));
   ExpectTensorNear(Slice(x, {{0, 1}, {1, 1}, {3, 3}}),
                    MakeTensor<float>({2, 2}, {5, 6, 9, 10}), 0, 0);
 }
@@ -83,7 +76,7 @@ TEST(SliceOp, MatchesReference) {
 }
 
 TEST(SliceOp, NegativeAndClampedBounds) {
-  Tensor x = MakeTensor<float>({6}, Iota(6));
+  Tensor x = MakeTensor<float>({6}, IotaValues(6));
   ExpectTensorNear(Slice(x, {{0}, {-3}, {-1}}), MakeTensor<float>({2}, {3, 4}),
                    0, 0);
   ExpectTensorNear(Slice(x, {{0}, {-100}, {2}}), MakeTensor<float>({2}, {0, 1}),
@@ -105,7 +98,7 @@ TEST(SliceOp, NegativeAndClampedBounds) {
 }
 
 TEST(SliceOp, DecreaseAxis) {
-  Tensor x = MakeTensor<float>({3, 4}, Iota(12));
+  Tensor x = MakeTensor<float>({3, 4}, IotaValues(12));
   ExpectTensorNear(Slice(x, {{0}, {1}, {2}, {0}}),
                    MakeTensor<float>({4}, {4, 5, 6, 7}), 0, 0);
   ExpectTensorNear(Slice(x, {{1}, {-1}, {4}, {1}}),
@@ -116,7 +109,7 @@ TEST(SliceOp, DecreaseAxis) {
 }
 
 TEST(SliceOp, MinusOneStartWithZeroEndTakesLastElement) {
-  Tensor x = MakeTensor<float>({3, 2}, Iota(6));
+  Tensor x = MakeTensor<float>({3, 2}, IotaValues(6));
   // x[-1]: start -1, end 0, end left to run time (infer_flags -1).
   ExpectTensorNear(Slice(x, {{0}, {-1}, {0}, {0}, {-1}}),
                    MakeTensor<float>({2}, {4, 5}), 0, 0);
@@ -134,7 +127,7 @@ TEST(SliceOp, MinusOneStartWithZeroEndTakesLastElement) {
 }
 
 TEST(SliceOp, TensorInputPriorities) {
-  Tensor x = MakeTensor<float>({8}, Iota(8));
+  Tensor x = MakeTensor<float>({8}, IotaValues(8));
   {
     OpTester t("slice");  // StartsTensor > StartsTensorList > attribute
     t.Input("Input", x)
@@ -189,7 +182,7 @@ TEST(SliceOp, IntAndBoolData) {
 
 TEST(SliceOp, LoDKeptOnlyWhenRowsAreNotSliced) {
   const framework::LoD lod = {{0, 1, 3}};
-  Tensor x = MakeTensor<float>({3, 4}, Iota(12), lod);
+  Tensor x = MakeTensor<float>({3, 4}, IotaValues(12), lod);
   EXPECT_EQ(Slice(x, {{1}, {1}, {3}}).lod(), lod);
   EXPECT_TRUE(Slice(x, {{0}, {1}, {3}}).lod().empty());
 }
@@ -208,7 +201,7 @@ TEST(SliceOp, MultiThreaded) {
 }
 
 TEST(SliceOp, Errors) {
-  Tensor x = MakeTensor<float>({3, 4}, Iota(12));
+  Tensor x = MakeTensor<float>({3, 4}, IotaValues(12));
   ExpectError(
       [&] {
         Slice(x, {{1}, {3}, {1}});

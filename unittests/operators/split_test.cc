@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -11,12 +10,6 @@ namespace {
 using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
-
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
 
 // Naive reference: part p holds indices [begin_p, begin_p + size_p) of
 // `axis` (non-negative).
@@ -57,7 +50,7 @@ void ExpectParts(const OpTester& t, const std::vector<Tensor>& expected) {
 
 TEST(SplitOp, ByHand) {
   OpTester t("split");
-  t.Input("X", MakeTensor<float>({2, 3}, Iota(6)))
+  t.Input("X", MakeTensor<float>({2, 3}, IotaValues(6)))
       .Output("Out", DataType::kFloat32, 3)
       .Attr("axis", 1)
       .Attr("num", 3);
@@ -169,7 +162,7 @@ TEST(SplitOp, RankSixAndMultiThreaded) {
 TEST(SplitOp, LoDKeptOnlyWhenRowsAreNotSplit) {
   const framework::LoD lod = {{0, 1, 2}};
   OpTester keep("split");
-  keep.Input("X", MakeTensor<float>({2, 2}, Iota(4), lod))
+  keep.Input("X", MakeTensor<float>({2, 2}, IotaValues(4), lod))
       .Output("Out", DataType::kFloat32, 2)
       .Attr("axis", 1)
       .Attr("num", 2);
@@ -177,7 +170,7 @@ TEST(SplitOp, LoDKeptOnlyWhenRowsAreNotSplit) {
   EXPECT_EQ(keep.GetOutput("Out", 1).lod(), lod);
 
   OpTester drop("split");
-  drop.Input("X", MakeTensor<float>({2, 2}, Iota(4), lod))
+  drop.Input("X", MakeTensor<float>({2, 2}, IotaValues(4), lod))
       .Output("Out", DataType::kFloat32, 2)
       .Attr("num", 2);
   drop.Run();
@@ -188,7 +181,7 @@ TEST(SplitOp, Errors) {
   auto run = [](int num, std::vector<int32_t> sections, int outs) {
     return [=] {
       OpTester t("split");
-      t.Input("X", MakeTensor<float>({2, 5}, Iota(10)))
+      t.Input("X", MakeTensor<float>({2, 5}, IotaValues(10)))
           .Output("Out", DataType::kFloat32, outs)
           .Attr("axis", 1)
           .Attr("num", num)

@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,17 +11,12 @@ using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
 
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
-
 Tensor Squeeze(const DDim& x_dims,
                const std::vector<int32_t>& axes,
                const framework::LoD& lod = {}) {
   OpTester t("squeeze2");
-  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, IotaValues(framework::Product(x_dims)),
+                                 lod))
       .Output("Out")
       .Attr("axes", axes);
   t.Run();
@@ -31,14 +25,14 @@ Tensor Squeeze(const DDim& x_dims,
 
 TEST(Squeeze2Op, EmptyAxesRemovesEverySizeOneDim) {
   ExpectTensorNear(Squeeze({1, 3, 1, 2}, {}),
-                   MakeTensor<float>({3, 2}, Iota(6)), 0, 0);
+                   MakeTensor<float>({3, 2}, IotaValues(6)), 0, 0);
   EXPECT_EQ(Squeeze({1, 1}, {}).dims(), DDim{});  // all ones: 0-D
   EXPECT_EQ(Squeeze({3, 4}, {}).dims(), (DDim{3, 4}));
 }
 
 TEST(Squeeze2Op, DefaultAxesAttribute) {
   OpTester t("squeeze2");
-  t.Input("X", MakeTensor<float>({2, 1, 3}, Iota(6))).Output("Out");
+  t.Input("X", MakeTensor<float>({2, 1, 3}, IotaValues(6))).Output("Out");
   t.Run();
   EXPECT_EQ(t.GetOutput("Out").dims(), (DDim{2, 3}));
 }

@@ -1,4 +1,3 @@
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,17 +11,12 @@ using framework::DataType;
 using framework::DDim;
 using framework::Tensor;
 
-std::vector<float> Iota(int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return v;
-}
-
 Tensor Unsqueeze(const DDim& x_dims,
                  const std::vector<int32_t>& axes,
                  const framework::LoD& lod = {}) {
   OpTester t("unsqueeze2");
-  t.Input("X", MakeTensor<float>(x_dims, Iota(framework::Product(x_dims)), lod))
+  t.Input("X", MakeTensor<float>(x_dims, IotaValues(framework::Product(x_dims)),
+                                 lod))
       .Output("Out")
       .Attr("axes", axes);
   t.Run();
@@ -31,7 +25,7 @@ Tensor Unsqueeze(const DDim& x_dims,
 
 TEST(Unsqueeze2Op, ByHand) {
   ExpectTensorNear(Unsqueeze({3, 4}, {0, 2}),
-                   MakeTensor<float>({1, 3, 1, 4}, Iota(12)), 0, 0);
+                   MakeTensor<float>({1, 3, 1, 4}, IotaValues(12)), 0, 0);
 }
 
 TEST(Unsqueeze2Op, AxesApplyOneAtATime) {
@@ -53,7 +47,7 @@ TEST(Unsqueeze2Op, EdgeShapes) {
 
 TEST(Unsqueeze2Op, AxesTensorWinsOverListAndAttribute) {
   OpTester t("unsqueeze2");
-  t.Input("X", MakeTensor<float>({3, 4}, Iota(12)))
+  t.Input("X", MakeTensor<float>({3, 4}, IotaValues(12)))
       .Input("AxesTensor", MakeTensor<int64_t>({2}, {1, -1}))
       .Inputs("AxesTensorList", {MakeTensor<int32_t>({1}, {0})})
       .Output("Out")
@@ -64,7 +58,7 @@ TEST(Unsqueeze2Op, AxesTensorWinsOverListAndAttribute) {
 
 TEST(Unsqueeze2Op, AxesTensorListWinsOverAttribute) {
   OpTester t("unsqueeze2");
-  t.Input("X", MakeTensor<float>({3, 4}, Iota(12)))
+  t.Input("X", MakeTensor<float>({3, 4}, IotaValues(12)))
       .Inputs("AxesTensorList",
               {MakeTensor<int32_t>({1}, {0}), MakeTensor<int64_t>({1}, {3})})
       .Output("Out")
@@ -103,7 +97,7 @@ TEST(Unsqueeze2Op, AxisOutOfRange) {
   ExpectError(
       [] {
         OpTester t("unsqueeze2");
-        t.Input("X", MakeTensor<float>({3}, Iota(3)))
+        t.Input("X", MakeTensor<float>({3}, IotaValues(3)))
             .Inputs("AxesTensorList", {MakeTensor<int32_t>({2}, {0, 1})})
             .Output("Out");
         t.Run();

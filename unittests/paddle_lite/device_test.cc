@@ -10,16 +10,15 @@
 
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
 namespace {
 
-const std::string kDemo =
-    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
-
 std::vector<float> RunDemo(Predictor* p) {
-  framework::Tensor x = framework::ReadNpy(kDemo + "/input_x.npy");
+  framework::Tensor x =
+      framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
   auto in = p->GetInputHandle("x");
   in->Reshape(x.dims());
   in->CopyFromCpu(x.data<float>());
@@ -40,7 +39,7 @@ void ExpectClose(const std::vector<float>& got,
 }
 
 Config EmuConfig() {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.LoadPlugin(PDLITE_TEST_EMU_PLUGIN);
   config.SetDevice("emu:0");
   config.SwitchIrOptim(false);  // keep the saved ops (fused ones are CPU-only)
@@ -48,7 +47,7 @@ Config EmuConfig() {
 }
 
 std::vector<float> CpuResult() {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.SwitchIrOptim(false);
   auto p = CreatePredictor(config);
   return RunDemo(p.get());
@@ -119,7 +118,7 @@ TEST(Device, ClonesRunOnTheDeviceToo) {
 }
 
 TEST(Device, DeviceNobodyProvidesIsNotFound) {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.SetDevice("nodev:1");
   testing::ExpectError(
       [&] { CreatePredictor(config); }, ErrorCode::kNotFound,

@@ -5,13 +5,11 @@
 #include <vector>
 
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
 namespace {
-
-const std::string kDemo =
-    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
 
 void Feed(Predictor* p, const std::vector<int64_t>& shape) {
   auto in = p->GetInputHandle(p->GetInputNames()[0]);
@@ -33,7 +31,7 @@ std::string RunError(Predictor* p) {
 }
 
 TEST(MemoryLimits, DefaultsAreFractionsOfPhysicalMemory) {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   EXPECT_GT(config.max_tensor_bytes(), size_t{64} << 20);
   EXPECT_EQ(config.max_run_bytes(), 2 * config.max_tensor_bytes());
   config.SetMemoryLimits(1000, 5000);
@@ -43,7 +41,7 @@ TEST(MemoryLimits, DefaultsAreFractionsOfPhysicalMemory) {
 
 TEST(MemoryLimits, OneTensorPastTheLimitNamesOpAndShape) {
   for (bool plans : {true, false}) {
-    Config config(kDemo);
+    Config config(testing::DemoModelDir());
     config.EnableMemoryOptim(plans);
     // The input (1x3x64x64 floats, 48 KB) fits; the first conv's output
     // (more channels at the same size) does not.
@@ -62,7 +60,7 @@ TEST(MemoryLimits, OneTensorPastTheLimitNamesOpAndShape) {
 }
 
 TEST(MemoryLimits, ARunPastItsLimitFailsAndTheNextRunWorks) {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.SetMemoryLimits(0, 256 << 10);
   auto p = CreatePredictor(config);
   Feed(p.get(), {4, 3, 64, 64});
@@ -74,7 +72,7 @@ TEST(MemoryLimits, ARunPastItsLimitFailsAndTheNextRunWorks) {
 }
 
 TEST(MemoryLimits, HugeInputIsRefusedBeforeAllocating) {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   auto p = CreatePredictor(config);
   auto in = p->GetInputHandle(p->GetInputNames()[0]);
   in->Reshape({1 << 20, 3, 1 << 20, 1 << 10});

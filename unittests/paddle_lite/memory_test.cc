@@ -13,13 +13,11 @@
 
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
 namespace {
-
-const std::string kDemo =
-    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
 
 size_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -46,8 +44,8 @@ std::vector<float> RunOnce(Predictor* p,
 }
 
 TEST(PlanReplay, SecondRunOfAShapeReplaysWithTheSameResults) {
-  Config planned(kDemo);
-  Config plain(kDemo);
+  Config planned(testing::DemoModelDir());
+  Config plain(testing::DemoModelDir());
   plain.EnableMemoryOptim(false);
   // Bit for bit only on the same kernels, and the replays are the
   // specialised kernels' plans.
@@ -115,7 +113,7 @@ void CheckFlatMemory(const std::string& dir,
 TEST(PlanReplay, ArenaGrowsOnceToTheLargestCachedPlan) {
   // The arena is the specialised kernels' (a predictor's first runs of a
   // small input are the generic kernels').
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.EnableGenericKernels(false);
   auto p = CreatePredictor(config);
   const std::vector<std::vector<int64_t>> shapes = {
@@ -138,7 +136,7 @@ TEST(PlanReplay, ArenaGrowsOnceToTheLargestCachedPlan) {
 }
 
 TEST(Memory, FlatOverAlternatingShapesDemo) {
-  CheckFlatMemory(kDemo, "x", {1, 3, 32, 32}, {3, 3, 48, 40});
+  CheckFlatMemory(testing::DemoModelDir(), "x", {1, 3, 32, 32}, {3, 3, 48, 40});
 }
 
 TEST(Memory, FlatOverAlternatingShapesRealModel) {
@@ -159,7 +157,7 @@ size_t HeapBytesInUse() {
 // heap: inputs change size with every shape, and freed through the heap
 // they fragment it (RSS stepped up at random passes of a shape stream).
 TEST(Memory, InputsComeFromThePredictorsPool) {
-  auto p = CreatePredictor(Config(kDemo));
+  auto p = CreatePredictor(Config(testing::DemoModelDir()));
   RunOnce(p.get(), "x", {1, 3, 32, 32}, 0.5f);
   for (int64_t side : {256, 320, 288}) {
     auto in = p->GetInputHandle("x");
@@ -250,8 +248,8 @@ std::vector<std::vector<int64_t>> ImageStream(int64_t channels,
 }
 
 TEST(CacheBudget, HoldsOverAShapeStreamDemo) {
-  CheckBudgetHoldsOverAShapeStream(kDemo, "x", ImageStream(3, 24, 12),
-                                   size_t{512} << 10);
+  CheckBudgetHoldsOverAShapeStream(testing::DemoModelDir(), "x",
+                                   ImageStream(3, 24, 12), size_t{512} << 10);
 }
 
 TEST(CacheBudget, HoldsOverAShapeStreamRealModel) {
@@ -302,7 +300,8 @@ void CheckMakeAheadKeepsResults(
 }
 
 TEST(MakeAhead, KeepsResultsOverAShapeStreamDemo) {
-  CheckMakeAheadKeepsResults(kDemo, "x", ImageStream(3, 24, 12));
+  CheckMakeAheadKeepsResults(testing::DemoModelDir(), "x",
+                             ImageStream(3, 24, 12));
 }
 
 TEST(MakeAhead, KeepsResultsOverAShapeStreamRealModel) {
@@ -338,7 +337,7 @@ TEST(MakeAhead, RacesTheFirstShapeOnlyWhenItIsLarge) {
       std::thread::hardware_concurrency() < 2) {
     GTEST_SKIP() << "make-ahead is off here";
   }
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.EnableMakeAhead(true);
   config.EnableGenericKernels(false);
   {

@@ -11,14 +11,12 @@
 #include "framework/model_io.h"
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 #include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
 namespace {
-
-const std::string kDemo =
-    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -38,21 +36,22 @@ std::vector<float> RunDemo(Predictor* p, const framework::Tensor& input) {
 }
 
 framework::Tensor DemoInput() {
-  return framework::ReadNpy(kDemo + "/input_x.npy");
+  return framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
 }
 
 std::vector<float> DemoExpected() {
-  return testing::ToVector<float>(
-      framework::ReadNpy(kDemo + "/expected_softmax.tmp_0.npy"));
+  return testing::ToVector<float>(framework::ReadNpy(
+      testing::DemoModelDir() + "/expected_softmax.tmp_0.npy"));
 }
 
 TEST(Predictor, RunsFromFolderFileAndBuffers) {
   auto expected = DemoExpected();
-  Config by_dir(kDemo);
-  Config by_files(kDemo + "/model.pdmodel", kDemo + "/model.pdiparams");
+  Config by_dir(testing::DemoModelDir());
+  Config by_files(testing::DemoModelDir() + "/model.pdmodel",
+                  testing::DemoModelDir() + "/model.pdiparams");
   Config by_buffers;
-  std::string prog = Slurp(kDemo + "/model.pdmodel");
-  std::string params = Slurp(kDemo + "/model.pdiparams");
+  std::string prog = Slurp(testing::DemoModelDir() + "/model.pdmodel");
+  std::string params = Slurp(testing::DemoModelDir() + "/model.pdiparams");
   by_buffers.SetModelBuffer(prog.data(), prog.size(), params.data(),
                             params.size());
   for (Config* c : {&by_dir, &by_files, &by_buffers}) {
@@ -68,7 +67,7 @@ TEST(Predictor, RunsFromFolderFileAndBuffers) {
 }
 
 TEST(Predictor, HandlesReportShapeTypeAndLoD) {
-  auto p = CreatePredictor(Config(kDemo));
+  auto p = CreatePredictor(Config(testing::DemoModelDir()));
   auto in = p->GetInputHandle("x");
   EXPECT_EQ(in->type(), DataType::FLOAT32);
   in->Reshape({1, 3, 32, 32});
@@ -93,7 +92,7 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
          ErrorCode::kNotFound, "/no/such/model");
   expect([] { CreatePredictor(Config()); }, ErrorCode::kInvalidArgument,
          "names no model");
-  auto p = CreatePredictor(Config(kDemo));
+  auto p = CreatePredictor(Config(testing::DemoModelDir()));
   expect([&] { p->GetInputHandle("y"); }, ErrorCode::kNotFound, "'x'");
   expect([&] { p->GetOutputHandle("nope"); }, ErrorCode::kNotFound,
          "softmax.tmp_0");
@@ -123,7 +122,7 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
 TEST(Predictor, ReshapeBetweenRunsGivesFreshAnswers) {
   // Bit for bit only on one kernel library: a predictor's first runs of a
   // small input go to the generic kernels.
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.EnableGenericKernels(false);
   auto p = CreatePredictor(config);
   auto input = DemoInput();
@@ -191,7 +190,7 @@ void CheckClonesInParallel(const std::string& dir,
 TEST(Predictor, ClonesRunInParallelWithIdenticalResults) {
   for (bool generic : {false, true}) {
     SCOPED_TRACE(generic ? "generic kernels on" : "generic kernels off");
-    CheckClonesInParallel(kDemo, DemoInput(), "x", generic);
+    CheckClonesInParallel(testing::DemoModelDir(), DemoInput(), "x", generic);
   }
 }
 

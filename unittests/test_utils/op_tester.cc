@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -67,6 +68,12 @@ PDLITE_INSTANTIATE(int16_t)
 PDLITE_INSTANTIATE(int8_t)
 PDLITE_INSTANTIATE(uint8_t)
 #undef PDLITE_INSTANTIATE
+
+std::vector<float> IotaValues(int64_t n) {
+  std::vector<float> values(static_cast<size_t>(n));
+  std::iota(values.begin(), values.end(), 0.0f);
+  return values;
+}
 
 template Tensor MakeTensor<bool>(const framework::DDim&,
                                  const std::vector<bool>&,

@@ -40,6 +40,10 @@ framework::Tensor RandomTensor(const framework::DDim& dims,
 template <typename T>
 std::vector<T> ToVector(const framework::Tensor& t);
 
+/// 0, 1, ..., n - 1: values whose every position is told apart, for ops
+/// that move elements (reshape, slice, split).
+std::vector<float> IotaValues(int64_t n);
+
 /// Same dims, dtype and LoD, and |got - expected| <= atol + rtol*|expected|
 /// element-wise (NaN equals NaN). Reports the first mismatches.
 void ExpectTensorNear(const framework::Tensor& got,
