@@ -1762,6 +1762,39 @@ def stream_message(cmd, name, case, args, stream):
             "spec": {k: spec[k] for k in ("dir", "prog", "params", "onnx")}}
 
 
+def cpu_ns(pids):
+    """CPU time so far of every thread of the given processes, in ns
+    (/proc/PID/task/TID/schedstat; a process gone counts as 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+def wait_quiet(pids, window_s=0.02, quiet_ns=1e6, limit_s=2.0):
+    """Waits until the given processes use under quiet_ns of CPU in a
+    window (a peer's thread pool may spin or finish work after its turn);
+    returns the seconds waited (limit_s at most)."""
+    start = time.perf_counter()
+    before = cpu_ns(pids)
+    while time.perf_counter() - start < limit_s:
+        time.sleep(window_s)
+        now = cpu_ns(pids)
+        if now - before < quiet_ns:
+            break
+        before = now
+    return time.perf_counter() - start
+
+
 def stream_request(worker, msg, name, entry, log):
     """The worker's reply to msg, or None once `entry` is marked FAIL."""
     try:
@@ -1839,11 +1872,27 @@ def run_stream_case_interleaved(case, args, tmp, log):
                     for name in turn:
                         if name not in workers:
                             continue
+                        # A turn starts once the others are idle, and what
+                        # CPU they still take during it is kept: a pass
+                        # that shared its cores shows as such.
+                        others = [w.proc.pid for n, w in workers.items()
+                                  if n != name]
+                        waited = wait_quiet(others)
+                        others_before = cpu_ns(others)
                         if stream_request(
                                 workers[name],
                                 {"cmd": "stream_pass", "from": lo, "to": hi},
                                 name, entries[name], log) is None:
                             workers.pop(name).kill()
+                            continue
+                        beside = entries[name].setdefault("beside", {})
+                        key = "%d.%d" % (r, p)
+                        turn_figures = beside.setdefault(
+                            key, {"round": r, "pass": p, "waited_ms": 0.0,
+                                  "others_cpu_ms": 0.0})
+                        turn_figures["waited_ms"] += waited * 1e3
+                        turn_figures["others_cpu_ms"] += (
+                            cpu_ns(others) - others_before) / 1e6
                         if args.turns == "pass":
                             time.sleep(PAUSE_STREAM_S)
                 if args.turns == "sample":
@@ -1856,6 +1905,15 @@ def run_stream_case_interleaved(case, args, tmp, log):
         finally:
             for worker in workers.values():
                 worker.kill()
+    for name, entry in entries.items():
+        turns = list(entry.get("beside", {}).values())
+        if turns:
+            busy = [t["others_cpu_ms"] for t in turns]
+            log("  %s: the others took over 5 ms of CPU during %d of its "
+                "%d passes (at most %.0f ms); waited for them %.0f ms a "
+                "pass (median)" % (
+                    name, sum(b > 5 for b in busy), len(busy), max(busy),
+                    statistics.median(t["waited_ms"] for t in turns)))
     summarize_stream(record)
     return record
 

@@ -19,8 +19,14 @@ endif()
 if(NOT PDLITE_WITH_CUDA_EFFECTIVE STREQUAL "OFF")
   # A fixed list: Ampere, Ada, Hopper as machine code, plus Hopper PTX for
   # newer GPUs to JIT. Never "native": the build machine has no GPU.
+  # CUDAARCHS (CMake's own variable) overrides it: CI, which has no GPU
+  # and only checks that the CUDA place compiles and links, builds one.
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES "80-real;89-real;90")
+    if(DEFINED ENV{CUDAARCHS})
+      set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}")
+    else()
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;89-real;90")
+    endif()
   endif()
   include(CheckLanguage)
   check_language(CUDA)
