@@ -1784,6 +1784,8 @@ def wait_quiet(pids, window_s=0.02, quiet_ns=1e6, limit_s=2.0):
     """Waits until the given processes use under quiet_ns of CPU in a
     window (a peer's thread pool may spin or finish work after its turn);
     returns the seconds waited (limit_s at most)."""
+    if not pids:
+        return 0.0
     start = time.perf_counter()
     before = cpu_ns(pids)
     while time.perf_counter() - start < limit_s:

@@ -13,13 +13,12 @@
 #include "paddle_lite/paddle_lite.h"
 #include "platform/allocator.h"
 #include "platform/place.h"
+#include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
 namespace {
 
-const std::string kDemo =
-    std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
 const std::string kCls =
     std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
 const std::string kDet =
@@ -74,7 +73,7 @@ void ExpectClose(const std::vector<float>& got,
 // Needs no GPU: a device id that cannot exist is a clear error at
 // CreatePredictor, whether the machine has GPUs or none.
 TEST(CudaPlace, MissingDeviceIsAClearError) {
-  Config config(kDemo);
+  Config config(testing::DemoModelDir());
   config.SetDevice("cuda:99");
   try {
     CreatePredictor(config);
@@ -87,10 +86,12 @@ TEST(CudaPlace, MissingDeviceIsAClearError) {
 }
 
 TEST(CudaPlace, DemoMatchesTheCpu) {
-  auto p = GpuPredictor(Config(kDemo));
+  auto p = GpuPredictor(Config(testing::DemoModelDir()));
   SKIP_WITHOUT_GPU(p);
-  framework::Tensor x = framework::ReadNpy(kDemo + "/input_x.npy");
-  ExpectClose(RunOnce(p.get(), x), CpuResult(kDemo, x), 1e-4f);
+  framework::Tensor x =
+      framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
+  ExpectClose(RunOnce(p.get(), x), CpuResult(testing::DemoModelDir(), x),
+              1e-4f);
   // Every op of the demo has a CUDA kernel: nothing runs on the CPU.
   for (auto& op : p->GetOpPlacement()) {
     if (!op.place.empty()) {
@@ -149,10 +150,11 @@ TEST(CudaPlace, MemoryLimitIsAnError) {
 }
 
 TEST(CudaPlace, ZeroCopyDeviceInputAndOutput) {
-  auto p = GpuPredictor(Config(kDemo));
+  auto p = GpuPredictor(Config(testing::DemoModelDir()));
   SKIP_WITHOUT_GPU(p);
-  framework::Tensor x = framework::ReadNpy(kDemo + "/input_x.npy");
-  const std::vector<float> want = CpuResult(kDemo, x);
+  framework::Tensor x =
+      framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
+  const std::vector<float> want = CpuResult(testing::DemoModelDir(), x);
   // Device memory the caller owns, filled with the input.
   const platform::Place gpu = platform::CUDAPlace{0};
   auto buffer = platform::GetAllocator(gpu)->Allocate(x.memory_size());
