@@ -19,13 +19,13 @@ PDLITE_OWN_TARGET void Tile(
   const Mask last = FirstLanes(p.channels - c0 - kLanes * (kVectors - 1));
   const Mask all = FirstLanes(kLanes);
   V acc[kPixels][kVectors];
-#pragma GCC unroll 4
+  PDLITE_UNROLL(4)
   for (int v = 0; v < kVectors; ++v) {
     const V start = p.bias != nullptr
                         ? LoadFirst(v == kVectors - 1 ? last : all,
                                     p.bias + c0 + kLanes * v)
                         : Zero();
-#pragma GCC unroll 24
+    PDLITE_UNROLL(24)
     for (int i = 0; i < kPixels; ++i) acc[i][v] = start;
   }
   const int64_t first_x = x * p.stride_w - p.pad_left;
@@ -40,18 +40,18 @@ PDLITE_OWN_TARGET void Tile(
     const float* w_row = p.packed_filter + r * p.kernel_w * padded + c0;
     for (int64_t s = 0; s < p.kernel_w; ++s) {
       V w[kVectors];
-#pragma GCC unroll 4
+      PDLITE_UNROLL(4)
       for (int v = 0; v < kVectors; ++v) {
         w[v] = Load(w_row + s * padded + kLanes * v);
       }
       const float* px = in_row + (first_x + s) * p.in_stride;
-#pragma GCC unroll 24
+      PDLITE_UNROLL(24)
       for (int i = 0; i < kPixels; ++i, px += step) {
         if (kCheck) {
           const int64_t ix = first_x + i * p.stride_w + s;
           if (ix < 0 || ix >= p.in_w) continue;
         }
-#pragma GCC unroll 4
+        PDLITE_UNROLL(4)
         for (int v = 0; v < kVectors; ++v) {
           const V in = kPartial && v == kVectors - 1
                            ? LoadFirst(last, px + kLanes * v)
@@ -62,9 +62,9 @@ PDLITE_OWN_TARGET void Tile(
     }
   }
   float* out = p.out + ((n * p.out_h + y) * p.out_w + x) * p.channels + c0;
-#pragma GCC unroll 24
+  PDLITE_UNROLL(24)
   for (int i = 0; i < kPixels; ++i) {
-#pragma GCC unroll 4
+    PDLITE_UNROLL(4)
     for (int v = 0; v < kVectors; ++v) {
       const V y =
           Activate<kAct>(acc[i][v], p.activation.alpha, p.activation.beta);

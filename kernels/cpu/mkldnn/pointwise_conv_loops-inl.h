@@ -28,46 +28,46 @@ PDLITE_OWN_TARGET void Tile(const PointwiseConv& p,
       FirstLanes(p.out_channels - first - kLanes * (kVectors - 1));
   const Mask all = FirstLanes(kLanes);
   const float* a[kRows];
-#pragma GCC unroll 24
+  PDLITE_UNROLL(24)
   for (int r = 0; r < kRows; ++r) {
     a[r] = p.in + (row + std::min(r, rows - 1)) * p.in_stride;
   }
   V acc[kRows][kVectors];
   V start[kVectors];
-#pragma GCC unroll 4
+  PDLITE_UNROLL(4)
   for (int v = 0; v < kVectors; ++v) {
     start[v] = p.bias != nullptr ? LoadFirst(v == kVectors - 1 ? last : all,
                                              p.bias + first + kLanes * v)
                                  : Zero();
   }
-#pragma GCC unroll 24
+  PDLITE_UNROLL(24)
   for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 4
+    PDLITE_UNROLL(4)
     for (int v = 0; v < kVectors; ++v) acc[r][v] = start[v];
   }
   for (int64_t k = 0; k < k_count; ++k) {
     V w[kVectors];
-#pragma GCC unroll 4
+    PDLITE_UNROLL(4)
     for (int v = 0; v < kVectors; ++v) {
       w[v] = Load(b + k * stride + kLanes * v);
     }
-#pragma GCC unroll 24
+    PDLITE_UNROLL(24)
     for (int r = 0; r < kRows; ++r) {
       const V x = Set1(a[r][k]);
-#pragma GCC unroll 4
+      PDLITE_UNROLL(4)
       for (int v = 0; v < kVectors; ++v) {
         acc[r][v] = MulAdd(x, w[v], acc[r][v]);
       }
     }
   }
-#pragma GCC unroll 24
+  PDLITE_UNROLL(24)
   for (int r = 0; r < kRows; ++r) {
     if (r >= rows) break;
     float* c = p.out + (row + r) * p.out_channels + first;
     const float* res = p.residual == nullptr
                            ? nullptr
                            : p.residual + (row + r) * p.residual_stride + first;
-#pragma GCC unroll 4
+    PDLITE_UNROLL(4)
     for (int v = 0; v < kVectors; ++v) {
       const Mask& m = v == kVectors - 1 ? last : all;
       V x = acc[r][v];

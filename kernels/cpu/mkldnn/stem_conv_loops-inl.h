@@ -43,12 +43,12 @@ PDLITE_OWN_TARGET void Tile(const StemConv& p,
                             int64_t x) {
   constexpr int kVectors = L::kVectors;
   typename L::Vec acc[kPixels][kVectors];
-#pragma GCC unroll 2
+  PDLITE_UNROLL(2)
   for (int v = 0; v < kVectors; ++v) {
     const typename L::Vec start =
         L::Bias(p.bias != nullptr ? p.bias + v * L::kVecLanes : nullptr,
                 p.out_channels - v * L::kVecLanes);
-#pragma GCC unroll 12
+    PDLITE_UNROLL(12)
     for (int i = 0; i < kPixels; ++i) acc[i][v] = start;
   }
   const int64_t first_x = x * p.stride_w - p.pad_left;
@@ -63,17 +63,17 @@ PDLITE_OWN_TARGET void Tile(const StemConv& p,
           p.packed_filter + ((c * p.kernel_h + r) * p.kernel_w) * 16;
       for (int64_t s = 0; s < p.kernel_w; ++s) {
         typename L::Vec w[kVectors];
-#pragma GCC unroll 2
+        PDLITE_UNROLL(2)
         for (int v = 0; v < kVectors; ++v) {
           w[v] = L::Load(w_row + s * 16 + v * L::kVecLanes);
         }
-#pragma GCC unroll 12
+        PDLITE_UNROLL(12)
         for (int i = 0; i < kPixels; ++i) {
           // An index, not a pointer: at the edges the tap's address may
           // lie outside the plane, which a pointer may not even point to.
           const int64_t ix = first_x + i * p.stride_w + s;
           if (kCheck && (ix < 0 || ix >= p.in_w)) continue;
-#pragma GCC unroll 2
+          PDLITE_UNROLL(2)
           for (int v = 0; v < kVectors; ++v) {
             acc[i][v] = L::MulAdd(in_row[ix], w[v], acc[i][v]);
           }
@@ -82,9 +82,9 @@ PDLITE_OWN_TARGET void Tile(const StemConv& p,
     }
   }
   float* out = p.out + ((n * p.out_h + y) * p.out_w + x) * p.out_channels;
-#pragma GCC unroll 12
+  PDLITE_UNROLL(12)
   for (int i = 0; i < kPixels; ++i) {
-#pragma GCC unroll 2
+    PDLITE_UNROLL(2)
     for (int v = 0; v < kVectors; ++v) {
       L::template Store<kAct>(out + i * p.out_channels + v * L::kVecLanes,
                               p.out_channels - v * L::kVecLanes, acc[i][v],

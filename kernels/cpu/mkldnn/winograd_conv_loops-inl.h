@@ -52,24 +52,24 @@ PDLITE_OWN_TARGET inline void TransformVector(const float* at,
                                               int64_t position_stride,
                                               float* to) {
   V columns[6][6];  // B^T d: [row of the result][column]
-#pragma GCC unroll 6
+  PDLITE_UNROLL(6)
   for (int x = 0; x < 6; ++x) {
     V d[6];
-#pragma GCC unroll 6
+    PDLITE_UNROLL(6)
     for (int y = 0; y < 6; ++y) {
       const float* tap = at + y * row + x * col;
       d[y] = kMasked ? LoadFirst(mask, tap) : Load(tap);
     }
     V r[6];
     InputColumn(d, r);
-#pragma GCC unroll 6
+    PDLITE_UNROLL(6)
     for (int i = 0; i < 6; ++i) columns[i][x] = r[i];
   }
-#pragma GCC unroll 6
+  PDLITE_UNROLL(6)
   for (int i = 0; i < 6; ++i) {
     V r[6];
     InputColumn(columns[i], r);
-#pragma GCC unroll 6
+    PDLITE_UNROLL(6)
     for (int j = 0; j < 6; ++j) Store(to + (i * 6 + j) * position_stride, r[j]);
   }
 }
@@ -168,17 +168,17 @@ PDLITE_OWN_TARGET void TransformOutput(const WinogradConv& p,
       const V bias =
           p.bias != nullptr ? LoadFirst(mask, p.bias + lane0) : Zero();
       V columns[4][6];  // A^T m: [row of the result][column]
-#pragma GCC unroll 6
+      PDLITE_UNROLL(6)
       for (int j = 0; j < 6; ++j) {
         V col[6];
-#pragma GCC unroll 6
+        PDLITE_UNROLL(6)
         for (int i = 0; i < 6; ++i) {
           col[i] =
               LoadFirst(mask, from + (i * 6 + j) * position_stride + lane0);
         }
         V r[4];
         OutputColumn(col, r);
-#pragma GCC unroll 4
+        PDLITE_UNROLL(4)
         for (int i = 0; i < 4; ++i) columns[i][j] = r[i];
       }
       for (int i = 0; i < rows; ++i) {
