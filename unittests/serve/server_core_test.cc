@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using paddle_lite::DataType;
+using paddle_lite::testing::DemoModelDir;
 
 const std::string kModels = std::string(PDLITE_SHARED_DIR) + "/models";
 
@@ -46,8 +47,7 @@ class Repository {
 };
 
 std::vector<float> DemoInput() {
-  auto t = paddle_lite::framework::ReadNpy(
-      paddle_lite::testing::DemoModelDir() + "/input_x.npy");
+  auto t = paddle_lite::framework::ReadNpy(DemoModelDir() + "/input_x.npy");
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
 }
 
@@ -109,10 +109,9 @@ int Runs(InferenceServer* server, const std::string& model) {
 
 TEST(ServerCore, LoadsRepositoryAndReportsMetadata) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
-  repo.Add("demo2", paddle_lite::testing::DemoModelDir(), "", "3");
-  fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
-                               repo.path() + "/demo2/7");
+  repo.Add("demo", DemoModelDir());
+  repo.Add("demo2", DemoModelDir(), "", "3");
+  fs::create_directory_symlink(DemoModelDir(), repo.path() + "/demo2/7");
   InferenceServer server(repo.path());
   EXPECT_TRUE(server.Ready());
   const ModelVersion* m = nullptr;
@@ -136,7 +135,7 @@ TEST(ServerCore, LoadsRepositoryAndReportsMetadata) {
 
 TEST(ServerCore, InferMatchesTheModelsExpectedOutput) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
+  repo.Add("demo", DemoModelDir());
   InferenceServer server(repo.path());
   InferRequest r;
   r.model = "demo";
@@ -145,7 +144,7 @@ TEST(ServerCore, InferMatchesTheModelsExpectedOutput) {
   ASSERT_TRUE(response.status.ok()) << response.status.message;
   ASSERT_EQ(response.outputs.size(), 1u);
   auto expected = paddle_lite::framework::ReadNpy(
-      paddle_lite::testing::DemoModelDir() + "/expected_softmax.tmp_0.npy");
+      DemoModelDir() + "/expected_softmax.tmp_0.npy");
   auto got = AsFloats(response.outputs[0]);
   ASSERT_EQ(got.size(), static_cast<size_t>(expected.numel()));
   for (size_t i = 0; i < got.size(); ++i) {
@@ -157,7 +156,7 @@ TEST(ServerCore, InferMatchesTheModelsExpectedOutput) {
 
 TEST(ServerCore, BadInputsAreInvalidArgumentsNamingWhatWasExpected) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
+  repo.Add("demo", DemoModelDir());
   InferenceServer server(repo.path());
   auto check = [&](InferRequest r, StatusCode code, const std::string& needle) {
     InferResponse response = server.Infer(std::move(r));
@@ -207,12 +206,10 @@ TEST(ServerCore, BadInputsAreInvalidArgumentsNamingWhatWasExpected) {
 
 TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
-  repo.Add("typo", paddle_lite::testing::DemoModelDir(), R"({"instance": 2})");
-  repo.Add("bad_value", paddle_lite::testing::DemoModelDir(),
-           R"({"queue_limit": 0})");
-  repo.Add("not_json", paddle_lite::testing::DemoModelDir(),
-           R"({"instances": )");
+  repo.Add("demo", DemoModelDir());
+  repo.Add("typo", DemoModelDir(), R"({"instance": 2})");
+  repo.Add("bad_value", DemoModelDir(), R"({"queue_limit": 0})");
+  repo.Add("not_json", DemoModelDir(), R"({"instances": )");
   fs::create_directories(repo.path() + "/broken/1");
   std::ofstream(repo.path() + "/broken/1/model.pdmodel") << "not a program";
   InferenceServer server(repo.path());
@@ -241,9 +238,9 @@ TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
 
 TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
   Repository repo;
-  repo.Add("plain", paddle_lite::testing::DemoModelDir());
+  repo.Add("plain", DemoModelDir());
   // A long delay so that every request below joins one batch.
-  repo.Add("batched", paddle_lite::testing::DemoModelDir(),
+  repo.Add("batched", DemoModelDir(),
            R"({"max_batch_size": 16, "batch_delay_us": 300000})");
   InferenceServer server(repo.path());
   const std::vector<int> rows = {1, 3, 2, 1, 4, 1};
@@ -328,7 +325,7 @@ TEST(ServerCore, BatchingARealModelGivesTheResultsOfUnbatchedRuns) {
 // alone.
 TEST(ServerCore, InlineAndQueuedRunsGiveTheSameAnswers) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
+  repo.Add("demo", DemoModelDir());
   InferenceServer server(repo.path());
   std::vector<std::vector<float>> alone;
   for (int seed = 0; seed < 4; ++seed) {
@@ -354,8 +351,7 @@ TEST(ServerCore, InlineAndQueuedRunsGiveTheSameAnswers) {
 
 TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir(),
-           R"({"queue_limit": 2})");
+  repo.Add("demo", DemoModelDir(), R"({"queue_limit": 2})");
   InferenceServer server(repo.path());
   // A long run holds the only instance; while it runs the queue takes two
   // requests and refuses the third.
@@ -390,7 +386,7 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
 
 TEST(ServerCore, StopAnswersEveryQueuedRequest) {
   Repository repo;
-  repo.Add("demo", paddle_lite::testing::DemoModelDir());
+  repo.Add("demo", DemoModelDir());
   InferenceServer server(repo.path());
   std::vector<std::future<InferResponse>> futures;
   for (int i = 0; i < 8; ++i) {
