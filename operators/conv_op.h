@@ -65,6 +65,17 @@ class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
         .AsDispensable();
     AddInput("ResidualData", ResidualDataDoc()).AsDispensable();
     AddOutput("Output", "[N, M, OH, OW] (or [N, OH, OW, M] for NHWC)");
+    AddConvAttrs();
+  }
+
+ protected:
+  virtual const char* ResidualDataDoc() const {
+    return "fused_conv2d only: added to the output (same dims) before the "
+           "activation";
+  }
+
+  /// The window and layout attributes every convolution op has.
+  void AddConvAttrs() {
     AddAttr<std::vector<int32_t>>("strides", "[stride_h, stride_w]")
         .SetDefault({1, 1});
     AddAttr<std::vector<int32_t>>(
@@ -83,12 +94,6 @@ class ConvOpMaker : public framework::OpProtoAndCheckerMaker {
         .SetDefault("NCHW")
         .InEnum({"NCHW", "NHWC", "AnyLayout"});
   }
-
- protected:
-  virtual const char* ResidualDataDoc() const {
-    return "fused_conv2d only: added to the output (same dims) before the "
-           "activation";
-  }
 };
 
 /// fused_conv2d's: conv2d's, and the activation applied last.
@@ -96,6 +101,11 @@ class FusedConvOpMaker : public ConvOpMaker {
  public:
   void Make() override {
     ConvOpMaker::Make();
+    AddActivationAttrs();
+  }
+
+ protected:
+  void AddActivationAttrs() {
     AddAttr<std::string>("fuse_activation", kFuseActivationDoc)
         .SetDefault("")
         .InEnum(FusedActivationNames());

@@ -20,14 +20,15 @@ TEST(PassPipeline, EveryPassIsRegisteredInOrder) {
               std::string::npos)
         << info->file;
   }
-  EXPECT_EQ(names, (Types{"remove_noops", "constant_folding",
-                          "fold_batch_norm_into_conv", "fuse_conv_bias",
-                          "fold_affine_into_conv", "fuse_conv_residual",
-                          "fuse_conv_activation", "fuse_conv_upsample_add",
-                          "fuse_scaled_residual", "fuse_upsample_concat",
-                          "fuse_upsample_add", "fuse_conv2d_transpose_pair",
-                          "fuse_inverted_residual", "fuse_fc",
-                          "fuse_elementwise_activation"}));
+  EXPECT_EQ(
+      names,
+      (Types{"remove_noops", "constant_folding", "fold_batch_norm_into_conv",
+             "fuse_conv_bias", "fold_affine_into_conv", "fuse_conv_residual",
+             "fuse_conv_activation", "fuse_conv_upsample_add",
+             "fuse_scaled_residual", "fuse_upsample_concat",
+             "fuse_upsample_concat_conv", "fuse_upsample_add",
+             "fuse_conv2d_transpose_pair", "fuse_inverted_residual", "fuse_fc",
+             "fuse_elementwise_activation"}));
 }
 
 TEST(PassPipeline, SmallNetwork) {

@@ -57,13 +57,7 @@ TEST(FusedConv2dUpsampleAddMkldnn, PyramidStepInAGraphOverAStreamOfSizes) {
     // Where our loops run (AVX2 and up) the sum is the kernel's own, in a
     // channel-last layout (the PLAIN kernel would leave it plain).
     ExpectMkldnnMatchesPlainOverStream(b.Build(), b.parameters(),
-                                       {{1, 3, 24, 40},
-                                        {2, 3, 6, 10},
-                                        {1, 3, 24, 40},
-                                        {1, 3, 2, 2},
-                                        {3, 3, 14, 8},
-                                        {2, 3, 6, 10}},
-                                       {merged});
+                                       PyramidStreamSizes(), {merged});
   }
 }
 

@@ -61,12 +61,7 @@ TEST(FusedUpsampleMkldnn, PyramidLevelsInAGraphOverAStreamOfSizes) {
   Runner plain(program, b.parameters(), framework::LibraryType::Plain());
   Runner mkldnn(program, b.parameters(), framework::LibraryType::MKLDNN());
   uint32_t seed = 1;
-  for (const framework::DDim& d : std::vector<framework::DDim>{{1, 3, 24, 40},
-                                                               {2, 3, 6, 10},
-                                                               {1, 3, 24, 40},
-                                                               {1, 3, 2, 2},
-                                                               {3, 3, 14, 8},
-                                                               {2, 3, 6, 10}}) {
+  for (const framework::DDim& d : PyramidStreamSizes()) {
     SCOPED_TRACE("input " + framework::DimsToString(d));
     const auto input = RandomTensor<float>(d, -1, 1, ++seed);
     const auto expected = plain.Run(input);

@@ -115,6 +115,14 @@ inline void ExpectOwnLayouts(const Runner& runner,
   }
 }
 
+/// A stream of input sizes for graphs that pool by 2 once (a feature
+/// pyramid's two levels): even sizes, some seen before, a 1-pixel coarse
+/// level, batches.
+inline std::vector<framework::DDim> PyramidStreamSizes() {
+  return {{1, 3, 24, 40}, {2, 3, 6, 10}, {1, 3, 24, 40},
+          {1, 3, 2, 2},   {3, 3, 14, 8}, {2, 3, 6, 10}};
+}
+
 /// Runs `program` (one input) on random inputs of `dims`, in that order,
 /// through one executor preferring MKLDNN kernels and one PLAIN, as a
 /// predictor fed a stream of shapes (plans, kept calls and new shapes

@@ -74,12 +74,25 @@ PDLITE_OWN_TARGET inline void TransformVector(const float* at,
   }
 }
 
+// Copies `count` floats (a part's channels of one pixel).
+PDLITE_OWN_TARGET inline void CopyFloats(const float* from,
+                                         int64_t count,
+                                         float* to) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) Store(to + i, Load(from + i));
+  if (i < count) {
+    const Mask rest = FirstLanes(count - i);
+    StoreFirst(to + i, rest, LoadFirst(rest, from + i));
+  }
+}
+
 // Tiles [first, first + count) of the call (numbered over images, tile
 // rows and tile columns) into `v`: 36 blocks (one per position of the 6x6
 // tile, row by row), each `count` rows of `in_pad` floats (the channels;
 // what lies past in_channels is never read). A tile with taps outside the
-// input is first copied into `patch` (6x6 pixels of in_pad floats), zeros
-// around, so that every tile is transformed by one loop without checks.
+// input, and every tile of an input joined from parts, is first copied
+// into `patch` (6x6 pixels of in_pad floats), zeros around, so that every
+// tile is transformed by one loop without checks.
 PDLITE_OWN_TARGET void TransformInput(const WinogradConv& p,
                                       int64_t first,
                                       int64_t count,
@@ -100,7 +113,8 @@ PDLITE_OWN_TARGET void TransformInput(const WinogradConv& p,
     const int64_t y0 = tile / tiles_w % tiles_h * 4 - p.pad_top;
     const int64_t x0 = tile % tiles_w * 4 - p.pad_left;
     float* to = v + t * in_pad;
-    if (y0 >= 0 && x0 >= 0 && y0 + 6 <= p.in_h && x0 + 6 <= p.in_w) {
+    if (p.parts == nullptr && y0 >= 0 && x0 >= 0 && y0 + 6 <= p.in_h &&
+        x0 + 6 <= p.in_w) {
       const float* at = p.in + ((n * p.in_h + y0) * p.in_w + x0) * p.in_stride;
       for (int64_t c = 0; c < full; ++c) {
         TransformVector<false>(at + c * kLanes, row, p.in_stride, all,
@@ -120,9 +134,20 @@ PDLITE_OWN_TARGET void TransformInput(const WinogradConv& p,
         if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
           std::memset(pixel, 0, sizeof(float) * in_pad);
         } else {
-          std::memcpy(pixel,
-                      p.in + ((n * p.in_h + iy) * p.in_w + ix) * p.in_stride,
-                      sizeof(float) * p.in_channels);
+          if (p.parts == nullptr) {
+            std::memcpy(pixel,
+                        p.in + ((n * p.in_h + iy) * p.in_w + ix) * p.in_stride,
+                        sizeof(float) * p.in_channels);
+          } else {
+            for (int64_t k = 0; k < p.part_count; ++k) {
+              const WinogradInputPart& part = p.parts[k];
+              CopyFloats(
+                  part.in + ((n * part.in_h + part.rows[iy]) * part.in_w +
+                             part.columns[ix]) *
+                                part.channels,
+                  part.channels, pixel + part.channel_offset);
+            }
+          }
           // Lanes past the channels are never read, but are not left
           // holding whatever the scratch held.
           std::memset(pixel + p.in_channels, 0,

@@ -34,11 +34,31 @@ void PackWinogradFilter(const float* filter,
                         int64_t out_channels,
                         float* packed);
 
+/// A group of channels of a WinogradConv's input read from a map of its
+/// own through a nearest index (fused_upsample_concat_conv2d): channels
+/// [channel_offset, channel_offset + channels) of input pixel (y, x) of
+/// image n are at in + ((n * in_h + rows[y]) * in_w + columns[x]) *
+/// channels.
+struct WinogradInputPart {
+  const float* in = nullptr;  // channel-last [batch][in_h][in_w][channels]
+  int64_t in_h = 0;
+  int64_t in_w = 0;
+  int64_t channels = 0;
+  int64_t channel_offset = 0;
+  const int64_t* rows = nullptr;     // one per row of the call's input
+  const int64_t* columns = nullptr;  // one per column of the call's input
+};
+
 /// One call of RunWinogradConv.
 struct WinogradConv {
   /// A row of in_stride floats per pixel, its in_channels first.
   const float* in = nullptr;
   int64_t in_stride = 0;
+  /// When not null, the input is these part_count groups of channels
+  /// instead (together in_channels, in order), and `in` is not read: a
+  /// join of upsampled maps that is never stored.
+  const WinogradInputPart* parts = nullptr;
+  int64_t part_count = 0;
   const float* packed_filter = nullptr;  // PackWinogradFilter's
   const float* bias = nullptr;           // out_channels; null: none
   float* out = nullptr;                  // rows of out_channels per pixel
