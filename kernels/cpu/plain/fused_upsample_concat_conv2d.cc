@@ -8,7 +8,7 @@
 
 #include "kernels/cpu/plain/conv_kernel.h"
 #include "kernels/cpu/plain/fused_activation.h"
-#include "operators/upsample_shape.h"
+#include "kernels/cpu/plain/upsample_concat_util.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -33,38 +33,9 @@ class FusedUpsampleConcatConvKernel : public framework::OpKernel<T> {
     T* out = output->mutable_data<T>(ctx.GetPlace());
     if (output->numel() == 0) return;
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    const int64_t plane = join.out_h * join.out_w;
-    std::vector<T> joined(
-        static_cast<size_t>(join.batch * join.channels * plane));
-    std::vector<operators::NearestIndex> index;
-    for (const operators::UpsampledPart& p : join.parts) {
-      index.push_back(operators::NearestIndexOf(p, join));
-    }
-    // One task per channel of an image, as fused_upsample_concat's.
-    dev.ParallelFor(
-        join.batch * join.channels, static_cast<double>(plane),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t task = begin; task < end; ++task) {
-            const int64_t n = task / join.channels;
-            const int64_t c = task % join.channels;
-            size_t k = 0;
-            while (c >= join.parts[k].channel_offset + join.parts[k].channels) {
-              ++k;
-            }
-            const operators::UpsampledPart& p = join.parts[k];
-            const operators::NearestIndex& at = index[k];
-            const T* in =
-                inputs[p.input]->data<T>() +
-                (n * p.channels + c - p.channel_offset) * p.in_h * p.in_w;
-            T* to = joined.data() + task * plane;
-            for (int64_t y = 0; y < join.out_h; ++y) {
-              const T* row = in + at.rows[y] * p.in_w;
-              for (int64_t x = 0; x < join.out_w; ++x) {
-                *to++ = row[at.columns[x]];
-              }
-            }
-          }
-        });
+    std::vector<T> joined(static_cast<size_t>(join.batch * join.channels *
+                                              join.out_h * join.out_w));
+    JoinUpsampled(dev, join, inputs, joined.data());
     const T* w = filter->data<T>();
     const T* b = bias != nullptr ? bias->data<T>() : nullptr;
     if (g.groups == g.in_channels && g.in_channels > 0) {
