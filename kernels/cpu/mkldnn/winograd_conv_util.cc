@@ -1,7 +1,9 @@
 #include "kernels/cpu/mkldnn/winograd_conv_util.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/mkldnn/own_loop_vectors.h"
@@ -170,8 +172,13 @@ void RunWinogradConv(const platform::CPUDeviceContext& dev,
 }
 
 bool OwnWinogradPreferred() {
-  static const bool preferred =
-      platform::WidestCpuIsa() == platform::CpuIsa::kAvx2;
+  // PDLITE_OWN_WINOGRAD=0 keeps oneDNN's Winograd where it has one (for
+  // comparisons).
+  static const bool preferred = [] {
+    const char* env = std::getenv("PDLITE_OWN_WINOGRAD");
+    return platform::WidestCpuIsa() != platform::CpuIsa::kBaseline &&
+           (env == nullptr || std::string(env) != "0");
+  }();
   return preferred;
 }
 
