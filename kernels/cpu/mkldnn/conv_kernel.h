@@ -547,8 +547,7 @@ class MkldnnConv2dKernel : public framework::OpKernel<T> {
       return false;
     } else {
       const Dims src_dims = {g.batch, g.in_channels, g.in_h, g.in_w};
-      if (!OwnConvLoopsAvailable() || !OwnWinogradPreferred() ||
-          !UseWinograd(g) ||
+      if (!OwnWinogradPreferred() || !UseWinograd(g) ||
           src_stored != ActivationMd(src_dims, /*channel_last=*/true) ||
           ctx.Input<framework::Tensor>("ResidualData") != nullptr ||
           !OwnConvLoopsFuse(activation) || !IsModelWeight(ctx, "Filter")) {

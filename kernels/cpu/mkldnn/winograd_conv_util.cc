@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/mkldnn/own_conv_util.h"
 #include "kernels/cpu/mkldnn/own_loop_vectors.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "platform/cpu_isa.h"
@@ -176,7 +177,7 @@ bool OwnWinogradPreferred() {
   // comparisons).
   static const bool preferred = [] {
     const char* env = std::getenv("PDLITE_OWN_WINOGRAD");
-    return platform::WidestCpuIsa() != platform::CpuIsa::kBaseline &&
+    return OwnConvLoopsAvailable() &&
            (env == nullptr || std::string(env) != "0");
   }();
   return preferred;
