@@ -129,6 +129,22 @@ class Config {
   /// PDLITE_WARMUP=0: the first run pays for it.
   void EnableWarmup(bool enable = true) { warmup_ = enable; }
   bool warmup_enabled() const { return warmup_; }
+  /// Small runs on one thread (on by default, CPU only, with 2 or more
+  /// threads). A run that one thread is estimated to finish in under 2 ms
+  /// (from the predictor's own runs, per input element) goes to a clone of
+  /// the predictor on one thread: split across cores, its ops of tens of
+  /// microseconds spend more moving their data between the cores' caches
+  /// than the split saves (the OCR classifier at 2 threads on 1x3x48xW:
+  /// no faster at the median, 1.3-1.6x slower at the 90th percentile on
+  /// the project's 2-core VM). Each input shape keeps the side it was
+  /// given first; RunStats::threads says which ran. Off, or
+  /// PDLITE_NARROW_RUNS=0: every run on all the threads.
+  void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
+  bool narrow_runs_enabled() const { return narrow_runs_; }
+  /// The one-thread estimate, in ms, under which a run goes to one thread
+  /// (default 2; where cores share data cheaply, less pays).
+  void SetNarrowRunLimit(double ms) { narrow_run_ms_ = ms; }
+  double narrow_run_limit() const { return narrow_run_ms_; }
   /// Host memory a run may use, checked before allocating: `tensor_bytes`
   /// for any one tensor, `run_bytes` for all tensors a run holds at once.
   /// A shape past either (a hostile model, a huge input) is a
@@ -198,6 +214,8 @@ class Config {
   bool make_ahead_ = true;
   bool generic_kernels_ = true;
   bool warmup_ = true;
+  bool narrow_runs_ = true;
+  double narrow_run_ms_ = 2.0;
   bool ir_optim_ = true;
   bool profiling_ = false;
   size_t gpu_memory_limit_ = 0;
@@ -258,6 +276,9 @@ struct RunStats {
   /// kernels were still being made ahead, and the generic ones have
   /// measured faster than making them during a run (Config::EnableMakeAhead).
   bool ran_generic = false;
+  /// The threads the run had: 1 when a predictor of several gave a small
+  /// run to one thread (Config::EnableNarrowRuns).
+  int threads = 1;
 };
 
 /// An input or output as the program declares it.

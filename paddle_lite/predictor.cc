@@ -13,6 +13,7 @@
 #include "framework/first_sight_policy.h"
 #include "framework/make_only.h"
 #include "framework/model_io.h"
+#include "framework/narrow_run_policy.h"
 #include "framework/pass.h"
 #include "framework/plugin.h"
 #include "kernels/cpu/plain/sgemm_util.h"
@@ -166,6 +167,17 @@ struct Predictor::Impl {
   bool last_run_generic = false;
   // Whether the predictor's first run has been routed.
   bool first_run_routed = false;
+  // Runs small enough for one thread go to `narrow`, a clone on one
+  // thread (framework/narrow_run_policy.h, Config::EnableNarrowRuns);
+  // null until a run is given to it.
+  std::unique_ptr<Impl> narrow;
+  fw::NarrowRunPolicy narrow_policy{1};  // set in Init
+  bool narrow_possible = false;          // decided in Init
+  bool last_run_narrow = false;
+  // Each input shape's side, kept: a shape moving between the two would be
+  // made anew on the other. By shape key; the oldest out past kSeenShapes.
+  std::unordered_map<std::string, bool> narrow_shapes;
+  std::deque<std::string> narrow_order;
   // No specialised run yet: the first pays what no later run does (the
   // weights' reorders and packing, oneDNN's first use) and teaches the
   // policy nothing. After a generic first run that is the second run, on
@@ -201,14 +213,35 @@ struct Predictor::Impl {
   Route RouteRun();
   // Runs the inputs on `generic` and takes its outputs as this run's.
   void RunGeneric();
-  // The warm-up run at load (Config::EnableWarmup); true if it ran.
-  bool WarmUp();
+  // The warm-up run at load (Config::EnableWarmup); true if it ran. With
+  // `estimate` (on an Impl of one thread), it is timed for it: a second run of
+  // the declared shapes, and when every input's batch is open, runs at batch
+  // kEstimateBatch, whose extra time over the first is what more elements
+  // cost (what the fixed costs of a small run hide).
+  bool WarmUp(fw::NarrowRunPolicy* estimate = nullptr);
+  static constexpr int64_t kEstimateBatch = 4;
   // WarmUp, then what a warmed predictor's first run is: an ordinary
   // first sight (no generic first run, no exemption from the policy).
-  void WarmUpAtLoad() {
-    warmed_up = WarmUp();
+  // With several threads the one-thread clone is made and warmed too,
+  // timed for the narrow policy's first estimate.
+  void WarmUpAtLoad(fw::NarrowRunPolicy* estimate = nullptr) {
+    warmed_up = WarmUp(estimate);
     if (warmed_up) skip_first_specialised = false;
+    if (warmed_up && narrow_possible && MakeNarrow()) {
+      narrow->WarmUpAtLoad(&narrow_policy);
+    }
   }
+  // Whether this run goes to `narrow` (deciding for a new shape).
+  bool RunsNarrow();
+  // Makes `narrow` if it is not there; false if it cannot be made.
+  bool MakeNarrow();
+  // Runs the inputs on `narrow` and takes its outputs as this run's.
+  void RunNarrow();
+  // A run on this Impl's own threads (routed to its kernels).
+  void Run();
+  // Keeps last_inputs and last_key those of the inputs set now.
+  void UpdateShapeKey();
+  RunStats Stats() const;
   bool warmed_up = false;
   // After a specialised run, of a shape not made or made: tells the
   // policy.
@@ -299,6 +332,15 @@ struct Predictor::Impl {
     }();
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
                        preference.place.is_cpu() && ListsMkldnn();
+    // PDLITE_NARROW_RUNS=0 keeps every run on all the threads.
+    static const bool kNarrowWanted = [] {
+      const char* env = std::getenv("PDLITE_NARROW_RUNS");
+      return env == nullptr || std::string(env) != "0";
+    }();
+    narrow_policy =
+        fw::NarrowRunPolicy(config.cpu_threads(), config.narrow_run_limit());
+    narrow_possible = kNarrowWanted && config.narrow_runs_enabled() &&
+                      preference.place.is_cpu() && config.cpu_threads() > 1;
   }
 
   // Whether the configured kernel libraries name MKLDNN: what the
@@ -444,15 +486,14 @@ Predictor::Impl::~Impl() {
   maker.reset();  // its clone shares the weights scope
   if (generic_warmer.joinable()) generic_warmer.join();
   generic.reset();
+  narrow.reset();
   executor.reset();
   if (scope) weights->DeleteScope(scope);
   // It goes once the last input staged from it is freed.
   if (input_pool) input_pool->Close();
 }
 
-Predictor::Impl::Route Predictor::Impl::RouteRun() {
-  routed = nullptr;
-  if (!make_ahead_possible && !generic_possible) return Route::kMade;
+void Predictor::Impl::UpdateShapeKey() {
   fw::TensorList& inputs = feeds();
   bool same = last_inputs.size() == inputs.size();
   for (size_t i = 0; same && i < inputs.size(); ++i) {
@@ -469,6 +510,13 @@ Predictor::Impl::Route Predictor::Impl::RouteRun() {
       last_inputs.emplace_back(t.dims(), t.dtype());
     }
   }
+}
+
+Predictor::Impl::Route Predictor::Impl::RouteRun() {
+  routed = nullptr;
+  if (!make_ahead_possible && !generic_possible) return Route::kMade;
+  UpdateShapeKey();
+  fw::TensorList& inputs = feeds();
   auto input_bytes = [&inputs] {
     size_t bytes = 0;
     for (auto& t : inputs) bytes += t.memory_size();
@@ -702,7 +750,7 @@ std::vector<TensorInfo> DeclaredInfo(const fw::ProgramDesc& program,
 }
 }  // namespace
 
-bool Predictor::Impl::WarmUp() {
+bool Predictor::Impl::WarmUp(fw::NarrowRunPolicy* estimate) {
   static const bool kWanted = [] {
     const char* env = std::getenv("PDLITE_WARMUP");
     return env == nullptr || std::string(env) != "0";
@@ -717,12 +765,14 @@ bool Predictor::Impl::WarmUp() {
   // model declaring -1 for its image sizes would run on 1x1 images.
   std::vector<fw::DDim> dims;
   size_t bytes = 0;
+  bool batch_open = true;
   for (const auto& info : DeclaredInfo(*program, feed_names)) {
     if (info.lod_level > 0 || info.type != DataType::FLOAT32 ||
         info.shape.empty()) {
       return false;
     }
     fw::DDim d = info.shape;
+    batch_open = batch_open && d[0] < 0;
     for (size_t i = 0; i < d.size(); ++i) {
       if (d[i] < 0 && i == 0) d[i] = 1;
       if (d[i] <= 0) return false;
@@ -734,15 +784,46 @@ bool Predictor::Impl::WarmUp() {
   fw::TensorList& inputs = feeds();
   const size_t fetch_count = fetches().size();
   bool ran = true;
-  try {
+  auto set_inputs = [&](int64_t batch) {
     for (size_t i = 0; i < dims.size() && i < inputs.size(); ++i) {
       platform::ScopedHostAllocator pooled(input_pool);
-      inputs[i].Resize(dims[i]);
+      fw::DDim d = dims[i];
+      d[0] *= batch;
+      inputs[i].Resize(d);
       float* data = inputs[i].mutable_data<float>(platform::CPUPlace{});
-      std::fill(data, data + fw::Product(dims[i]), 0.f);
+      std::fill(data, data + fw::Product(d), 0.f);
     }
+  };
+  // A run made before (its shape's code made): its time.
+  auto timed_run = [&] {
+    const auto start = std::chrono::steady_clock::now();
     executor->Run(0, scope);
     device_context->Wait();
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  try {
+    set_inputs(1);
+    executor->Run(0, scope);
+    device_context->Wait();
+    if (estimate != nullptr) {
+      const double ms = timed_run();
+      const double elements = InputElements();
+      estimate->RecordOneThread(ms, elements);
+      if (batch_open) {
+        // A model whose batch is open in name only stays with the one
+        // estimate.
+        try {
+          set_inputs(kEstimateBatch);
+          executor->Run(0, scope);
+          device_context->Wait();
+          estimate->RecordOneThread(timed_run() - ms,
+                                    InputElements() - elements);
+        } catch (const std::exception&) {
+        }
+      }
+    }
   } catch (const std::exception&) {
     // A model that cannot run at its declared shapes runs unwarmed; its
     // first real run reports what is wrong with the real inputs.
@@ -798,53 +879,120 @@ void Predictor::Run() {
                        "' has no data: Reshape it and CopyFromCpu before "
                        "Run()."));
   }
+  if (impl_->RunsNarrow()) {
+    impl_->RunNarrow();
+    return;
+  }
+  impl_->last_run_narrow = false;
+  impl_->Run();
+}
+
+bool Predictor::Impl::RunsNarrow() {
+  if (!narrow_possible) return false;
+  UpdateShapeKey();
+  auto found = narrow_shapes.find(last_key);
+  if (found != narrow_shapes.end()) return found->second;
+  const bool go = narrow_policy.Narrow(InputElements()) && MakeNarrow();
+  narrow_shapes.emplace(last_key, go);
+  narrow_order.push_back(last_key);
+  if (narrow_order.size() > kSeenShapes) {
+    narrow_shapes.erase(narrow_order.front());
+    narrow_order.pop_front();
+  }
+  return go;
+}
+
+bool Predictor::Impl::MakeNarrow() {
+  if (narrow != nullptr) return true;
+  Config narrow_config = config;
+  narrow_config.SetCpuThreads(1);
+  // Its caches count in this predictor's budget.
+  try {
+    narrow = CloneWith(narrow_config, cache_budget);
+  } catch (const std::exception&) {
+    narrow_possible = false;
+    return false;
+  }
+  return true;
+}
+
+void Predictor::Impl::RunNarrow() {
+  last_run_narrow = true;
+  fw::TensorList& from = feeds();
+  fw::TensorList& to = narrow->feeds();
+  for (size_t i = 0; i < from.size() && i < to.size(); ++i) to[i] = from[i];
+  const int64_t making_before = fw::MakingTime();
+  const auto start = std::chrono::steady_clock::now();
+  narrow->Run();
+  const double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  narrow_policy.RecordOneThread(
+      ms - static_cast<double>(fw::MakingTime() - making_before) / 1e6,
+      InputElements());
+  fetches() = narrow->fetches();
+}
+
+void Predictor::Impl::Run() {
   using Clock = std::chrono::steady_clock;
-  const Impl::Route route = impl_->RouteRun();
+  const Route route = RouteRun();
   const Clock::time_point start = Clock::now();
-  impl_->last_run_generic = route == Impl::Route::kGeneric;
-  if (route == Impl::Route::kGeneric) {
+  last_run_generic = route == Route::kGeneric;
+  if (route == Route::kGeneric) {
     try {
-      impl_->RunGeneric();
+      RunGeneric();
       const double ms =
           std::chrono::duration<double, std::milli>(Clock::now() - start)
               .count();
-      impl_->policy.RecordGeneric(ms, impl_->InputElements());
-      if (impl_->routed != nullptr &&
-          impl_->generic->executor->last_run_stats().replayed) {
-        impl_->routed->generic_replay_ms = ms;
+      policy.RecordGeneric(ms, InputElements());
+      if (narrow_possible) narrow_policy.RecordAllThreads(ms, InputElements());
+      if (routed != nullptr && generic->executor->last_run_stats().replayed) {
+        routed->generic_replay_ms = ms;
       }
       return;
     } catch (const std::exception&) {
       // The plain kernels refused what the specialised ones may take: no
       // more generic runs, and this one again where it would have gone
       // (an input the model rejects fails there too, as it should).
-      impl_->generic_possible = false;
-      impl_->last_run_generic = false;
-      for (auto& kv : impl_->seen_shapes) kv.second.generic_for_good = false;
+      generic_possible = false;
+      last_run_generic = false;
+      for (auto& kv : seen_shapes) kv.second.generic_for_good = false;
     }
   }
   const int64_t making_before = fw::MakingTime();
-  impl_->executor->Run(0, impl_->scope);
+  executor->Run(0, scope);
   // Run() is synchronous: a device's queued work (and errors) end here,
   // and staged feeds may be reused once it returns.
-  impl_->device_context->Wait();
-  if (!impl_->generic_possible) return;
+  device_context->Wait();
+  if (!generic_possible && !narrow_possible) return;
   const double run_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  if (route == Impl::Route::kSpecialised) {
-    impl_->LearnFromSpecialised(
-        run_ms, static_cast<double>(fw::MakingTime() - making_before) / 1e6);
+  const double making_ms =
+      static_cast<double>(fw::MakingTime() - making_before) / 1e6;
+  if (narrow_possible) {
+    narrow_policy.RecordAllThreads(run_ms - making_ms, InputElements());
+  }
+  if (!generic_possible) return;
+  if (route == Route::kSpecialised) {
+    LearnFromSpecialised(run_ms, making_ms);
   } else {
-    impl_->LearnFromMade(run_ms);
+    LearnFromMade(run_ms);
   }
 }
 
-RunStats Predictor::last_run_stats() const {
-  const auto& s = impl_->last_run_generic
-                      ? impl_->generic->executor->last_run_stats()
-                      : impl_->executor->last_run_stats();
+RunStats Predictor::last_run_stats() const { return impl_->Stats(); }
+
+RunStats Predictor::Impl::Stats() const {
+  if (last_run_narrow) {
+    RunStats out = narrow->Stats();
+    if (maker) out.shapes_made_ahead += maker->made();
+    return out;
+  }
+  const auto& s = last_run_generic ? generic->executor->last_run_stats()
+                                   : executor->last_run_stats();
   RunStats out;
-  out.ran_generic = impl_->last_run_generic;
+  out.threads = config.cpu_threads();
+  out.ran_generic = last_run_generic;
   out.replayed = s.replayed;
   out.arena_bytes = s.arena_bytes;
   out.unplanned_bytes = s.unplanned_bytes;
@@ -852,9 +1000,9 @@ RunStats Predictor::last_run_stats() const {
   out.ops_inferred = s.ops_inferred;
   out.graph_replayed = s.graph_replayed;
   out.graph_refusal = s.graph_refusal;
-  out.cache_bytes = impl_->cache_budget->UsedByCache();
-  out.cache_budget_bytes = impl_->cache_budget->limit();
-  out.shapes_made_ahead = impl_->maker ? impl_->maker->made() : 0;
+  out.cache_bytes = cache_budget->UsedByCache();
+  out.cache_budget_bytes = cache_budget->limit();
+  out.shapes_made_ahead = maker ? maker->made() : 0;
   for (auto& t : s.op_timings) {
     out.op_times.push_back(OpTime{t.op_index, t.op_type, t.kernel, t.ms});
   }

@@ -57,6 +57,7 @@ struct Pass {
   std::map<std::string, size_t> cache_bytes;
   size_t plans_cached = 0;
   size_t generic_runs = 0;  // runs on the generic kernels
+  size_t narrow_runs = 0;   // runs given to one thread of several
 };
 
 std::string JsonString(const std::string& s) {
@@ -140,7 +141,9 @@ int BenchStreamCommand() {
                 .count();
         pass.ms.push_back(ms);
         (first ? pass.first_ms : pass.later_ms).push_back(ms);
-        if (predictor->last_run_stats().ran_generic) ++pass.generic_runs;
+        const paddle_lite::RunStats run_stats = predictor->last_run_stats();
+        if (run_stats.ran_generic) ++pass.generic_runs;
+        if (run_stats.threads < FLAGS_threads) ++pass.narrow_runs;
         if (first) {
           first_sight[s] = ms;
         } else {
@@ -196,6 +199,7 @@ int BenchStreamCommand() {
              << ", \"heap_held_mb\": " << pass.heap_held_mb
              << ", \"plans_cached\": " << pass.plans_cached
              << ", \"generic_runs\": " << pass.generic_runs
+             << ", \"narrow_runs\": " << pass.narrow_runs
              << ", \"cache_bytes\": {";
         bool first = true;
         for (auto& kv : pass.cache_bytes) {
@@ -245,18 +249,22 @@ int BenchStreamCommand() {
           pass.rss_mb, heap_col, pass.plans_cached, cache_total,
           caches.str().c_str());
     }
-    size_t generic_runs = 0, runs = 0;
+    size_t generic_runs = 0, narrow_runs = 0, runs = 0;
     for (const Pass& pass : passes) {
       generic_runs += pass.generic_runs;
+      narrow_runs += pass.narrow_runs;
       runs += pass.ms.size();
     }
     std::printf(
         "\na new shape against its steady latency: median %.2fx, worst "
         "%.2fx\nshapes made ahead by a clone (Config::EnableMakeAhead): "
         "%zu\nruns on the generic kernels (Config::EnableGenericKernels): "
-        "%zu of %zu\nRSS: baseline %.1f MB, peak %.1f MB\n",
+        "%zu of %zu\nruns on one thread of %d (Config::EnableNarrowRuns): %zu "
+        "of "
+        "%zu\nRSS: baseline %.1f MB, peak %.1f MB\n",
         Median(first_vs_steady), worst_ratio, made_ahead, generic_runs, runs,
-        baseline_rss_mb, ProcStatusMb("VmHWM"));
+        FLAGS_threads, narrow_runs, runs, baseline_rss_mb,
+        ProcStatusMb("VmHWM"));
     return 0;
   } catch (const paddle_lite::Exception& e) {
     std::cerr << "pdlite: " << e.what() << "\n";

@@ -12,25 +12,12 @@
 #include "gtest/gtest.h"
 #include "paddle_lite/paddle_lite.h"
 #include "platform/cpu_isa.h"
+#include "unittests/test_utils/predictor_runs.h"
 
 namespace paddle_lite {
 namespace {
 
-std::vector<float> RunOnce(Predictor* p,
-                           const std::vector<int64_t>& shape,
-                           float value) {
-  auto in = p->GetInputHandle(p->GetInputNames()[0]);
-  in->Reshape(shape);
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
-  float* data = in->mutable_data<float>();
-  for (int64_t i = 0; i < n; ++i) data[i] = value * ((i % 11) - 5);
-  p->Run();
-  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
-  int64_t size = 0;
-  const float* o = out->data<float>(&size);
-  return std::vector<float>(o, o + size);
-}
+using testing::RunFilled;
 
 std::string DemoModel() {
   return std::string(PDLITE_SOURCE_DIR) + "/models/demo_convnet";
@@ -84,8 +71,8 @@ TEST(GenericKernels, TakeNewShapesOfASmallModelAndKeepResults) {
     const std::vector<int64_t> shape = {
         1, 3, 48, run % 3 == 2 ? 64 + 32 * (run % 5) : width};
     const float v = 0.02f * static_cast<float>(run % 7 + 1);
-    auto got = RunOnce(a.get(), shape, v);
-    auto want = RunOnce(b.get(), shape, v);
+    auto got = RunFilled(a.get(), shape, v);
+    auto want = RunFilled(b.get(), shape, v);
     ASSERT_EQ(got.size(), want.size());
     for (size_t k = 0; k < got.size(); ++k) {
       ASSERT_NEAR(got[k], want[k], 1e-4f + 1e-4f * std::abs(want[k]))
@@ -112,7 +99,7 @@ TEST(GenericKernels, OffKeepsEveryRunOnThePreferredKernels) {
   config.EnableGenericKernels(false);
   auto p = CreatePredictor(config);
   for (int64_t size = 16; size < 64; size += 4) {
-    RunOnce(p.get(), {1, 3, size, size}, 0.1f);
+    RunFilled(p.get(), {1, 3, size, size}, 0.1f);
     EXPECT_FALSE(p->last_run_stats().ran_generic) << size;
   }
 }
@@ -132,8 +119,8 @@ TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
   auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   const std::vector<bool> want = {true, false, false, false, false};
   for (size_t run = 0; run < want.size(); ++run) {
-    auto got = RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
-    auto ref = RunOnce(q.get(), {1, 3, 32, 32}, 0.1f);
+    auto got = RunFilled(p.get(), {1, 3, 32, 32}, 0.1f);
+    auto ref = RunFilled(q.get(), {1, 3, 32, 32}, 0.1f);
     EXPECT_EQ(p->last_run_stats().ran_generic, want[run]) << "run " << run;
     ASSERT_EQ(got.size(), ref.size());
     for (size_t k = 0; k < got.size(); ++k) {
@@ -143,7 +130,7 @@ TEST(GenericKernels, FirstRunsOfASmallInputThenTheSpecialisedKernels) {
   }
   EXPECT_TRUE(p->last_run_stats().replayed);
   auto large = CreatePredictor(config);
-  RunOnce(large.get(), {1, 3, 320, 320}, 0.1f);  // 1.2 MB
+  RunFilled(large.get(), {1, 3, 320, 320}, 0.1f);  // 1.2 MB
   EXPECT_FALSE(large->last_run_stats().ran_generic);
 }
 
@@ -161,8 +148,8 @@ TEST(GenericKernels, AfterTheFirstRunEachShapeKeepsItsKernels) {
   auto p = CreatePredictor(unwarmed);
   auto q = CreatePredictor(WithoutGenericKernels(DemoModel()));
   auto check = [&](int64_t size, const std::string& where) {
-    auto got = RunOnce(p.get(), {1, 3, size, size}, 0.1f);
-    auto ref = RunOnce(q.get(), {1, 3, size, size}, 0.1f);
+    auto got = RunFilled(p.get(), {1, 3, size, size}, 0.1f);
+    auto ref = RunFilled(q.get(), {1, 3, size, size}, 0.1f);
     ASSERT_EQ(got.size(), ref.size()) << where;
     for (size_t k = 0; k < got.size(); ++k) {
       ASSERT_NEAR(got[k], ref[k], 1e-5f + 1e-5f * std::abs(ref[k]))
@@ -224,8 +211,8 @@ TEST(Warmup, SmallModelRunsOnceAtLoadAndShowsNothingElse) {
         << e.what();
   }
   for (int run = 0; run < 3; ++run) {
-    auto got = RunOnce(warm.get(), {1, 3, 32, 32}, 0.1f);
-    auto ref = RunOnce(cold.get(), {1, 3, 32, 32}, 0.1f);
+    auto got = RunFilled(warm.get(), {1, 3, 32, 32}, 0.1f);
+    auto ref = RunFilled(cold.get(), {1, 3, 32, 32}, 0.1f);
     EXPECT_FALSE(warm->last_run_stats().ran_generic) << "run " << run;
     EXPECT_EQ(warm->last_run_stats().replayed, run > 0) << "run " << run;
     ASSERT_EQ(got.size(), ref.size());
@@ -237,9 +224,9 @@ TEST(Warmup, SmallModelRunsOnceAtLoadAndShowsNothingElse) {
   // A clone's first run takes the specialised kernels too (later new
   // shapes go where the policy's timings send them).
   auto clone = warm->Clone();
-  auto from_clone = RunOnce(clone.get(), {1, 3, 48, 16}, 0.2f);
+  auto from_clone = RunFilled(clone.get(), {1, 3, 48, 16}, 0.2f);
   EXPECT_FALSE(clone->last_run_stats().ran_generic);
-  EXPECT_EQ(from_clone, RunOnce(cold.get(), {1, 3, 48, 16}, 0.2f));
+  EXPECT_EQ(from_clone, RunFilled(cold.get(), {1, 3, 48, 16}, 0.2f));
 }
 
 // No warm-up where it would not help or cannot run: off, inputs whose
