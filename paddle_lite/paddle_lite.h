@@ -129,16 +129,19 @@ class Config {
   /// PDLITE_WARMUP=0: the first run pays for it.
   void EnableWarmup(bool enable = true) { warmup_ = enable; }
   bool warmup_enabled() const { return warmup_; }
-  /// Small runs on one thread (on by default, CPU only, with 2 or more
+  /// Small runs on one thread (off by default; CPU only, with 2 or more
   /// threads). A run that one thread is estimated to finish in under 2 ms
   /// (from the predictor's own runs, per input element) goes to a clone of
   /// the predictor on one thread: split across cores, its ops of tens of
   /// microseconds spend more moving their data between the cores' caches
-  /// than the split saves (the OCR classifier at 2 threads on 1x3x48xW:
-  /// no faster at the median, 1.3-1.6x slower at the 90th percentile on
-  /// the project's 2-core VM). Each input shape keeps the side it was
-  /// given first; RunStats::threads says which ran. Off, or
-  /// PDLITE_NARROW_RUNS=0: every run on all the threads.
+  /// than the split saves when runs come after idle gaps (the OCR
+  /// classifier at 2 threads on 1x3x48xW: no faster at the median,
+  /// 1.3-1.6x slower at the 90th percentile on the project's 2-core VM),
+  /// but runs back to back gain from the split (its 2x3x48x192 0.65 ms on
+  /// two threads, 0.93 on one), so it is not the default yet. Each input
+  /// shape keeps the side it was given first; RunStats::threads says
+  /// which ran. PDLITE_NARROW_RUNS=1 or =0 turns it on or off whatever
+  /// the Config says.
   void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
   bool narrow_runs_enabled() const { return narrow_runs_; }
   /// The one-thread estimate, in ms, under which a run goes to one thread
@@ -214,7 +217,7 @@ class Config {
   bool make_ahead_ = true;
   bool generic_kernels_ = true;
   bool warmup_ = true;
-  bool narrow_runs_ = true;
+  bool narrow_runs_ = false;
   double narrow_run_ms_ = 2.0;
   bool ir_optim_ = true;
   bool profiling_ = false;

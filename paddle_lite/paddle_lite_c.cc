@@ -372,6 +372,24 @@ PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable) {
   });
 }
 
+PD_Status PD_ConfigEnableNarrowRuns(PD_Config* config, int enable) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.EnableNarrowRuns(enable != 0);
+  });
+}
+
+PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    if (!(ms >= 0)) {
+      Throw(ErrorCode::kInvalidArgument, "PD_ConfigSetNarrowRunLimit: ", ms,
+            " ms; the limit must be >= 0.");
+    }
+    config->config.SetNarrowRunLimit(ms);
+  });
+}
+
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes) {

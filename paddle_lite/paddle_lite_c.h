@@ -32,7 +32,7 @@
 
 // This header's version: grows when functions are added, so a program can
 // check PD_CApiVersion() of the library it loaded against it.
-#define PD_C_API_VERSION 1
+#define PD_C_API_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,6 +158,14 @@ PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable);
 /// declared input shapes, so that its first real run costs what any new
 /// shape does (Config::EnableWarmup); zero leaves that to the first run.
 PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable);
+/// Non-zero gives a run that one thread is estimated to finish in under
+/// the limit (PD_ConfigSetNarrowRunLimit, 2 ms by default) to one thread,
+/// where the predictor has several (Config::EnableNarrowRuns); zero (the
+/// default) keeps every run on all the threads.
+/// Since version 2.
+PD_Status PD_ConfigEnableNarrowRuns(PD_Config* config, int enable);
+/// That limit, in ms (Config::SetNarrowRunLimit). Since version 2.
+PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms);
 /// Host memory limits in bytes for one tensor and for all tensors of a
 /// run; 0 keeps the default (a quarter, a half of physical memory).
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,

@@ -332,15 +332,18 @@ struct Predictor::Impl {
     }();
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
                        preference.place.is_cpu() && ListsMkldnn();
-    // PDLITE_NARROW_RUNS=0 keeps every run on all the threads.
-    static const bool kNarrowWanted = [] {
+    // PDLITE_NARROW_RUNS=1 or =0 decides over the Config (for A/B runs).
+    static const int kNarrowEnv = [] {
       const char* env = std::getenv("PDLITE_NARROW_RUNS");
-      return env == nullptr || std::string(env) != "0";
+      if (env == nullptr || *env == '\0') return -1;
+      return std::string(env) == "0" ? 0 : 1;
     }();
+    const bool narrow_wanted =
+        kNarrowEnv < 0 ? config.narrow_runs_enabled() : kNarrowEnv == 1;
     narrow_policy =
         fw::NarrowRunPolicy(config.cpu_threads(), config.narrow_run_limit());
-    narrow_possible = kNarrowWanted && config.narrow_runs_enabled() &&
-                      preference.place.is_cpu() && config.cpu_threads() > 1;
+    narrow_possible =
+        narrow_wanted && preference.place.is_cpu() && config.cpu_threads() > 1;
   }
 
   // Whether the configured kernel libraries name MKLDNN: what the

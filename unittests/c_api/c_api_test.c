@@ -315,6 +315,11 @@ static void TestModelSources(const Demo* demo) {
   CHECK(PD_ConfigEnableGenericKernels(NULL, 1) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigEnableWarmup(config, 0) == PD_OK);
   CHECK(PD_ConfigEnableWarmup(NULL, 1) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigEnableNarrowRuns(config, 1) == PD_OK);
+  CHECK(PD_ConfigEnableNarrowRuns(NULL, 1) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigSetNarrowRunLimit(config, 2.0) == PD_OK);
+  CHECK(PD_ConfigSetNarrowRunLimit(config, -1.0) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigSetNarrowRunLimit(NULL, 2.0) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetMemoryLimits(config, 256 << 20, 512 << 20) == PD_OK);
   CHECK(PD_ConfigSetDevice(config, "cpu") == PD_OK);
   CHECK(PD_PredictorCreate(config, &predictor) == PD_OK);

@@ -1,5 +1,5 @@
-// Small runs of a predictor with several threads go to one thread
-// (Config::EnableNarrowRuns, framework/narrow_run_policy.h).
+// Small runs of a predictor with several threads go to one thread, when
+// asked for (Config::EnableNarrowRuns, framework/narrow_run_policy.h).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -20,9 +20,14 @@ namespace {
 // Its own names: the suite's files are compiled together.
 namespace narrow_runs {
 
+// PDLITE_NARROW_RUNS decides over the Config.
 bool NarrowRunsOffHere() {
   const char* env = std::getenv("PDLITE_NARROW_RUNS");
   return env != nullptr && std::string(env) == "0";
+}
+bool NarrowRunsOnHere() {
+  const char* env = std::getenv("PDLITE_NARROW_RUNS");
+  return env != nullptr && *env != '\0' && std::string(env) != "0";
 }
 
 bool WarmUpOffHere() {
@@ -53,6 +58,7 @@ constexpr double kGenerousMs = 1000;
 Config DemoConfig(int threads) {
   Config config(testing::DemoModelDir());
   config.SetCpuThreads(threads);
+  config.EnableNarrowRuns();
   config.SetNarrowRunLimit(kGenerousMs);
   return config;
 }
@@ -80,13 +86,14 @@ TEST(NarrowRuns, SmallRunsOfTwoThreadsGoToOneWithTheSameResults) {
   Config wide_config = DemoConfig(2);
   wide_config.EnableNarrowRuns(false);
   auto wide = CreatePredictor(wide_config);
+  const bool wide_is_wide = !NarrowRunsOnHere();
   auto one = CreatePredictor(DemoConfig(1));
   for (int64_t batch : {1, 2, 1, 2}) {
     const std::vector<int64_t> shape = {batch, 3, 32, 32};
     const auto got = RunOnce(two.get(), shape, 0.05f);
     EXPECT_EQ(two->last_run_stats().threads, 1) << "batch " << batch;
     const auto want_wide = RunOnce(wide.get(), shape, 0.05f);
-    EXPECT_EQ(wide->last_run_stats().threads, 2);
+    if (wide_is_wide) EXPECT_EQ(wide->last_run_stats().threads, 2);
     const auto want_one = RunOnce(one.get(), shape, 0.05f);
     EXPECT_EQ(one->last_run_stats().threads, 1);
     ExpectNear(got, want_wide, "against two threads");
@@ -99,16 +106,22 @@ TEST(NarrowRuns, SmallRunsOfTwoThreadsGoToOneWithTheSameResults) {
   ExpectNear(from_clone, RunOnce(one.get(), {2, 3, 32, 32}, 0.05f), "a clone");
 }
 
-TEST(NarrowRuns, OneThreadAndSwitchedOffStayWide) {
+TEST(NarrowRuns, OneThreadSwitchedOffAndTheDefaultStayWide) {
   auto one = CreatePredictor(DemoConfig(1));
   RunOnce(one.get(), {1, 3, 32, 32}, 0.1f);
   EXPECT_EQ(one->last_run_stats().threads, 1);
+  if (NarrowRunsOnHere()) GTEST_SKIP() << "narrow runs are on here";
   Config off = DemoConfig(2);
   off.EnableNarrowRuns(false);
-  auto wide = CreatePredictor(off);
-  for (int i = 0; i < 3; ++i) {
-    RunOnce(wide.get(), {1, 3, 32, 32}, 0.1f);
-    EXPECT_EQ(wide->last_run_stats().threads, 2);
+  Config by_default(testing::DemoModelDir());
+  by_default.SetCpuThreads(2);
+  by_default.SetNarrowRunLimit(kGenerousMs);
+  for (const Config& config : {off, by_default}) {
+    auto wide = CreatePredictor(config);
+    for (int i = 0; i < 3; ++i) {
+      RunOnce(wide.get(), {1 + i, 3, 32, 32}, 0.1f);
+      EXPECT_EQ(wide->last_run_stats().threads, 2);
+    }
   }
 }
 
@@ -152,6 +165,7 @@ TEST(NarrowRuns, ClassifierShapesKeepTheirSideAndResults) {
   ASSERT_LT(4 * small_ms, large_ms);
   Config config(dir);
   config.SetCpuThreads(2);
+  config.EnableNarrowRuns();
   config.SetCacheBudget(budget);
   config.SetNarrowRunLimit(std::sqrt(small_ms * large_ms));
   auto p = CreatePredictor(config);
