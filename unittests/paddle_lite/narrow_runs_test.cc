@@ -93,7 +93,9 @@ TEST(NarrowRuns, SmallRunsOfTwoThreadsGoToOneWithTheSameResults) {
     const auto got = RunOnce(two.get(), shape, 0.05f);
     EXPECT_EQ(two->last_run_stats().threads, 1) << "batch " << batch;
     const auto want_wide = RunOnce(wide.get(), shape, 0.05f);
-    if (wide_is_wide) EXPECT_EQ(wide->last_run_stats().threads, 2);
+    if (wide_is_wide) {
+      EXPECT_EQ(wide->last_run_stats().threads, 2);
+    }
     const auto want_one = RunOnce(one.get(), shape, 0.05f);
     EXPECT_EQ(one->last_run_stats().threads, 1);
     ExpectNear(got, want_wide, "against two threads");
