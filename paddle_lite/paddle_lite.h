@@ -129,19 +129,23 @@ class Config {
   /// PDLITE_WARMUP=0: the first run pays for it.
   void EnableWarmup(bool enable = true) { warmup_ = enable; }
   bool warmup_enabled() const { return warmup_; }
-  /// Small runs on one thread (off by default; CPU only, with 2 or more
+  /// Small runs on one thread (on by default; CPU only, with 2 or more
   /// threads). A run that one thread is estimated to finish in under 2 ms
   /// (from the predictor's own runs, per input element) goes to a clone of
-  /// the predictor on one thread: split across cores, its ops of tens of
-  /// microseconds spend more moving their data between the cores' caches
-  /// than the split saves when runs come after idle gaps (the OCR
+  /// the predictor on one thread, when its shape follows another: split
+  /// across cores, its ops of tens of microseconds spend more moving their
+  /// data between the cores' caches than the split saves (the OCR
   /// classifier at 2 threads on 1x3x48xW: no faster at the median,
-  /// 1.3-1.6x slower at the 90th percentile on the project's 2-core VM),
-  /// but runs back to back gain from the split (its 2x3x48x192 0.65 ms on
-  /// two threads, 0.93 on one), so it is not the default yet. Each input
-  /// shape keeps the side it was given first; RunStats::threads says
-  /// which ran. PDLITE_NARROW_RUNS=1 or =0 turns it on or off whatever
-  /// the Config says.
+  /// 1.3-1.6x slower at the 90th percentile on the project's 2-core VM).
+  /// Run back to back the split pays (its 2x3x48x192: 0.62 ms on two
+  /// threads, 0.93 on one), so the first run's shape stays on all threads,
+  /// and a small shape run 3 times in a row tries both sides and keeps the
+  /// faster for its runs in a row. Each shape keeps the side it was given
+  /// after another shape; RunStats::threads says which ran. The clone is
+  /// made and warmed at load when the warm-up runs (small models: 5-18 ms
+  /// more load and 3-6 MB more peak RSS); off, a service of one shape saves
+  /// that. PDLITE_NARROW_RUNS=1 or =0 turns it on or off whatever the
+  /// Config says.
   void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
   bool narrow_runs_enabled() const { return narrow_runs_; }
   /// The one-thread estimate, in ms, under which a run goes to one thread
@@ -217,7 +221,7 @@ class Config {
   bool make_ahead_ = true;
   bool generic_kernels_ = true;
   bool warmup_ = true;
-  bool narrow_runs_ = false;
+  bool narrow_runs_ = true;
   double narrow_run_ms_ = 2.0;
   bool ir_optim_ = true;
   bool profiling_ = false;

@@ -174,10 +174,37 @@ struct Predictor::Impl {
   fw::NarrowRunPolicy narrow_policy{1};  // set in Init
   bool narrow_possible = false;          // decided in Init
   bool last_run_narrow = false;
-  // Each input shape's side, kept: a shape moving between the two would be
-  // made anew on the other. By shape key; the oldest out past kSeenShapes.
-  std::unordered_map<std::string, bool> narrow_shapes;
+  // Where each input shape runs. A shape that follows another goes to one
+  // thread if it is small (decided at its first sight and kept: a shape
+  // moving between the sides would be made anew on the other). Run back to
+  // back, the split pays where it did not after another shape (each core
+  // finds its part of the data where it left it): from the kStreakRuns-th
+  // run in a row a small shape tries both threads for kWideTrials runs and
+  // keeps the faster side for its runs in a row from then on. The
+  // predictor's first run stays on all threads, so a service of one shape
+  // never makes it twice.
+  struct NarrowShape {
+    bool narrow = false;  // its side after another shape
+    // Its side in a run of it in a row.
+    enum class InARow { kUndecided, kNarrow, kWide };
+    InARow in_a_row = InARow::kUndecided;
+    int wide_trials = 0;
+    // The best of its runs on each side, less making (negative: none).
+    double narrow_best_ms = -1;
+    double wide_best_ms = -1;
+  };
+  static constexpr int kStreakRuns = 3;
+  static constexpr int kWideTrials = 4;  // the first makes, and is not timed
+  // By shape key; the oldest out past kSeenShapes.
+  std::unordered_map<std::string, NarrowShape> narrow_shapes;
   std::deque<std::string> narrow_order;
+  NarrowShape* narrow_shape = nullptr;  // the last run's
+  std::string narrow_previous_key;
+  int narrow_streak = 0;      // runs in a row of narrow_previous_key
+  bool narrow_trial = false;  // this run is one of its shape's wide trials
+  // The last run on this Impl's own threads, less making, when it ran the
+  // specialised kernels (negative otherwise).
+  double last_own_ms = -1;
   // No specialised run yet: the first pays what no later run does (the
   // weights' reorders and packing, oneDNN's first use) and teaches the
   // policy nothing. After a generic first run that is the second run, on
@@ -214,12 +241,13 @@ struct Predictor::Impl {
   // Runs the inputs on `generic` and takes its outputs as this run's.
   void RunGeneric();
   // The warm-up run at load (Config::EnableWarmup); true if it ran. With
-  // `estimate` (on an Impl of one thread), it is timed for it: a second run of
-  // the declared shapes, and when every input's batch is open, runs at batch
-  // kEstimateBatch, whose extra time over the first is what more elements
-  // cost (what the fixed costs of a small run hide).
+  // `estimate` (on an Impl of one thread), a second run of the declared
+  // shapes is timed for it. Its cost per element includes the run's fixed
+  // costs, so it errs towards all threads for larger inputs until real runs
+  // refine it. (A third run at batch 4, timed for the marginal cost, held
+  // the clone's memory at that batch: 13 MB more peak RSS on MobileNetV3
+  // at 2 threads, where batch 1 alone adds 6 MB.)
   bool WarmUp(fw::NarrowRunPolicy* estimate = nullptr);
-  static constexpr int64_t kEstimateBatch = 4;
   // WarmUp, then what a warmed predictor's first run is: an ordinary
   // first sight (no generic first run, no exemption from the policy).
   // With several threads the one-thread clone is made and warmed too,
@@ -237,6 +265,9 @@ struct Predictor::Impl {
   bool MakeNarrow();
   // Runs the inputs on `narrow` and takes its outputs as this run's.
   void RunNarrow();
+  // After a wide trial of a small shape run in a row: its time, and the
+  // side its runs in a row keep once the trials are done.
+  void LearnFromWideTrial();
   // A run on this Impl's own threads (routed to its kernels).
   void Run();
   // Keeps last_inputs and last_key those of the inputs set now.
@@ -768,14 +799,12 @@ bool Predictor::Impl::WarmUp(fw::NarrowRunPolicy* estimate) {
   // model declaring -1 for its image sizes would run on 1x1 images.
   std::vector<fw::DDim> dims;
   size_t bytes = 0;
-  bool batch_open = true;
   for (const auto& info : DeclaredInfo(*program, feed_names)) {
     if (info.lod_level > 0 || info.type != DataType::FLOAT32 ||
         info.shape.empty()) {
       return false;
     }
     fw::DDim d = info.shape;
-    batch_open = batch_open && d[0] < 0;
     for (size_t i = 0; i < d.size(); ++i) {
       if (d[i] < 0 && i == 0) d[i] = 1;
       if (d[i] <= 0) return false;
@@ -787,11 +816,10 @@ bool Predictor::Impl::WarmUp(fw::NarrowRunPolicy* estimate) {
   fw::TensorList& inputs = feeds();
   const size_t fetch_count = fetches().size();
   bool ran = true;
-  auto set_inputs = [&](int64_t batch) {
+  auto set_inputs = [&] {
     for (size_t i = 0; i < dims.size() && i < inputs.size(); ++i) {
       platform::ScopedHostAllocator pooled(input_pool);
-      fw::DDim d = dims[i];
-      d[0] *= batch;
+      const fw::DDim& d = dims[i];
       inputs[i].Resize(d);
       float* data = inputs[i].mutable_data<float>(platform::CPUPlace{});
       std::fill(data, data + fw::Product(d), 0.f);
@@ -807,25 +835,11 @@ bool Predictor::Impl::WarmUp(fw::NarrowRunPolicy* estimate) {
         .count();
   };
   try {
-    set_inputs(1);
+    set_inputs();
     executor->Run(0, scope);
     device_context->Wait();
     if (estimate != nullptr) {
-      const double ms = timed_run();
-      const double elements = InputElements();
-      estimate->RecordOneThread(ms, elements);
-      if (batch_open) {
-        // A model whose batch is open in name only stays with the one
-        // estimate.
-        try {
-          set_inputs(kEstimateBatch);
-          executor->Run(0, scope);
-          device_context->Wait();
-          estimate->RecordOneThread(timed_run() - ms,
-                                    InputElements() - elements);
-        } catch (const std::exception&) {
-        }
-      }
+      estimate->RecordOneThread(timed_run(), InputElements());
     }
   } catch (const std::exception&) {
     // A model that cannot run at its declared shapes runs unwarmed; its
@@ -888,21 +902,61 @@ void Predictor::Run() {
   }
   impl_->last_run_narrow = false;
   impl_->Run();
+  if (impl_->narrow_trial) impl_->LearnFromWideTrial();
 }
 
 bool Predictor::Impl::RunsNarrow() {
+  narrow_trial = false;
   if (!narrow_possible) return false;
   UpdateShapeKey();
-  auto found = narrow_shapes.find(last_key);
-  if (found != narrow_shapes.end()) return found->second;
-  const bool go = narrow_policy.Narrow(InputElements()) && MakeNarrow();
-  narrow_shapes.emplace(last_key, go);
-  narrow_order.push_back(last_key);
-  if (narrow_order.size() > kSeenShapes) {
-    narrow_shapes.erase(narrow_order.front());
-    narrow_order.pop_front();
+  if (narrow_shape != nullptr && last_key == narrow_previous_key) {
+    ++narrow_streak;
+  } else {
+    const bool first_run = narrow_shape == nullptr;
+    narrow_streak = 1;
+    narrow_previous_key = last_key;
+    auto found = narrow_shapes.find(last_key);
+    if (found == narrow_shapes.end()) {
+      NarrowShape fresh;
+      fresh.narrow =
+          !first_run && narrow_policy.Narrow(InputElements()) && MakeNarrow();
+      found = narrow_shapes.emplace(last_key, fresh).first;
+      narrow_order.push_back(last_key);
+      if (narrow_order.size() > kSeenShapes) {
+        narrow_shapes.erase(narrow_order.front());
+        narrow_order.pop_front();
+      }
+    }
+    narrow_shape = &found->second;
   }
-  return go;
+  const NarrowShape& shape = *narrow_shape;
+  if (!shape.narrow) return false;
+  if (narrow_streak < kStreakRuns) return true;
+  switch (shape.in_a_row) {
+    case NarrowShape::InARow::kNarrow:
+      return true;
+    case NarrowShape::InARow::kWide:
+      return false;
+    case NarrowShape::InARow::kUndecided:
+      break;
+  }
+  narrow_trial = true;
+  return false;
+}
+
+void Predictor::Impl::LearnFromWideTrial() {
+  NarrowShape& shape = *narrow_shape;
+  const bool timed = shape.wide_trials > 0 && last_own_ms > 0;
+  if (timed && (shape.wide_best_ms < 0 || last_own_ms < shape.wide_best_ms)) {
+    shape.wide_best_ms = last_own_ms;
+  }
+  if (++shape.wide_trials < kWideTrials) return;
+  // No narrow time to beat (its runs were all on the generic kernels): it
+  // stays where it was put.
+  const bool wide = shape.wide_best_ms > 0 && shape.narrow_best_ms > 0 &&
+                    shape.wide_best_ms < shape.narrow_best_ms;
+  shape.in_a_row =
+      wide ? NarrowShape::InARow::kWide : NarrowShape::InARow::kNarrow;
 }
 
 bool Predictor::Impl::MakeNarrow() {
@@ -930,9 +984,13 @@ void Predictor::Impl::RunNarrow() {
   const double ms = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-  narrow_policy.RecordOneThread(
-      ms - static_cast<double>(fw::MakingTime() - making_before) / 1e6,
-      InputElements());
+  const double own_ms =
+      ms - static_cast<double>(fw::MakingTime() - making_before) / 1e6;
+  narrow_policy.RecordOneThread(own_ms, InputElements());
+  if (!narrow->last_run_generic && (narrow_shape->narrow_best_ms < 0 ||
+                                    own_ms < narrow_shape->narrow_best_ms)) {
+    narrow_shape->narrow_best_ms = own_ms;
+  }
   fetches() = narrow->fetches();
 }
 
@@ -941,6 +999,7 @@ void Predictor::Impl::Run() {
   const Route route = RouteRun();
   const Clock::time_point start = Clock::now();
   last_run_generic = route == Route::kGeneric;
+  last_own_ms = -1;
   if (route == Route::kGeneric) {
     try {
       RunGeneric();
@@ -973,7 +1032,8 @@ void Predictor::Impl::Run() {
   const double making_ms =
       static_cast<double>(fw::MakingTime() - making_before) / 1e6;
   if (narrow_possible) {
-    narrow_policy.RecordAllThreads(run_ms - making_ms, InputElements());
+    last_own_ms = run_ms - making_ms;
+    narrow_policy.RecordAllThreads(last_own_ms, InputElements());
   }
   if (!generic_possible) return;
   if (route == Route::kSpecialised) {

@@ -81,17 +81,19 @@ TEST(NarrowRuns, SmallRunsOfTwoThreadsGoToOneWithTheSameResults) {
   if (NarrowRunsOffHere() || WarmUpOffHere()) {
     GTEST_SKIP() << "narrow runs or the warm-up are off here";
   }
-  // Estimated at load: narrow from the first run.
+  // Estimated at load. The first run stays on both threads (and its shape
+  // with it); every shape after another goes to one.
   auto two = CreatePredictor(DemoConfig(2));
   Config wide_config = DemoConfig(2);
   wide_config.EnableNarrowRuns(false);
   auto wide = CreatePredictor(wide_config);
   const bool wide_is_wide = !NarrowRunsOnHere();
   auto one = CreatePredictor(DemoConfig(1));
-  for (int64_t batch : {1, 2, 1, 2}) {
+  for (int64_t batch : {1, 2, 3, 1, 2, 3}) {
     const std::vector<int64_t> shape = {batch, 3, 32, 32};
     const auto got = RunOnce(two.get(), shape, 0.05f);
-    EXPECT_EQ(two->last_run_stats().threads, 1) << "batch " << batch;
+    EXPECT_EQ(two->last_run_stats().threads, batch == 1 ? 2 : 1)
+        << "batch " << batch;
     const auto want_wide = RunOnce(wide.get(), shape, 0.05f);
     if (wide_is_wide) {
       EXPECT_EQ(wide->last_run_stats().threads, 2);
@@ -101,29 +103,72 @@ TEST(NarrowRuns, SmallRunsOfTwoThreadsGoToOneWithTheSameResults) {
     ExpectNear(got, want_wide, "against two threads");
     ExpectNear(got, want_one, "against one thread");
   }
-  // A clone narrows as well, with the same results.
+  // A clone narrows as well, after its own first run, with the same
+  // results.
   auto clone = two->Clone();
+  RunOnce(clone.get(), {1, 3, 32, 32}, 0.05f);
+  EXPECT_EQ(clone->last_run_stats().threads, 2);
   const auto from_clone = RunOnce(clone.get(), {2, 3, 32, 32}, 0.05f);
   EXPECT_EQ(clone->last_run_stats().threads, 1);
   ExpectNear(from_clone, RunOnce(one.get(), {2, 3, 32, 32}, 0.05f), "a clone");
 }
 
-TEST(NarrowRuns, OneThreadSwitchedOffAndTheDefaultStayWide) {
+TEST(NarrowRuns, OneThreadAndSwitchedOffStayWideAndTheDefaultNarrows) {
   auto one = CreatePredictor(DemoConfig(1));
   RunOnce(one.get(), {1, 3, 32, 32}, 0.1f);
   EXPECT_EQ(one->last_run_stats().threads, 1);
   if (NarrowRunsOnHere()) GTEST_SKIP() << "narrow runs are on here";
   Config off = DemoConfig(2);
   off.EnableNarrowRuns(false);
+  auto wide = CreatePredictor(off);
+  for (int i = 0; i < 3; ++i) {
+    RunOnce(wide.get(), {1 + i, 3, 32, 32}, 0.1f);
+    EXPECT_EQ(wide->last_run_stats().threads, 2);
+  }
+  if (NarrowRunsOffHere() || WarmUpOffHere()) {
+    GTEST_SKIP() << "narrow runs or the warm-up are off here";
+  }
   Config by_default(testing::DemoModelDir());
   by_default.SetCpuThreads(2);
   by_default.SetNarrowRunLimit(kGenerousMs);
-  for (const Config& config : {off, by_default}) {
-    auto wide = CreatePredictor(config);
-    for (int i = 0; i < 3; ++i) {
-      RunOnce(wide.get(), {1 + i, 3, 32, 32}, 0.1f);
-      EXPECT_EQ(wide->last_run_stats().threads, 2);
-    }
+  auto p = CreatePredictor(by_default);
+  RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
+  EXPECT_EQ(p->last_run_stats().threads, 2);
+  RunOnce(p.get(), {2, 3, 32, 32}, 0.1f);
+  EXPECT_EQ(p->last_run_stats().threads, 1);
+}
+
+// Run again and again, a small shape tries both threads and keeps one
+// side for its runs in a row (which side is a matter of speed); after
+// another shape its first two runs are on one thread again, and its next
+// runs in a row take the side chosen without trying again.
+TEST(NarrowRuns, RunsInARowTryBothSidesThenKeepOne) {
+  if (NarrowRunsOffHere() || WarmUpOffHere()) {
+    GTEST_SKIP() << "narrow runs or the warm-up are off here";
+  }
+  auto p = CreatePredictor(DemoConfig(2));
+  auto one = CreatePredictor(DemoConfig(1));
+  const std::vector<int64_t> first = {1, 3, 32, 32};
+  const std::vector<int64_t> shape = {2, 3, 32, 32};
+  const auto want = RunOnce(one.get(), shape, 0.07f);
+  RunOnce(p.get(), first, 0.07f);
+  std::vector<int> threads;
+  for (int i = 0; i < 12; ++i) {
+    ExpectNear(RunOnce(p.get(), shape, 0.07f), want,
+               "run " + std::to_string(i + 1) + " in a row");
+    threads.push_back(p->last_run_stats().threads);
+  }
+  // Two on one thread, four trials on both, then one side.
+  EXPECT_EQ(threads[0], 1);
+  EXPECT_EQ(threads[1], 1);
+  for (int i = 2; i < 6; ++i) EXPECT_EQ(threads[i], 2) << "run " << i + 1;
+  for (int i = 7; i < 12; ++i) EXPECT_EQ(threads[i], threads[6]);
+  RunOnce(p.get(), first, 0.07f);
+  EXPECT_EQ(p->last_run_stats().threads, 2);
+  for (int i = 0; i < 5; ++i) {
+    ExpectNear(RunOnce(p.get(), shape, 0.07f), want, "a later run in a row");
+    EXPECT_EQ(p->last_run_stats().threads, i < 2 ? 1 : threads[6])
+        << "run " << i + 1 << " of the second streak";
   }
 }
 
