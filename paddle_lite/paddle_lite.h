@@ -132,16 +132,16 @@ class Config {
   /// Small runs on one thread (on by default; CPU only, with 2 or more
   /// threads). A run that one thread is estimated to finish in under 2 ms
   /// (from the predictor's own runs, per input element) goes to a clone of
-  /// the predictor on one thread, when its shape follows another: split
-  /// across cores, its ops of tens of microseconds spend more moving their
-  /// data between the cores' caches than the split saves (the OCR
-  /// classifier at 2 threads on 1x3x48xW: no faster at the median,
-  /// 1.3-1.6x slower at the 90th percentile on the project's 2-core VM).
-  /// Run back to back the split pays (its 2x3x48x192: 0.62 ms on two
-  /// threads, 0.93 on one), so the first run's shape stays on all threads,
-  /// and a small shape run 3 times in a row tries both sides and keeps the
-  /// faster for its runs in a row. Each shape keeps the side it was given
-  /// after another shape; RunStats::threads says which ran. The clone is
+  /// the predictor on one thread: split across cores, its ops of tens of
+  /// microseconds spend more moving their data between the cores' caches
+  /// than the split saves (the OCR classifier at 2 threads on 1x3x48xW: no
+  /// faster at the median, 1.3-1.6x slower at the 90th percentile on the
+  /// project's 2-core VM). Run back to back the split can pay (its
+  /// 2x3x48x192: 0.62 ms on two threads, 0.93 on one), so a small shape
+  /// run 3 times in a row tries all threads for 4 runs and keeps the
+  /// faster side for its runs in a row. Each shape keeps the side it was
+  /// given when it follows another; RunStats::threads says which ran. The
+  /// clone is
   /// made and warmed at load when the warm-up runs (small models: 5-18 ms
   /// more load and 3-6 MB more peak RSS); off, a service of one shape saves
   /// that. PDLITE_NARROW_RUNS=1 or =0 turns it on or off whatever the

@@ -158,10 +158,11 @@ PD_Status PD_ConfigEnableGenericKernels(PD_Config* config, int enable);
 /// declared input shapes, so that its first real run costs what any new
 /// shape does (Config::EnableWarmup); zero leaves that to the first run.
 PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable);
-/// Non-zero gives a run that one thread is estimated to finish in under
-/// the limit (PD_ConfigSetNarrowRunLimit, 2 ms by default) to one thread,
-/// where the predictor has several (Config::EnableNarrowRuns); zero (the
-/// default) keeps every run on all the threads.
+/// Non-zero (the default) gives a run that one thread is estimated to
+/// finish in under the limit (PD_ConfigSetNarrowRunLimit, 2 ms by default)
+/// to one thread, when its shape follows another, where the predictor has
+/// several (Config::EnableNarrowRuns); zero keeps every run on all the
+/// threads.
 /// Since version 2.
 PD_Status PD_ConfigEnableNarrowRuns(PD_Config* config, int enable);
 /// That limit, in ms (Config::SetNarrowRunLimit). Since version 2.

@@ -174,15 +174,14 @@ struct Predictor::Impl {
   fw::NarrowRunPolicy narrow_policy{1};  // set in Init
   bool narrow_possible = false;          // decided in Init
   bool last_run_narrow = false;
-  // Where each input shape runs. A shape that follows another goes to one
-  // thread if it is small (decided at its first sight and kept: a shape
-  // moving between the sides would be made anew on the other). Run back to
-  // back, the split pays where it did not after another shape (each core
-  // finds its part of the data where it left it): from the kStreakRuns-th
-  // run in a row a small shape tries both threads for kWideTrials runs and
-  // keeps the faster side for its runs in a row from then on. The
-  // predictor's first run stays on all threads, so a service of one shape
-  // never makes it twice.
+  // Where each input shape runs. A small shape goes to one thread at its
+  // first sight and keeps that side when it follows another shape (moving
+  // between the sides would make it anew on the other). Run back to back,
+  // the split pays where it did not after another shape or an idle gap
+  // (each core finds its part of the data where it left it): from the
+  // kStreakRuns-th run in a row a small shape tries all threads for
+  // kWideTrials runs and keeps the faster side for its runs in a row from
+  // then on, so a service of one shape ends where it is fastest.
   struct NarrowShape {
     bool narrow = false;  // its side after another shape
     // Its side in a run of it in a row.
@@ -912,14 +911,12 @@ bool Predictor::Impl::RunsNarrow() {
   if (narrow_shape != nullptr && last_key == narrow_previous_key) {
     ++narrow_streak;
   } else {
-    const bool first_run = narrow_shape == nullptr;
     narrow_streak = 1;
     narrow_previous_key = last_key;
     auto found = narrow_shapes.find(last_key);
     if (found == narrow_shapes.end()) {
       NarrowShape fresh;
-      fresh.narrow =
-          !first_run && narrow_policy.Narrow(InputElements()) && MakeNarrow();
+      fresh.narrow = narrow_policy.Narrow(InputElements()) && MakeNarrow();
       found = narrow_shapes.emplace(last_key, fresh).first;
       narrow_order.push_back(last_key);
       if (narrow_order.size() > kSeenShapes) {
