@@ -141,11 +141,10 @@ class Config {
   /// run 3 times in a row tries all threads for 4 runs and keeps the
   /// faster side for its runs in a row. Each shape keeps the side it was
   /// given when it follows another; RunStats::threads says which ran. The
-  /// clone is
-  /// made and warmed at load when the warm-up runs (small models: 5-18 ms
-  /// more load and 3-6 MB more peak RSS); off, a service of one shape saves
-  /// that. PDLITE_NARROW_RUNS=1 or =0 turns it on or off whatever the
-  /// Config says.
+  /// clone is made and warmed at load when the warm-up runs (small models:
+  /// 3-18 ms more load and 3-6 MB more peak RSS); off, a service of one
+  /// shape saves that. PDLITE_NARROW_RUNS=1 or =0 turns it on or off
+  /// whatever the Config says.
   void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
   bool narrow_runs_enabled() const { return narrow_runs_; }
   /// The one-thread estimate, in ms, under which a run goes to one thread
