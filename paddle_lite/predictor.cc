@@ -191,6 +191,9 @@ struct Predictor::Impl {
     // The best of its runs on each side, less making (negative: none).
     double narrow_best_ms = -1;
     double wide_best_ms = -1;
+    static void KeepBest(double ms, double* best) {
+      if (*best < 0 || ms < *best) *best = ms;
+    }
   };
   static constexpr int kStreakRuns = 3;
   static constexpr int kWideTrials = 4;  // the first makes, and is not timed
@@ -943,9 +946,9 @@ bool Predictor::Impl::RunsNarrow() {
 
 void Predictor::Impl::LearnFromWideTrial() {
   NarrowShape& shape = *narrow_shape;
-  const bool timed = shape.wide_trials > 0 && last_own_ms > 0;
-  if (timed && (shape.wide_best_ms < 0 || last_own_ms < shape.wide_best_ms)) {
-    shape.wide_best_ms = last_own_ms;
+  // The first trial made the shape on all threads: not timed.
+  if (shape.wide_trials > 0 && last_own_ms > 0) {
+    NarrowShape::KeepBest(last_own_ms, &shape.wide_best_ms);
   }
   if (++shape.wide_trials < kWideTrials) return;
   // No narrow time to beat (its runs were all on the generic kernels): it
@@ -984,9 +987,8 @@ void Predictor::Impl::RunNarrow() {
   const double own_ms =
       ms - static_cast<double>(fw::MakingTime() - making_before) / 1e6;
   narrow_policy.RecordOneThread(own_ms, InputElements());
-  if (!narrow->last_run_generic && (narrow_shape->narrow_best_ms < 0 ||
-                                    own_ms < narrow_shape->narrow_best_ms)) {
-    narrow_shape->narrow_best_ms = own_ms;
+  if (!narrow->last_run_generic) {
+    NarrowShape::KeepBest(own_ms, &narrow_shape->narrow_best_ms);
   }
   fetches() = narrow->fetches();
 }
