@@ -406,6 +406,13 @@ struct Predictor::Impl {
   fw::TensorList& feeds() {
     return *scope->FindVar("feed")->GetMutable<fw::TensorList>();
   }
+  // Gives a clone (generic, narrow) this run's inputs: the tensors share
+  // their buffers, nothing is copied.
+  void ShareFeedsWith(Impl* clone) {
+    fw::TensorList& from = feeds();
+    fw::TensorList& to = clone->feeds();
+    for (size_t i = 0; i < from.size() && i < to.size(); ++i) to[i] = from[i];
+  }
   fw::TensorList& fetches() {
     return *scope->FindVar("fetch")->GetMutable<fw::TensorList>();
   }
@@ -708,9 +715,7 @@ void Predictor::Impl::MaybeStartGeneric(bool first_run) {
 }
 
 void Predictor::Impl::RunGeneric() {
-  fw::TensorList& from = feeds();
-  fw::TensorList& to = generic->feeds();
-  for (size_t i = 0; i < from.size() && i < to.size(); ++i) to[i] = from[i];
+  ShareFeedsWith(generic.get());
   generic->executor->Run(0, generic->scope);
   generic->device_context->Wait();
   fetches() = generic->fetches();
@@ -975,9 +980,7 @@ bool Predictor::Impl::MakeNarrow() {
 
 void Predictor::Impl::RunNarrow() {
   last_run_narrow = true;
-  fw::TensorList& from = feeds();
-  fw::TensorList& to = narrow->feeds();
-  for (size_t i = 0; i < from.size() && i < to.size(); ++i) to[i] = from[i];
+  ShareFeedsWith(narrow.get());
   const int64_t making_before = fw::MakingTime();
   const auto start = std::chrono::steady_clock::now();
   narrow->Run();
