@@ -306,12 +306,12 @@ def bare_baseline(pdlite, model_dir, inputs_dir, seconds, device):
 
 def start_server(server, repo, log_path, http_threads, grpc_threads):
     log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [server, "--model-repository", repo, "--host", "127.0.0.1",
-         "--http-port", "0", "--grpc-port", "0",
-         "--http-threads", str(http_threads),
-         "--grpc-threads", str(grpc_threads)],
-        stdout=subprocess.PIPE, stderr=log)
+    args = [server, "--model-repository", repo, "--host", "127.0.0.1",
+            "--http-port", "0", "--grpc-port", "0",
+            "--grpc-threads", str(grpc_threads)]
+    if http_threads is not None:
+        args += ["--http-threads", str(http_threads)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log)
     ports = []
     for pattern in (r"listening on 127\.0\.0\.1:(\d+)",
                     r"grpc listening on 127\.0\.0\.1:(\d+)"):
@@ -357,9 +357,9 @@ def main():
                     default=max(1, min(8, os.cpu_count() or 1)),
                     help="client processes per cell at most (default: the "
                          "CPU count, at most 8)")
-    ap.add_argument("--http-threads", type=int, default=64,
-                    help="the server's --http-threads (default 64: one per "
-                         "client)")
+    ap.add_argument("--http-threads", type=int, default=None,
+                    help="the server's --http-threads (default: its own, "
+                         "a thread for each of up to 1024 connections)")
     ap.add_argument("--grpc-threads", type=int, default=128,
                     help="the server's --grpc-threads (default 128: gRPC's "
                          "sync server refuses calls, RESOURCE_EXHAUSTED, "
@@ -509,10 +509,11 @@ def main():
 
     bare = results["bare"]
     print("\n`pdlite serve` on %s, batch 1 %s, %.0f s per cell "
-          "(after %.0f s unmeasured); server --http-threads %d "
+          "(after %.0f s unmeasured); server --http-threads %s "
           "--grpc-threads %d; batching off: %s; on: %s\n" % (
               os.path.basename(model_dir), list(x1.shape), args.seconds,
-              args.warmup, args.http_threads, args.grpc_threads,
+              args.warmup, args.http_threads or "(default)",
+              args.grpc_threads,
               json.dumps(CONFIGS["off"]), json.dumps(CONFIGS["on"])))
     print("| transport | batching | clients | client procs x threads (%s) | "
           "req/s | p50 ms | p99 ms | errors | p50 added over bare |" %

@@ -28,11 +28,11 @@ packages=(
   # virtual environment under build/ for the peers it measures against
   # (pip reaches PyPI over HTTPS: ca-certificates)
   libbenchmark-dev python3 python3-venv ca-certificates
-  # `pdlite serve` (serve/, docs/serving.md): cpp-httplib (an HTTP server),
-  # nlohmann-json, gRPC with its protoc plugin; its test also talks to it
-  # with curl
-  libcpp-httplib-dev nlohmann-json3-dev libgrpc++-dev protobuf-compiler-grpc
-  curl
+  # `pdlite serve` (serve/, docs/serving.md): libmicrohttpd (its HTTP
+  # server), cpp-httplib (the benchmark's load client), nlohmann-json, gRPC
+  # with its protoc plugin; its test also talks to it with curl
+  libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libgrpc++-dev
+  protobuf-compiler-grpc curl
   ${extra[@]+"${extra[@]}"}
   "$@"
 )

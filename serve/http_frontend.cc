@@ -1,21 +1,19 @@
 #include "serve/http_frontend.h"
 
+#include <arpa/inet.h>
 #include <glog/logging.h>
-#include <httplib.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <functional>
-#include <limits>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <vector>
 
 namespace pdlite {
@@ -25,85 +23,6 @@ using json = nlohmann::json;
 using paddle_lite::DataType;
 
 namespace {
-
-// httplib's thread pool, which also counts the connections waiting for a
-// thread in `waiting` (httplib queues each accepted connection as one
-// task, which serves its requests until the connection ends).
-class ConnectionPool : public httplib::TaskQueue {
- public:
-  ConnectionPool(size_t threads, std::atomic<size_t>* waiting)
-      : waiting_(waiting) {
-    for (size_t i = 0; i < threads; ++i)
-      threads_.emplace_back([this] { Work(); });
-  }
-
-  /// Whether the connection the calling pool thread serves has had its
-  /// thread for a turn, kTurn: then it is the next to give it up to those
-  /// waiting. Turns of a whole connection's life would starve the clients
-  /// beyond the thread count; turns of one request cost every request a new
-  /// connection (20% of the load test's throughput).
-  static bool TurnOver() {
-    return std::chrono::steady_clock::now() - turn_start_ >= kTurn;
-  }
-
-  void enqueue(std::function<void()> task) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      tasks_.push_back(std::move(task));
-      waiting_->fetch_add(1, std::memory_order_relaxed);
-    }
-    wake_.notify_one();
-  }
-
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-
- private:
-  void Work() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;  // stopping, and nothing left to serve
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-        waiting_->fetch_sub(1, std::memory_order_relaxed);
-      }
-      turn_start_ = std::chrono::steady_clock::now();
-      task();
-    }
-  }
-
-  static constexpr std::chrono::milliseconds kTurn{200};
-  // When the calling pool thread took the connection it serves.
-  static thread_local std::chrono::steady_clock::time_point turn_start_;
-
-  std::atomic<size_t>* waiting_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> tasks_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
-
-thread_local std::chrono::steady_clock::time_point ConnectionPool::turn_start_;
-
-// The request's Content-Length, 0 when absent or not a number.
-size_t ContentLength(const httplib::Request& req) {
-  const std::string value = req.get_header_value("Content-Length");
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long parsed = std::strtoull(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno != 0) return 0;
-  return static_cast<size_t>(parsed);
-}
 
 Status Bad(std::string message) {
   return Status::Error(StatusCode::kInvalidArgument, std::move(message));
@@ -464,170 +383,415 @@ std::string EncodeInferResponse(const InferResponse& response,
   return body;
 }
 
-HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
-    : server_(server),
-      options_(std::move(options)),
-      http_(std::make_unique<httplib::Server>()) {
-  Route();
+// ------------------------------------------------------------- the server
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What a handler answers.
+struct Reply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  int64_t header_length = -1;  // Inference-Header-Content-Length, if >= 0
+};
+
+Reply JsonReply(int status, const json& j) {
+  Reply r;
+  r.status = status;
+  r.body = j.dump();
+  return r;
 }
 
-HttpFrontend::~HttpFrontend() = default;
-
-int HttpFrontend::Bind() {
-  const int port =
-      options_.port == 0
-          ? http_->bind_to_any_port(options_.host)
-          : (http_->bind_to_port(options_.host, options_.port) ? options_.port
-                                                               : -1);
-  // httplib listens with a backlog of 5: a burst of clients connecting at
-  // once overflows it, and some of them are reset. Listening again on the
-  // listening socket only raises the backlog.
-  if (port >= 0 && listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
-  return port;
+Reply ErrorReply(const Status& status) {
+  Reply r;
+  r.status = HttpStatus(status.code);
+  r.body = ErrorBody(status.message);
+  return r;
 }
 
-void HttpFrontend::Serve() { http_->listen_after_bind(); }
+// A request's own header value, null when absent (names are compared
+// without case).
+const char* Header(MHD_Connection* connection, const char* name) {
+  return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
 
-void HttpFrontend::Stop() {
-  stopping_ = true;
-  if (listen_fd_ < 0) {  // never bound
-    http_->stop();
-    return;
+// A header's value as a byte count: -1 when absent, -2 when not a count.
+int64_t ByteCount(const char* value) {
+  if (value == nullptr) return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = std::strtoll(value, &end, 10);
+  if (*value == '\0' || *end != '\0' || errno != 0 || parsed < 0) return -2;
+  return parsed;
+}
+
+// A path under /v2/models/: the model, its version ("" when not named) and
+// what is asked of it ("", "ready" or "infer"); false for other paths.
+bool ParseModelPath(const std::string& path,
+                    std::string* model,
+                    std::string* version,
+                    std::string* action) {
+  static const std::string kPrefix = "/v2/models/";
+  if (path.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  std::vector<std::string> parts;
+  size_t at = kPrefix.size();
+  for (;;) {
+    const size_t slash = path.find('/', at);
+    parts.push_back(path.substr(at, slash - at));
+    if (parts.back().empty()) return false;
+    if (slash == std::string::npos) break;
+    at = slash + 1;
   }
-  // Not httplib's stop(): it marks the listening socket invalid, and every
-  // connection thread checks that before reading its next request, so a
-  // connection accepted but still queued for a pool thread, or a kept-alive
-  // one whose next request had already arrived, was closed unread: requests
-  // lost. Shutting the listening socket down instead makes accept() fail,
-  // httplib stops accepting, closes it and drains its pool; the connections
-  // it holds end after their current request (Connection: close below) or
-  // their keep-alive timeout.
-  if (!listener_shut_.exchange(true)) ::shutdown(listen_fd_, SHUT_RDWR);
+  *model = parts[0];
+  size_t next = 1;
+  if (parts.size() >= 3 && parts[1] == "versions") {
+    *version = parts[2];
+    next = 3;
+  }
+  if (next == parts.size()) {
+    action->clear();
+    return true;
+  }
+  if (next + 1 == parts.size() &&
+      (parts[next] == "ready" || parts[next] == "infer")) {
+    *action = parts[next];
+    return true;
+  }
+  return false;
 }
 
-void HttpFrontend::Route() {
-  using httplib::Request;
-  using httplib::Response;
-  auto& http = *http_;
-  const int threads = options_.threads;
-  // More handler threads than queued requests, so a full queue is seen as
-  // 503 rather than as connections waiting in the pool.
-  http.new_task_queue = [this, threads] {
-    return new ConnectionPool(threads, &waiting_connections_);
-  };
-  http.set_payload_max_length(options_.max_body_bytes);
-  // httplib writes a response's headers and body separately: with Nagle's
-  // algorithm the body waits for the client's delayed ACK of the headers
-  // (40 ms on Linux) on every kept-alive request.
-  http.set_tcp_nodelay(true);
-  // httplib closes a kept-alive connection after 5 requests by default, so
-  // a client paid a new connection (handshake, accept, a pool thread with
-  // cold caches) every 5th request. A connection still ends after its
-  // keep-alive timeout when idle, which is what frees its thread.
-  http.set_keep_alive_max_count(std::numeric_limits<size_t>::max());
-  // httplib creates the listening socket through this hook and has no
-  // other way to give it out; Stop() needs it.
-  http.set_socket_options([this](auto sock) {
-    httplib::default_socket_options(sock);
-    listen_fd_ = sock;
-  });
-  // Once stopping, clients are told to send nothing more on a connection.
-  // So are they while other connections wait for a thread: a thread serves
-  // one connection until it ends, and kept-alive connections that never
-  // end left the clients beyond the thread count unanswered for good (24
-  // of 56 in the load test, until its 120 s timeout). Closing, the client
-  // connects again behind those waiting, and every client takes turns.
-  http.set_post_routing_handler([this](const Request&, Response& res) {
-    if (stopping_ ||
-        (waiting_connections_.load(std::memory_order_relaxed) > 0 &&
-         ConnectionPool::TurnOver())) {
-      res.set_header("Connection", "close");
+}  // namespace
+
+// A connection's buffer for request bodies, reused by its next requests
+// (a string per request grew by doubling each time; under load the heap
+// crept up as connections came and went). Past kKeptBodyBytes it is not
+// kept.
+struct HttpFrontend::ConnectionState {
+  static constexpr size_t kKeptBodyBytes = size_t{1} << 20;
+  std::string body;
+};
+
+// One request, from its headers to its answer's last byte.
+struct HttpFrontend::Exchange {
+  Clock::time_point started = Clock::now();
+  std::string method;
+  std::string path;
+  std::string* body = nullptr;  // its connection's buffer
+  bool too_large = false;
+  int status = 0;
+  size_t in_bytes = 0;
+  size_t out_bytes = 0;
+};
+
+// libmicrohttpd's callbacks, with the frontend as their closure.
+struct HttpFrontend::Callbacks {
+  // What is read and dropped of a body over the limit, beyond twice it.
+  static constexpr size_t kDropBytes = size_t{64} << 20;
+
+  static MHD_Result Access(void* cls,
+                           MHD_Connection* connection,
+                           const char* url,
+                           const char* method,
+                           const char* /*version*/,
+                           const char* upload_data,
+                           size_t* upload_size,
+                           void** request_context) {
+    auto* self = static_cast<HttpFrontend*>(cls);
+    auto* exchange = static_cast<Exchange*>(*request_context);
+    if (exchange == nullptr) {
+      // The headers are in; the body (if any) comes in later calls.
+      exchange = new Exchange;
+      exchange->method = method;
+      exchange->path = url;
+      auto* state = static_cast<ConnectionState*>(
+          MHD_get_connection_info(connection,
+                                  MHD_CONNECTION_INFO_SOCKET_CONTEXT)
+              ->socket_context);
+      exchange->body = &state->body;
+      exchange->body->clear();
+      *request_context = exchange;
+      const int64_t length = ByteCount(Header(connection, "Content-Length"));
+      if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
+        // A client waiting for "100 Continue" is answered before it sends
+        // the body (the connection closes after the answer); others are
+        // read to the end, dropping the bytes, so that they see the answer
+        // rather than a connection cut while they send.
+        const char* expect = Header(connection, MHD_HTTP_HEADER_EXPECT);
+        if (expect != nullptr && strcasecmp(expect, "100-continue") == 0) {
+          return Send(self, connection, exchange, TooLarge(self));
+        }
+        exchange->too_large = true;
+      } else if (length > 0) {
+        exchange->body->reserve(static_cast<size_t>(length));
+      }
+      return MHD_YES;
     }
-  });
-  auto send_json = [](Response& res, int status, const json& j) {
-    res.status = status;
-    res.set_content(j.dump(), "application/json");
-  };
-  auto send_error = [](Response& res, const Status& status) {
-    res.status = HttpStatus(status.code);
-    res.set_content(ErrorBody(status.message), "application/json");
-  };
-  const size_t max_body = options_.max_body_bytes;
-  http.set_error_handler([max_body](const Request& req, Response& res) {
-    if (!res.body.empty()) return;
-    std::string message = "HTTP " + std::to_string(res.status) + " for " +
-                          req.method + " " + req.path;
-    if (res.status == 413) {
-      message = "the request body is over the limit of " +
-                std::to_string(max_body) + " bytes (--max-body-mb)";
-    } else if (res.status == 404) {
-      message = "no endpoint " + req.method + " " + req.path;
+    if (*upload_size > 0) {
+      const size_t n = *upload_size;
+      *upload_size = 0;
+      exchange->in_bytes += n;
+      if (exchange->in_bytes > self->options_.max_body_bytes) {
+        // Past the limit (a body of no stated length, or one over it): the
+        // rest is read and dropped, then refused. A body past twice the
+        // limit and kDropBytes more ends the connection unanswered.
+        exchange->too_large = true;
+        std::string().swap(*exchange->body);
+        return exchange->in_bytes >
+                       2 * self->options_.max_body_bytes + kDropBytes
+                   ? MHD_NO
+                   : MHD_YES;
+      }
+      if (!exchange->too_large) exchange->body->append(upload_data, n);
+      return MHD_YES;
     }
-    res.set_content(ErrorBody(message), "application/json");
-  });
-  if (options_.verbose) {
-    // One line per request, with its time from the first byte read.
-    static thread_local std::chrono::steady_clock::time_point started;
-    http.set_pre_routing_handler([](const Request&, Response&) {
-      started = std::chrono::steady_clock::now();
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    http.set_logger([](const Request& req, const Response& res) {
-      double ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::steady_clock::now() - started)
-                      .count();
-      LOG(INFO) << req.remote_addr << " " << req.method << " " << req.path
-                << " " << res.status << " " << ContentLength(req) << "B in, "
-                << res.body.size() << "B out, " << ms << " ms";
-    });
+    if (exchange->too_large) {
+      return Send(self, connection, exchange, TooLarge(self));
+    }
+    return Send(self, connection, exchange,
+                Handle(self, connection, exchange->method, exchange->path,
+                       *exchange->body));
   }
 
-  http.Get("/v2/health/live", [this, send_json](const Request&, Response& res) {
-    send_json(res, server_->Live() ? 200 : 400, json::object());
-  });
-  http.Get("/v2/health/ready", [this, send_json](const Request&,
-                                                 Response& res) {
-    if (server_->Ready()) {
-      send_json(res, 200, json::object());
+  // Routes a request whose body has been read, and answers it.
+  static Reply Handle(HttpFrontend* self,
+                      MHD_Connection* connection,
+                      const std::string& method,
+                      const std::string& path,
+                      const std::string& body);
+
+  static Reply TooLarge(HttpFrontend* self) {
+    Reply r;
+    r.status = 413;
+    r.body = ErrorBody("the request body is over the limit of " +
+                       std::to_string(self->options_.max_body_bytes) +
+                       " bytes (--max-body-mb)");
+    return r;
+  }
+
+  static MHD_Result Send(HttpFrontend* self,
+                         MHD_Connection* connection,
+                         Exchange* exchange,
+                         Reply reply) {
+    exchange->status = reply.status;
+    exchange->out_bytes = reply.body.size();
+    // The answer's bytes are handed over, not copied.
+    auto* owned = new std::string(std::move(reply.body));
+    MHD_Response* response =
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            owned->size(), owned->data(),
+            [](void* cls) { delete static_cast<std::string*>(cls); }, owned);
+    if (response == nullptr) {
+      delete owned;
+      return MHD_NO;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            reply.content_type.c_str());
+    if (reply.header_length >= 0) {
+      MHD_add_response_header(response, "Inference-Header-Content-Length",
+                              std::to_string(reply.header_length).c_str());
+    }
+    // Once stopping, clients are told to send nothing more on a
+    // connection.
+    if (self->stopping_) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
+    const MHD_Result queued = MHD_queue_response(
+        connection, static_cast<unsigned>(reply.status), response);
+    MHD_destroy_response(response);
+    return queued;
+  }
+
+  static void Completed(void* cls,
+                        MHD_Connection* connection,
+                        void** request_context,
+                        MHD_RequestTerminationCode /*how*/) {
+    auto* self = static_cast<HttpFrontend*>(cls);
+    auto* exchange = static_cast<Exchange*>(*request_context);
+    if (exchange == nullptr) return;
+    *request_context = nullptr;
+    if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
+      std::string().swap(*exchange->body);
+    }
+    if (self->options_.verbose) {
+      // One line per request, with its time from its headers' arrival.
+      const double ms = std::chrono::duration<double, std::milli>(
+                            Clock::now() - exchange->started)
+                            .count();
+      char address[INET6_ADDRSTRLEN] = "?";
+      const MHD_ConnectionInfo* info = MHD_get_connection_info(
+          connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+      if (info != nullptr && info->client_addr != nullptr) {
+        const sockaddr* a = info->client_addr;
+        if (a->sa_family == AF_INET) {
+          inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr,
+                    address, sizeof(address));
+        } else if (a->sa_family == AF_INET6) {
+          inet_ntop(AF_INET6,
+                    &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
+                    address, sizeof(address));
+        }
+      }
+      LOG(INFO) << address << " " << exchange->method << " " << exchange->path
+                << " " << exchange->status << " " << exchange->in_bytes
+                << "B in, " << exchange->out_bytes << "B out, " << ms << " ms";
+    }
+    delete exchange;
+  }
+
+  static void ConnectionEvent(void* cls,
+                              MHD_Connection* /*connection*/,
+                              void** socket_context,
+                              MHD_ConnectionNotificationCode event) {
+    auto* self = static_cast<HttpFrontend*>(cls);
+    if (event == MHD_CONNECTION_NOTIFY_STARTED) {
+      *socket_context = new ConnectionState;
+      self->open_connections_.fetch_add(1);
       return;
     }
+    delete static_cast<ConnectionState*>(*socket_context);
+    *socket_context = nullptr;
+    if (self->open_connections_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      self->changed_.notify_all();
+    }
+  }
+};
+
+HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
+    : server_(server), options_(std::move(options)) {}
+
+HttpFrontend::~HttpFrontend() {
+  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+}
+
+int HttpFrontend::Bind() {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(options_.port);
+  if (getaddrinfo(options_.host.c_str(), port.c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    return -1;
+  }
+  sockaddr_storage address{};
+  std::memcpy(&address, found->ai_addr, found->ai_addrlen);
+  const bool ipv6 = found->ai_family == AF_INET6;
+  freeaddrinfo(found);
+  // A thread per connection, at most --http-threads of them (libmicrohttpd
+  // closes connections past the limit at once). A request may wait in its
+  // handler (for a batch, a queue, a run): connections sharing a polling
+  // thread would wait behind it, and one thread accepts several
+  // connections of a burst. ITC lets Stop() quiesce the daemon.
+  unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
+                   MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC;
+  if (ipv6) flags |= MHD_USE_IPv6;
+  std::vector<MHD_OptionItem> items = {
+      {MHD_OPTION_SOCK_ADDR, 0, &address},
+      {MHD_OPTION_NOTIFY_COMPLETED,
+       reinterpret_cast<intptr_t>(&Callbacks::Completed), this},
+      {MHD_OPTION_NOTIFY_CONNECTION,
+       reinterpret_cast<intptr_t>(&Callbacks::ConnectionEvent), this},
+      // A burst of clients connecting at once must not overflow it.
+      {MHD_OPTION_LISTEN_BACKLOG_SIZE, SOMAXCONN, nullptr},
+      // Headers, and each read of a body (passed on as it comes): 64 KB
+      // reads a 110 KB request in two.
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, kConnectionMemoryBytes, nullptr},
+      // An idle kept-alive connection ends after this many seconds (which
+      // also bounds how long Serve() waits for connections after Stop()).
+      {MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds, nullptr},
+  };
+  items.push_back({MHD_OPTION_CONNECTION_LIMIT, options_.threads, nullptr});
+  items.push_back({MHD_OPTION_END, 0, nullptr});
+  daemon_ = MHD_start_daemon(flags, static_cast<uint16_t>(options_.port),
+                             nullptr, nullptr, &Callbacks::Access, this,
+                             MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
+  if (daemon_ == nullptr) return -1;
+  const MHD_DaemonInfo* info =
+      MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  return info != nullptr ? info->port : options_.port;
+}
+
+void HttpFrontend::Serve() {
+  if (daemon_ == nullptr) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  // Requests are answered by the daemon's threads from Bind() on; this
+  // thread waits for Stop(), then for the connections taken to end: each
+  // after its current request (Connection: close) or its idle timeout.
+  changed_.wait(lock,
+                [this] { return stopping_ && open_connections_.load() == 0; });
+  lock.unlock();
+  MHD_stop_daemon(daemon_);
+  daemon_ = nullptr;
+}
+
+void HttpFrontend::Stop() {
+  if (stopping_.exchange(true) || daemon_ == nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    changed_.notify_all();
+    return;
+  }
+  // No new connections: the listening socket is closed; those taken are
+  // served (their answers say Connection: close).
+  const MHD_socket listener = MHD_quiesce_daemon(daemon_);
+  if (listener != MHD_INVALID_SOCKET) ::close(listener);
+  std::lock_guard<std::mutex> lock(mu_);
+  changed_.notify_all();
+}
+
+Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
+                                      MHD_Connection* connection,
+                                      const std::string& method,
+                                      const std::string& path,
+                                      const std::string& body) {
+  InferenceServer* server = self->server_;
+  const bool get = method == "GET" || method == "HEAD";
+  const bool post = method == "POST";
+  if (get && path == "/v2/health/live") {
+    return JsonReply(server->Live() ? 200 : 400, json::object());
+  }
+  if (get && path == "/v2/health/ready") {
+    if (server->Ready()) return JsonReply(200, json::object());
     std::string why;
-    for (auto& name : server_->ModelNames()) {
-      for (auto& v : server_->Versions(name)) {
+    for (auto& name : server->ModelNames()) {
+      for (auto& v : server->Versions(name)) {
         const ModelVersion* m = nullptr;
-        server_->Find(name, v, &m);
+        server->Find(name, v, &m);
         if (m && !m->ready()) {
           why += (why.empty() ? "" : "; ") +
                  ("model '" + name + "' version " + v + ": " + m->error());
         }
       }
     }
-    send_json(res, 400,
-              {{"error", why.empty() ? "the server is shutting down"
-                                     : "not every model is ready: " + why}});
-  });
-  http.Get("/v2", [send_json](const Request&, Response& res) {
-    send_json(res, 200,
-              {{"name", kServerName},
-               {"version", kServerVersion},
-               {"extensions", InferenceServer::Extensions()}});
-  });
-  http.Get("/metrics", [this](const Request&, Response& res) {
-    res.set_content(server_->metrics().Render(),
-                    "text/plain; version=0.0.4; charset=utf-8");
-  });
-
-  const std::string model_path = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
-  http.Get(model_path, [this, send_json, send_error](const Request& req,
-                                                     Response& res) {
+    return JsonReply(
+        400, {{"error", why.empty() ? "the server is shutting down"
+                                    : "not every model is ready: " + why}});
+  }
+  if (get && path == "/v2") {
+    return JsonReply(200, {{"name", kServerName},
+                           {"version", kServerVersion},
+                           {"extensions", InferenceServer::Extensions()}});
+  }
+  if (get && path == "/metrics") {
+    Reply r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = server->metrics().Render();
+    return r;
+  }
+  std::string model, version, action;
+  const bool model_path = ParseModelPath(path, &model, &version, &action);
+  if (model_path && get && action.empty()) {
     const ModelVersion* m = nullptr;
-    Status status = server_->Find(req.matches[1], req.matches[2], &m);
-    if (!status.ok()) return send_error(res, status);
+    Status status = server->Find(model, version, &m);
+    if (!status.ok()) return ErrorReply(status);
     if (!m->ready()) {
-      return send_error(res, Status::Error(StatusCode::kInvalidArgument,
-                                           "model '" + m->name() +
-                                               "' version " + m->version() +
-                                               " is not ready: " + m->error()));
+      return ErrorReply(Status::Error(StatusCode::kInvalidArgument,
+                                      "model '" + m->name() + "' version " +
+                                          m->version() +
+                                          " is not ready: " + m->error()));
     }
     json inputs = json::array(), outputs = json::array();
     for (auto& i : m->inputs()) {
@@ -636,85 +800,50 @@ void HttpFrontend::Route() {
       inputs.push_back(t);
     }
     for (auto& o : m->outputs()) outputs.push_back(TensorMetadata(o));
-    send_json(res, 200,
-              {{"name", m->name()},
-               {"versions", server_->Versions(m->name())},
-               {"platform", "paddle"},
-               {"inputs", inputs},
-               {"outputs", outputs}});
-  });
-  http.Get(model_path + "/ready", [this, send_json, send_error](
-                                      const Request& req, Response& res) {
+    return JsonReply(200, {{"name", m->name()},
+                           {"versions", server->Versions(m->name())},
+                           {"platform", "paddle"},
+                           {"inputs", inputs},
+                           {"outputs", outputs}});
+  }
+  if (model_path && get && action == "ready") {
     const ModelVersion* m = nullptr;
-    Status status = server_->Find(req.matches[1], req.matches[2], &m);
-    if (!status.ok()) return send_error(res, status);
+    Status status = server->Find(model, version, &m);
+    if (!status.ok()) return ErrorReply(status);
     if (!m->ready()) {
-      return send_json(
-          res, 400,
-          {{"error", "model '" + m->name() + "' version " + m->version() +
-                         " is not ready: " + m->error()}});
+      return JsonReply(
+          400, {{"error", "model '" + m->name() + "' version " + m->version() +
+                              " is not ready: " + m->error()}});
     }
-    send_json(res, 200, json::object());
-  });
-  http.Post(model_path + "/infer", [this, send_error, max_body](
-                                       const Request& req, Response& res,
-                                       const httplib::ContentReader& read) {
-    // The body goes into a buffer of the handler thread's, reused by its
-    // next requests, where httplib's own grows a new string by doubling for
-    // each request: under load the heap then kept creeping up for a minute
-    // as connections moved between threads (RSS +2-3% from 20 s to 60 s of
-    // the load test). Past kKeptBodyBytes it is not kept.
-    constexpr size_t kKeptBodyBytes = size_t{1} << 20;
-    thread_local std::string body;  // NOLINT: one per handler thread
-    body.clear();
-    body.reserve(std::min<size_t>(ContentLength(req), max_body));
-    struct Release {
-      ~Release() {
-        if (body.capacity() > kKeptBodyBytes) std::string().swap(body);
-      }
-    } release;
-    if (!read([](const char* data, size_t length) {
-          body.append(data, length);
-          return true;
-        })) {
-      return;  // httplib answers: over the size limit, or cut off
-    }
+    return JsonReply(200, json::object());
+  }
+  if (model_path && post && action == "infer") {
     InferRequest request;
-    request.model = req.matches[1];
-    request.version = req.matches[2];
+    request.model = model;
+    request.version = version;
     WireOptions options;
-    int64_t json_length = -1;
-    if (req.has_header("Inference-Header-Content-Length")) {
-      const std::string value =
-          req.get_header_value("Inference-Header-Content-Length");
-      char* end = nullptr;
-      errno = 0;
-      long long parsed = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || errno != 0 || parsed < 0) {
-        return send_error(res, Bad("Inference-Header-Content-Length '" + value +
-                                   "' is not a byte count"));
-      }
-      json_length = parsed;
+    const char* header_value =
+        Header(connection, "Inference-Header-Content-Length");
+    const int64_t json_length = ByteCount(header_value);
+    if (json_length == -2) {
+      return ErrorReply(Bad(std::string("Inference-Header-Content-Length '") +
+                            header_value + "' is not a byte count"));
     }
     Status status = DecodeInferRequest(body, json_length, &request, &options);
     if (!status.ok()) {
       status.message = "model '" + request.model + "': " + status.message;
-      return send_error(res, status);
+      return ErrorReply(status);
     }
     const std::string id = request.id;
-    InferResponse response = server_->Infer(std::move(request));
-    if (!response.status.ok()) return send_error(res, response.status);
-    int64_t header_length = -1;
-    std::string out =
-        EncodeInferResponse(response, id, options, &header_length);
-    if (header_length >= 0) {
-      res.set_header("Inference-Header-Content-Length",
-                     std::to_string(header_length));
-      res.set_content(std::move(out), "application/octet-stream");
-    } else {
-      res.set_content(std::move(out), "application/json");
-    }
-  });
+    InferResponse response = server->Infer(std::move(request));
+    if (!response.status.ok()) return ErrorReply(response.status);
+    Reply r;
+    r.body = EncodeInferResponse(response, id, options, &r.header_length);
+    if (r.header_length >= 0) r.content_type = "application/octet-stream";
+    return r;
+  }
+  return ErrorReply(Status::Error(StatusCode::kNotFound,
+                                  "no endpoint " + method + " " + path));
 }
 
 }  // namespace serve

@@ -1,21 +1,21 @@
 // The HTTP/REST front end of `pdlite serve`: the Open Inference Protocol
 // (KServe v2) endpoints with the binary tensor data extension, and
-// Prometheus metrics, over cpp-httplib. Translates between the wire format
+// Prometheus metrics, over libmicrohttpd. Translates between the wire format
 // and InferenceServer's protocol-neutral calls.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "serve/server.h"
 #include "serve/types.h"
 
-namespace httplib {
-class Server;
-}
+struct MHD_Daemon;
 
 namespace pdlite {
 namespace serve {
@@ -47,7 +47,8 @@ int HttpStatus(StatusCode code);
 struct HttpOptions {
   std::string host = "0.0.0.0";
   int port = 8000;  // 0: any free port (Bind() returns it)
-  int threads = 32;
+  // Connections served at once, a thread each; more are refused.
+  int threads = 1024;
   size_t max_body_bytes = size_t{64} << 20;
   bool verbose = false;
 };
@@ -57,29 +58,33 @@ class HttpFrontend {
   HttpFrontend(InferenceServer* server, HttpOptions options);
   ~HttpFrontend();
 
-  /// Binds the listening socket; returns the port, -1 on failure.
+  /// Binds the listening socket and starts answering on the daemon's
+  /// threads; returns the port, -1 on failure.
   int Bind();
-  /// Answers requests until Stop(); returns once every accepted request
-  /// has been answered.
+  /// Returns after Stop(), once every connection taken has ended (each
+  /// after its current request, or after its idle timeout).
   void Serve();
   /// Stops accepting; safe from another thread, and to call again.
-  /// Connections already accepted (those still waiting for a thread too)
-  /// are served; their responses say "Connection: close".
+  /// Connections already accepted are served; their responses say
+  /// "Connection: close".
   void Stop();
 
  private:
-  void Route();
+  struct ConnectionState;
+  struct Exchange;
+  struct Callbacks;
+  // Per connection: its headers and one read of a body.
+  static constexpr int kConnectionMemoryBytes = 64 << 10;
+  static constexpr int kIdleTimeoutSeconds = 5;
 
   InferenceServer* server_;
   HttpOptions options_;
-  std::unique_ptr<httplib::Server> http_;
-  int listen_fd_ = -1;  // set by Bind()
+  MHD_Daemon* daemon_ = nullptr;  // from Bind() to the end of Serve()
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> listener_shut_{false};
-  // Accepted connections waiting for a handler thread: while there are
-  // any, responses say "Connection: close", so that kept-alive clients
-  // take turns with them instead of holding every thread for good.
-  std::atomic<size_t> waiting_connections_{0};
+  std::atomic<int> open_connections_{0};
+  // Serve() waits on it for Stop() and for the last connection to end.
+  std::mutex mu_;
+  std::condition_variable changed_;
 };
 
 }  // namespace serve

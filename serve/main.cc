@@ -22,7 +22,7 @@ namespace {
 int Usage(const std::string& problem) {
   if (!problem.empty()) std::cerr << "pdlite serve: " << problem << "\n\n";
   std::cerr << R"(usage: pdlite serve --model-repository DIR [--http-port 8000]
-                    [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 32]
+                    [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 1024]
                     [--grpc-threads 256] [--max-body-mb 64] [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes

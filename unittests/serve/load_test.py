@@ -257,11 +257,11 @@ def vm_rss_kb(pid):
 
 def start_server(server, repo, log_path, http_threads):
     log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [server, "--model-repository", repo, "--host", "127.0.0.1",
-         "--http-port", "0", "--grpc-port", "0",
-         "--http-threads", str(http_threads)],
-        stdout=subprocess.PIPE, stderr=log)
+    args = [server, "--model-repository", repo, "--host", "127.0.0.1",
+            "--http-port", "0", "--grpc-port", "0"]
+    if http_threads is not None:
+        args += ["--http-threads", str(http_threads)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log)
     ports = []
     for pattern in (r"listening on 127\.0\.0\.1:(\d+)",
                     r"grpc listening on 127\.0\.0\.1:(\d+)"):
@@ -290,7 +290,7 @@ def main():
     ap.add_argument("--clients", type=int, default=64)
     ap.add_argument("--grpc-clients", type=int, default=8,
                     help="how many of --clients use gRPC (default 8)")
-    ap.add_argument("--http-threads", type=int, default=32,
+    ap.add_argument("--http-threads", type=int, default=None,
                     help="the server's --http-threads (default: its own)")
     ap.add_argument("--max-drift", type=float, default=0.05)
     ap.add_argument("--max-wait", type=float, default=10.0,
