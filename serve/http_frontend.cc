@@ -783,16 +783,16 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   }
   std::string model, version, action;
   const bool model_path = ParseModelPath(path, &model, &version, &action);
-  if (model_path && get && action.empty()) {
+  if (model_path && get && (action.empty() || action == "ready")) {
     const ModelVersion* m = nullptr;
     Status status = server->Find(model, version, &m);
-    if (!status.ok()) return ErrorReply(status);
-    if (!m->ready()) {
-      return ErrorReply(Status::Error(StatusCode::kInvalidArgument,
-                                      "model '" + m->name() + "' version " +
-                                          m->version() +
-                                          " is not ready: " + m->error()));
+    if (status.ok() && !m->ready()) {
+      status = Status::Error(StatusCode::kInvalidArgument,
+                             "model '" + m->name() + "' version " +
+                                 m->version() + " is not ready: " + m->error());
     }
+    if (!status.ok()) return ErrorReply(status);
+    if (action == "ready") return JsonReply(200, json::object());
     json inputs = json::array(), outputs = json::array();
     for (auto& i : m->inputs()) {
       json t = TensorMetadata(i);
@@ -805,17 +805,6 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
                            {"platform", "paddle"},
                            {"inputs", inputs},
                            {"outputs", outputs}});
-  }
-  if (model_path && get && action == "ready") {
-    const ModelVersion* m = nullptr;
-    Status status = server->Find(model, version, &m);
-    if (!status.ok()) return ErrorReply(status);
-    if (!m->ready()) {
-      return JsonReply(
-          400, {{"error", "model '" + m->name() + "' version " + m->version() +
-                              " is not ready: " + m->error()}});
-    }
-    return JsonReply(200, json::object());
   }
   if (model_path && post && action == "infer") {
     InferRequest request;
