@@ -11,7 +11,11 @@ instance each. Reports throughput and p50/p99 latency per cell, and the bare
 baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
 p50 the server adds over it at 1 client, and the floor no transport goes
 below on this machine: a bare TCP round trip of the request's bytes between
-two processes (build/bench/pdlite_tcp_round_trip). A second table splits each cell's
+two processes (build/bench/pdlite_tcp_round_trip), answered at once and
+answered after spinning as long as a bare run (a client that waits longer
+sleeps deeper, which any server of this model costs it; the second, less
+the spin, is the floor the added p50 is measured against). A second table
+splits each cell's
 time with the server's own /metrics histograms (in the model, queued,
 computing), scraped before and after the cell.
 
@@ -265,7 +269,7 @@ def scrape(port):
 
 def server_means(before, after, model):
     """Mean ms per request of each stage between two scrapes: request (from
-    ModelVersion::Infer's entry, after decoding, to its answer, before
+    ModelVersion::InferAsync's entry, after decoding, to its answer, before
     encoding), compute (Predictor::Run with the copies in and out) and
     queue."""
     means = {}
@@ -441,14 +445,23 @@ def main():
             # No transport can go below this: the loopback copy and two
             # processes waking each other up. The request's bytes are the
             # tensor's and about 250 of JSON header and HTTP headers.
-            print("bare TCP round trip...", file=sys.stderr)
-            out = subprocess.run(
-                [args.tcp_round_trip, "--bytes", str(x1.nbytes + 250),
-                 "--warmup", str(args.warmup), "--seconds", str(args.seconds)],
-                capture_output=True, text=True, check=True,
-                timeout=args.seconds + args.warmup + 60)
-            results["tcp_round_trip"] = json.loads(
-                out.stdout.strip().splitlines()[-1])
+            # The second waits as long as a bare run before each answer:
+            # a client that waits that long sleeps deeper, which any
+            # server of this model would make it pay.
+            for key, after_us in (
+                    ("tcp_round_trip", 0),
+                    ("tcp_round_trip_model_wait",
+                     round(1000 * results["bare"]["p50_ms"]))):
+                print("bare TCP round trip, answered after %d us..." %
+                      after_us, file=sys.stderr)
+                out = subprocess.run(
+                    [args.tcp_round_trip, "--bytes", str(x1.nbytes + 250),
+                     "--answer-after-us", str(after_us),
+                     "--warmup", str(args.warmup),
+                     "--seconds", str(args.seconds)],
+                    capture_output=True, text=True, check=True,
+                    timeout=args.seconds + args.warmup + 60)
+                results[key] = json.loads(out.stdout.strip().splitlines()[-1])
         if args.client == "cxx":
             # The round trip without the model, per transport, 1 client.
             results["no_model"] = {}
@@ -535,7 +548,7 @@ def main():
                                     bare["p50_ms"], bare["p99_ms"]))
     print("\nWhere a request's time goes, from the server's own histograms "
           "(mean ms per request, warm-up included): in the model (from "
-          "ModelVersion::Infer's entry, after decoding, to its answer, "
+          "ModelVersion::InferAsync's entry, after decoding, to its answer, "
           "before encoding), of which queued and computing; the rest of the "
           "client's p50 is decoding, encoding, the transport and the "
           "client.\n")
@@ -577,14 +590,24 @@ def main():
               "p99 %.3f ms (%d round trips)." % (
                   tcp["bytes"], tcp["answer_bytes"], tcp["p50_ms"],
                   tcp["p99_ms"], tcp["requests"]))
+        waited = results.get("tcp_round_trip_model_wait")
+        floor = tcp["p50_ms"]
+        if waited:
+            floor = waited["p50_ms"] - waited["answer_after_us"] / 1000.0
+            print("Answered after %.0f us of spinning (the bare run's p50), "
+                  "as a server computes: p50 %.3f ms, so %.3f ms of floor for "
+                  "a request that waits on this model (the client sleeps "
+                  "deeper while it waits)." % (
+                      waited["answer_after_us"], waited["p50_ms"], floor))
         ones = [c for c in results["cells"] if c["clients"] == 1 and
                 c["transport"] in ("http-binary", "grpc")]
         for c in ones:
             print("%s, batching %s: adds %+.3f ms over bare, %+.3f ms over "
-                  "bare plus the TCP floor" % (
+                  "bare plus the TCP floor %s" % (
                       c["transport"], c["batching"],
                       c["p50_ms"] - bare["p50_ms"],
-                      c["p50_ms"] - bare["p50_ms"] - tcp["p50_ms"]))
+                      c["p50_ms"] - bare["p50_ms"] - floor,
+                      "with the model's wait" if waited else ""))
     for c in results["cells"]:
         for why, n in c["error_kinds"].items():
             print("errors, %s batching %s %d clients: %d x %s" % (

@@ -9,8 +9,14 @@
 // processes waking each other up, which every HTTP or gRPC request of the
 // same size also pays. It prints one JSON line, like pdlite_serve_load.
 //
+// --answer-after-us N makes the child spin N microseconds before each
+// answer, as a server computes before it answers: a client that waits
+// longer sleeps deeper (on a VM, until the host wakes its vCPU), which
+// every server whose model takes that long also pays. The round trip
+// less N is then the floor for a request of that compute time.
+//
 //   pdlite_tcp_round_trip [--bytes 110652] [--answer-bytes 200]
-//       [--warmup 1] [--seconds 5]
+//       [--answer-after-us 0] [--warmup 1] [--seconds 5]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -36,6 +42,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   size_t bytes = 110652;  // ppocr_cls_mobile_v2's binary infer request
   size_t answer_bytes = 200;
+  double answer_after_us = 0;
   double warmup_s = 1, seconds = 5;
 };
 
@@ -52,13 +59,20 @@ Options ParseArgs(int argc, char** argv) {
     char* end = nullptr;
     const char* value = argv[++i];
     double number = std::strtod(value, &end);
-    if (*value == '\0' || *end != '\0' || !(number > 0)) {
-      Fail("flag " + flag + " needs a positive number, got '" + value + "'");
+    // Only the spin may be 0.
+    const bool zero_ok = flag == "--answer-after-us";
+    if (*value == '\0' || *end != '\0' ||
+        !(number > 0 || (zero_ok && number == 0))) {
+      Fail("flag " + flag + " needs a " +
+           (zero_ok ? "number >= 0" : "positive number") + ", got '" + value +
+           "'");
     }
     if (flag == "--bytes") {
       options.bytes = static_cast<size_t>(number);
     } else if (flag == "--answer-bytes") {
       options.answer_bytes = static_cast<size_t>(number);
+    } else if (flag == "--answer-after-us") {
+      options.answer_after_us = number;
     } else if (flag == "--warmup") {
       options.warmup_s = number;
     } else if (flag == "--seconds") {
@@ -66,7 +80,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Fail("unknown flag " + flag +
            " (usage: pdlite_tcp_round_trip [--bytes N] [--answer-bytes N] "
-           "[--warmup S] [--seconds S])");
+           "[--answer-after-us N] [--warmup S] [--seconds S])");
     }
   }
   return options;
@@ -104,8 +118,14 @@ void NoDelay(int fd) {
   if (fd < 0) _exit(1);
   NoDelay(fd);
   std::vector<char> request(options.bytes), answer(options.answer_bytes, 'a');
-  while (ReadAll(fd, request.data(), request.size()) &&
-         WriteAll(fd, answer.data(), answer.size())) {
+  const auto compute = std::chrono::nanoseconds(
+      static_cast<int64_t>(options.answer_after_us * 1e3));
+  while (ReadAll(fd, request.data(), request.size())) {
+    // Spinning, not sleeping: a model computes on its core.
+    const Clock::time_point until = Clock::now() + compute;
+    while (Clock::now() < until) {
+    }
+    if (!WriteAll(fd, answer.data(), answer.size())) break;
   }
   close(fd);
   _exit(0);
@@ -164,10 +184,10 @@ int main(int argc, char** argv) {
   waitpid(child, &status, 0);
   std::sort(latencies_ms.begin(), latencies_ms.end());
   std::printf(
-      "{\"bytes\":%zu,\"answer_bytes\":%zu,\"requests\":%zu,"
-      "\"p50_ms\":%.6f,\"p99_ms\":%.6f}\n",
-      options.bytes, options.answer_bytes, latencies_ms.size(),
-      pdlite_bench::Percentile(latencies_ms, 50),
+      "{\"bytes\":%zu,\"answer_bytes\":%zu,\"answer_after_us\":%.1f,"
+      "\"requests\":%zu,\"p50_ms\":%.6f,\"p99_ms\":%.6f}\n",
+      options.bytes, options.answer_bytes, options.answer_after_us,
+      latencies_ms.size(), pdlite_bench::Percentile(latencies_ms, 50),
       pdlite_bench::Percentile(latencies_ms, 99));
   return 0;
 }

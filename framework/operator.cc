@@ -1,5 +1,6 @@
 #include "framework/operator.h"
 
+#include "framework/make_only.h"
 #include "framework/op_registry.h"
 
 namespace paddle_lite {
@@ -218,6 +219,16 @@ const Tensor& InferShapeContext::GetInputTensor(const std::string& slot,
                                                 size_t i) const {
   read_values_ = true;
   const auto& names = op().InputList(slot);
+  // A run that only makes primitives (make_only.h) computes no values, so
+  // these would be garbage, and the shapes made from them wrong.
+  PADDLE_ENFORCE(
+      !MakingOnly(),
+      errors::Unavailable(
+          "a run that only makes primitives stops at op '", op().Type(),
+          "': its output shapes depend on the values "
+          "of input ",
+          slot, "[", i, "]", i < names.size() ? " ('" + names[i] + "')" : "",
+          ", which such a run does not compute"));
   // An unnamed one cannot be proven fixed: it forces re-inference.
   read_variables_.push_back(i < names.size() ? names[i] : std::string());
   const Tensor& t = InputTensor(slot, i);

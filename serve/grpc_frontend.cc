@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -197,11 +198,18 @@ grpc::Status GrpcStatus(const Status& status) {
   return grpc::Status(code, status.message);
 }
 
+// ModelInfer is on gRPC's callback API, the other calls on its sync one.
+// A sync handler runs on a thread of gRPC's pool, which hands each call
+// to another thread; a callback runs where the call was read, and a
+// request an idle instance takes runs right there, which saves 0.06-0.1 ms
+// a call at one client (see docs/serving.md, "Benchmarks"). A queued
+// request holds no thread: the worker that runs it finishes the call.
 class GrpcFrontend::Service final
-    : public inference::GRPCInferenceService::Service {
+    : public inference::GRPCInferenceService::WithCallbackMethod_ModelInfer<
+          inference::GRPCInferenceService::Service> {
  public:
-  Service(InferenceServer* server, bool verbose)
-      : server_(server), verbose_(verbose) {}
+  Service(InferenceServer* server, bool verbose, int max_infer_calls)
+      : server_(server), verbose_(verbose), max_infer_calls_(max_infer_calls) {}
 
   grpc::Status ServerLive(grpc::ServerContext*,
                           const inference::ServerLiveRequest*,
@@ -271,18 +279,45 @@ class GrpcFrontend::Service final
     return grpc::Status::OK;
   }
 
-  grpc::Status ModelInfer(grpc::ServerContext*,
-                          const inference::ModelInferRequest* wire,
-                          inference::ModelInferResponse* response) override {
+  grpc::ServerUnaryReactor* ModelInfer(
+      grpc::CallbackServerContext* context,
+      const inference::ModelInferRequest* wire,
+      inference::ModelInferResponse* response) override {
     const auto start = std::chrono::steady_clock::now();
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     InferRequest request;
     Status status = DecodeGrpcInferRequest(*wire, &request);
-    if (!status.ok()) return Answer(*wire, status, start);
-    const std::string id = request.id;
-    InferResponse result = server_->Infer(std::move(request));
-    if (!result.status.ok()) return Answer(*wire, result.status, start);
-    EncodeGrpcInferResponse(result, id, response);
-    return Answer(*wire, Status{}, start);
+    if (!status.ok()) {
+      reactor->Finish(Answer(*wire, status, start));
+      return reactor;
+    }
+    // Bounds the calls taken at once, as the sync server's threads did:
+    // the model queues refuse what they cannot hold, but the decoded
+    // requests of calls on their way to them are memory too.
+    if (infer_calls_.fetch_add(1) >= max_infer_calls_) {
+      infer_calls_.fetch_sub(1);
+      reactor->Finish(
+          Answer(*wire,
+                 Status::Error(StatusCode::kResourceExhausted,
+                               "the server is taking " +
+                                   std::to_string(max_infer_calls_) +
+                                   " inference calls already (--grpc-threads)"),
+                 start));
+      return reactor;
+    }
+    std::string id = request.id;
+    server_->InferAsync(
+        std::move(request), [this, reactor, wire, response, start,
+                             id = std::move(id)](InferResponse result) {
+          if (result.status.ok()) {
+            EncodeGrpcInferResponse(result, id, response);
+          }
+          grpc::Status answer = Answer(*wire, result.status, start);
+          infer_calls_.fetch_sub(1);
+          // The last use of the call: gRPC may free it once finished.
+          reactor->Finish(answer);
+        });
+    return reactor;
   }
 
  private:
@@ -303,6 +338,8 @@ class GrpcFrontend::Service final
 
   InferenceServer* server_;
   bool verbose_;
+  const int max_infer_calls_;
+  std::atomic<int> infer_calls_{0};
 };
 
 GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)
@@ -311,7 +348,8 @@ GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)
 GrpcFrontend::~GrpcFrontend() { Stop(); }
 
 int GrpcFrontend::Start() {
-  service_ = std::make_unique<Service>(server_, options_.verbose);
+  service_ =
+      std::make_unique<Service>(server_, options_.verbose, options_.threads);
   grpc::ServerBuilder builder;
   int port = -1;
   builder.AddListeningPort(options_.host + ":" + std::to_string(options_.port),
@@ -320,11 +358,10 @@ int GrpcFrontend::Start() {
       options_.max_message_bytes, std::numeric_limits<int>::max()));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
-  // Bounds the threads serving RPCs, so a flood of calls cannot grow the
-  // process without limit. gRPC refuses a call that finds every thread
-  // busy (RESOURCE_EXHAUSTED) rather than queueing it; the model queues,
-  // which answer a full queue at once, keep the threads in use far below
-  // the default.
+  // Bounds the threads of the sync calls (health and metadata), so a flood
+  // of them cannot grow the process without limit: gRPC refuses a call
+  // that finds every thread busy (RESOURCE_EXHAUSTED) rather than queueing
+  // it. ModelInfer, on the callback API, has its own bound (the Service's).
   grpc::ResourceQuota quota("pdlite-grpc");
   quota.SetMaxThreads(options_.threads);
   builder.SetResourceQuota(quota);

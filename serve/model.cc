@@ -131,8 +131,9 @@ struct ModelVersion::Pending {
   Clock::time_point enqueued;
   Clock::time_point deadline = Clock::time_point::max();
   Clock::time_point started;
+  int64_t timeout_us = 0;
   double compute_s = 0;
-  std::promise<InferResponse> promise;
+  ModelVersion::Done done;
 };
 
 struct ModelVersion::Instance {
@@ -200,6 +201,7 @@ ModelVersion::ModelVersion(std::string name,
     instance->thread =
         std::thread([this, i = instance.get()] { WorkerLoop(i); });
   }
+  expirer_ = std::thread([this] { ExpireLoop(); });
 }
 
 ModelVersion::~ModelVersion() { Stop(); }
@@ -215,6 +217,8 @@ void ModelVersion::Stop() {
     stopping_ = true;
   }
   work_ready_.notify_all();
+  deadline_queued_.notify_all();
+  if (expirer_.joinable()) expirer_.join();
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
   }
@@ -341,29 +345,45 @@ Status ModelVersion::Validate(const InferRequest& request) const {
   return Status{};
 }
 
-InferResponse ModelVersion::Infer(InferRequest request) {
-  const auto start = Clock::now();
-  InferResponse response;
-  response.model = name_;
-  response.version = version_;
+void ModelVersion::Complete(Pending* pending, InferResponse response) {
+  const auto now = Clock::now();
+  if (metrics_) {
+    const double queued = pending->started == Clock::time_point{}
+                              ? Seconds(now - pending->enqueued)
+                              : Seconds(pending->started - pending->enqueued);
+    metrics_->RecordRequest(name_, version_, response.status.ok(), queued,
+                            pending->compute_s,
+                            Seconds(now - pending->enqueued));
+  }
+  // Taken out first: `done` may free what owns the pending request.
+  Done done = std::move(pending->done);
+  done(std::move(response));
+}
+
+void ModelVersion::InferAsync(InferRequest request, Done done) {
+  auto pending = std::make_shared<Pending>();
+  pending->enqueued = Clock::now();
+  pending->done = std::move(done);
+  auto refuse = [&](Status status) {
+    InferResponse response;
+    response.model = name_;
+    response.version = version_;
+    response.status = std::move(status);
+    Complete(pending.get(), std::move(response));
+  };
   if (!ready()) {
+    // Not counted: the version never loaded, so it has no metrics.
+    InferResponse response;
+    response.model = name_;
+    response.version = version_;
     response.status = Status::Error(
         StatusCode::kUnavailable, "model '" + name_ + "' version " + version_ +
                                       " is not ready: " + error_);
-    return response;
+    pending->done(std::move(response));
+    return;
   }
-  auto record = [&](const InferResponse& r, double queue_s, double compute_s) {
-    if (metrics_) {
-      metrics_->RecordRequest(name_, version_, r.status.ok(), queue_s,
-                              compute_s, Seconds(Clock::now() - start));
-    }
-  };
-  response.status = Validate(request);
-  if (!response.status.ok()) {
-    record(response, 0, 0);
-    return response;
-  }
-  auto pending = std::make_shared<Pending>();
+  Status valid = Validate(request);
+  if (!valid.ok()) return refuse(std::move(valid));
   pending->rows = request.inputs.empty() || request.inputs[0].shape.empty()
                       ? 0
                       : request.inputs[0].shape[0];
@@ -373,14 +393,14 @@ InferResponse ModelVersion::Infer(InferRequest request) {
       pending->batchable = false;
     }
   }
-  int64_t timeout_us =
+  const int64_t timeout_us =
       request.timeout_us >= 0 ? request.timeout_us : config_.timeout_ms * 1000;
+  pending->timeout_us = timeout_us;
   pending->request = std::move(request);
-  pending->enqueued = start;
   if (timeout_us > 0) {
-    pending->deadline = start + std::chrono::microseconds(timeout_us);
+    pending->deadline =
+        pending->enqueued + std::chrono::microseconds(timeout_us);
   }
-  auto future = pending->promise.get_future();
   // With nothing queued and an instance idle, the request runs on this
   // thread: handing it to the worker costs a wake-up and two context
   // switches, about what the rest of the server adds. Requests that may
@@ -391,11 +411,13 @@ InferResponse ModelVersion::Infer(InferRequest request) {
   const bool may_run_inline =
       !may_batch && config_.threads == 1 && config_.device == "cpu";
   if (Instance* idle = TakeIdleInstance(may_run_inline)) {
+    InferResponse response;
     {
-      // Frees the instance however RunGroup ends. Only a queued request
-      // (for a worker) or Stop waits for that: waking the workers after
-      // every inline run for nothing cost a futex call and two context
-      // switches a request.
+      // Frees the instance however the run ends, and before the answer
+      // goes out: a client's next request must find it free. Only a
+      // queued request (for a worker) or Stop waits for that: waking the
+      // workers after every inline run for nothing cost a futex call and
+      // two context switches a request.
       struct Release {
         ModelVersion* self;
         Instance* instance;
@@ -409,57 +431,74 @@ InferResponse ModelVersion::Infer(InferRequest request) {
           if (waited_for) self->work_ready_.notify_all();
         }
       } release{this, idle};
-      std::vector<std::shared_ptr<Pending>> group = {pending};
-      RunGroup(idle, group);
+      pending->started = Clock::now();
+      response = RunOne(idle->predictor.get(), pending->request);
+      pending->compute_s = Seconds(Clock::now() - pending->started);
     }
-    response = future.get();
-    record(response, Seconds(pending->started - pending->enqueued),
-           pending->compute_s);
-    return response;
+    if (metrics_) metrics_->RecordBatch(name_, version_, 1);
+    Complete(pending.get(), std::move(response));
+    return;
   }
+  Status queued;
+  bool wake_expirer = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) {
-      response.status = Status::Error(StatusCode::kUnavailable,
-                                      "the server is shutting down");
+      queued = Status::Error(StatusCode::kUnavailable,
+                             "the server is shutting down");
     } else if (queue_.size() >= static_cast<size_t>(config_.queue_limit)) {
-      response.status = Status::Error(
+      queued = Status::Error(
           StatusCode::kResourceExhausted,
           "model '" + name_ + "' version " + version_ +
               ": the queue is full (" + std::to_string(config_.queue_limit) +
               " requests waiting, queue_limit in config.json)");
     } else {
       queue_.push_back(pending);
+      wake_expirer = pending->deadline < expire_at_;
     }
   }
-  if (!response.status.ok()) {
-    record(response, 0, 0);
-    return response;
-  }
+  if (!queued.ok()) return refuse(std::move(queued));
   work_ready_.notify_all();
-  if (pending->deadline != Clock::time_point::max() &&
-      future.wait_until(pending->deadline) == std::future_status::timeout) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    auto it = std::find(queue_.begin(), queue_.end(), pending);
-    if (it != queue_.end()) {
-      queue_.erase(it);
-      lock.unlock();
-      response.status =
+  if (wake_expirer) deadline_queued_.notify_one();
+}
+
+void ModelVersion::ExpireLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    expire_at_ = Clock::time_point::max();
+    for (auto& p : queue_) expire_at_ = std::min(expire_at_, p->deadline);
+    if (expire_at_ == Clock::time_point::max()) {
+      deadline_queued_.wait(lock);
+    } else {
+      deadline_queued_.wait_until(lock, expire_at_);
+    }
+    // Whoever takes a request out of the queue answers it: here, the
+    // expired ones; a worker, the rest.
+    std::vector<std::shared_ptr<Pending>> expired;
+    const auto now = Clock::now();
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (now >= (*it)->deadline) {
+        expired.push_back(*it);
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (expired.empty()) continue;
+    lock.unlock();
+    for (auto& p : expired) {
+      InferResponse r;
+      r.model = name_;
+      r.version = version_;
+      r.status =
           Status::Error(StatusCode::kDeadlineExceeded,
                         "model '" + name_ + "' version " + version_ +
                             ": deadline exceeded after " +
-                            std::to_string(timeout_us) + " us in the queue");
-      record(response, Seconds(Clock::now() - start), 0);
-      return response;
+                            std::to_string(p->timeout_us) + " us in the queue");
+      Complete(p.get(), std::move(r));
     }
-    // A worker has it: its answer comes.
+    lock.lock();
   }
-  response = future.get();
-  const double queued = pending->started == Clock::time_point{}
-                            ? Seconds(Clock::now() - start)
-                            : Seconds(pending->started - pending->enqueued);
-  record(response, queued, pending->compute_s);
-  return response;
 }
 
 std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
@@ -480,8 +519,12 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       r.version = version_;
       r.status = Status::Error(StatusCode::kDeadlineExceeded,
                                "model '" + name_ + "' version " + version_ +
-                                   ": deadline exceeded in the queue");
-      first->promise.set_value(std::move(r));
+                                   ": deadline exceeded after " +
+                                   std::to_string(first->timeout_us) +
+                                   " us in the queue");
+      lock->unlock();
+      Complete(first.get(), std::move(r));
+      lock->lock();
       continue;
     }
     group.push_back(first);
@@ -615,7 +658,7 @@ void ModelVersion::RunGroup(Instance* instance,
       InferResponse r = RunOne(instance->predictor.get(), p->request);
       p->compute_s = Seconds(Clock::now() - p->started);
       if (metrics_) metrics_->RecordBatch(name_, version_, 1);
-      p->promise.set_value(std::move(r));
+      Complete(p.get(), std::move(r));
     }
   };
   if (group.size() == 1) {
@@ -688,7 +731,7 @@ void ModelVersion::RunGroup(Instance* instance,
     offset += p->rows;
     p->started = started;
     p->compute_s = compute_s;
-    p->promise.set_value(std::move(part));
+    Complete(p.get(), std::move(part));
   }
 }
 

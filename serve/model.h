@@ -7,7 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <future>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,11 +61,18 @@ class ModelVersion {
     return outputs_;
   }
 
-  /// Checks, queues and runs one request; blocks until it is answered.
-  /// Thread-safe. Unavailable at once when the queue is full. With nothing
-  /// queued and an instance idle, an unbatched request runs on the
-  /// caller's thread.
-  InferResponse Infer(InferRequest request);
+  /// Called once with a request's answer: on the caller's thread when the
+  /// request ran there or was refused, else on a worker's, or on the
+  /// thread that expires deadlines.
+  using Done = std::function<void(InferResponse)>;
+
+  /// Checks, queues and runs one request, and calls `done` with its
+  /// answer. Thread-safe. Refused at once (ResourceExhausted) when the
+  /// queue is full. With nothing queued and an instance idle, an unbatched
+  /// request runs on the caller's thread, and `done` is called before this
+  /// returns; otherwise this returns once the request is queued, without
+  /// waiting for it.
+  void InferAsync(InferRequest request, Done done);
 
   /// Requests waiting in the queue, and whether an instance is running
   /// one (for tests and metrics).
@@ -80,7 +87,12 @@ class ModelVersion {
   struct Instance;
 
   Status Validate(const InferRequest& request) const;
+  // Records the request's metrics and hands its answer to its caller.
+  void Complete(Pending* pending, InferResponse response);
   void WorkerLoop(Instance* instance);
+  // Answers queued requests whose deadline passed while every instance
+  // was busy (the workers check deadlines only when they take a request).
+  void ExpireLoop();
   // Takes the next request and, when batching, compatible ones after it.
   std::vector<std::shared_ptr<Pending>> TakeWork(
       Instance* instance, std::unique_lock<std::mutex>* lock);
@@ -106,9 +118,14 @@ class ModelVersion {
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
+  std::condition_variable deadline_queued_;
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
   std::vector<std::unique_ptr<Instance>> instances_;
+  std::thread expirer_;
+  // When ExpireLoop wakes next; a request due sooner wakes it.
+  std::chrono::steady_clock::time_point expire_at_ =
+      std::chrono::steady_clock::time_point::max();
 };
 
 }  // namespace serve

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <stdexcept>
 
@@ -149,7 +150,8 @@ std::vector<std::string> InferenceServer::ModelNames() const {
   return out;
 }
 
-InferResponse InferenceServer::Infer(InferRequest request) {
+void InferenceServer::InferAsync(InferRequest request,
+                                 ModelVersion::Done done) {
   Status status;
   ModelVersion* model = FindMutable(request.model, request.version, &status);
   if (!model) {
@@ -157,12 +159,23 @@ InferResponse InferenceServer::Infer(InferRequest request) {
     response.model = request.model;
     response.version = request.version;
     response.status = status;
-    return response;
+    done(std::move(response));
+    return;
   }
   metrics_.AddInflight(1);
-  InferResponse response = model->Infer(std::move(request));
-  metrics_.AddInflight(-1);
-  return response;
+  model->InferAsync(std::move(request),
+                    [this, done = std::move(done)](InferResponse response) {
+                      metrics_.AddInflight(-1);
+                      done(std::move(response));
+                    });
+}
+
+InferResponse InferenceServer::Infer(InferRequest request) {
+  std::promise<InferResponse> answer;
+  std::future<InferResponse> future = answer.get_future();
+  InferAsync(std::move(request),
+             [&answer](InferResponse r) { answer.set_value(std::move(r)); });
+  return future.get();
 }
 
 void InferenceServer::Stop() {

@@ -43,6 +43,11 @@ class InferenceServer {
   std::vector<std::string> Versions(const std::string& model) const;
   std::vector<std::string> ModelNames() const;
 
+  /// Runs a request on its model version (ModelVersion::InferAsync): `done`
+  /// gets the answer, on this thread when the request ran here or was
+  /// refused, else on the thread that answered it.
+  void InferAsync(InferRequest request, ModelVersion::Done done);
+  /// InferAsync, waiting for the answer.
   InferResponse Infer(InferRequest request);
 
   /// Refuses new requests; answers those queued; joins the workers.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "framework/kernel_registry.h"
+#include "framework/make_only.h"
 #include "framework/op_registry.h"
 #include "framework/program_builder.h"
 #include "unittests/test_utils/op_tester.h"
@@ -342,11 +343,8 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
-// Which ops infer shapes on replay is kept from one signature's plan to
-// the next while the recording runs record the same; here they do not
-// (the op reads N only for X of several rows), and a plan made after one
-// that read nothing must still re-infer the rows N gives on replay.
-TEST(Executor, ReplayRulesFollowWhatEachRecordingRead) {
+// x [-1, 3] and n int32 [1] -> executor_test_rows_from_value -> relu.
+ProgramDesc RowsFromValueThenRelu() {
   ProgramBuilder builder;
   auto x = builder.AddInput("x", DataType::kFloat32, {-1, 3});
   auto n = builder.AddInput("n", DataType::kInt32, {1});
@@ -356,7 +354,15 @@ TEST(Executor, ReplayRulesFollowWhatEachRecordingRead) {
                 {{"Out", {y}}});
   builder.AddOp("relu", {{"X", {y}}}, {{"Out", {z}}});
   builder.AddOutput(z);
-  Runner r(builder.Build());
+  return builder.Build();
+}
+
+// Which ops infer shapes on replay is kept from one signature's plan to
+// the next while the recording runs record the same; here they do not
+// (the op reads N only for X of several rows), and a plan made after one
+// that read nothing must still re-infer the rows N gives on replay.
+TEST(Executor, ReplayRulesFollowWhatEachRecordingRead) {
+  Runner r(RowsFromValueThenRelu());
   const std::vector<std::pair<int, int32_t>> runs = {{1, 7}, {1, 9}, {2, 4},
                                                      {2, 6}, {1, 5}, {2, 3}};
   int inferred[3] = {};  // on replays of 1 and of 2 rows
@@ -375,6 +381,30 @@ TEST(Executor, ReplayRulesFollowWhatEachRecordingRead) {
   }
   // Replays of 2 rows re-infer the op, the relu and the fetch after it.
   EXPECT_EQ(inferred[2] - inferred[1], 3);
+}
+
+// A run that only makes primitives computes no values, so an op whose
+// output shapes depend on them stops it there (instead of shaping what
+// follows from garbage); one that reads only dims does not.
+TEST(Executor, AMakeOnlyRunStopsWhereShapesNeedValues) {
+  Runner r(RowsFromValueThenRelu());
+  r.Feed(1, MakeTensor<int32_t>({1}, {4}));
+  MakeOnlyScope making_only;
+  r.Feed(0, MakeTensor<float>({1, 3}, std::vector<float>(3, -1)));
+  EXPECT_NO_THROW(r.executor.Run(0, &r.scope));
+  r.Feed(0, MakeTensor<float>({2, 3}, std::vector<float>(6, -1)));
+  try {
+    r.executor.Run(0, &r.scope);
+    ADD_FAILURE() << "the run went past the op that reads N";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnavailable) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "stops at op 'executor_test_rows_from_value'"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("N[0] ('n')"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Executor, DeclaredShapesAreOnlyHints) {

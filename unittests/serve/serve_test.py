@@ -806,6 +806,31 @@ def check_timeout(port):
             str(results[0][0]))
 
 
+def check_grpc_timeout(port, http_port):
+    """Over gRPC a "timeout" (us) expiring in the queue is
+    DEADLINE_EXCEEDED, answered while the instance is still busy."""
+    import tritonclient.grpc as grpcclient
+    x, _ = demo_data()
+    client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    threads, results = occupy_the_instance(http_port)[:2]
+    status, message = grpc_error(
+        lambda: client.infer("demo", [inp], timeout=1000))
+    still_busy = any(t.is_alive() for t in threads)
+    for t in threads:
+        t.join()
+    client.close()
+    R.check(status == "StatusCode.DEADLINE_EXCEEDED" and
+            "deadline exceeded" in (message or ""),
+            "grpc: timeout expiring in the queue is DEADLINE_EXCEEDED",
+            "%s %s" % (status, message))
+    R.check(still_busy, "grpc: answered at its deadline, before the long "
+            "request ahead of it")
+    R.check(results[0][0] == 200, "grpc: the long request before it is "
+            "answered", str(results[0][0]))
+
+
 def check_sigterm_drains(server):
     port = server.port
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
@@ -917,6 +942,7 @@ def main():
         check_queue_full(b.port)
         check_grpc_queue_full(b.grpc_port, b.port)
         check_timeout(b.port)
+        check_grpc_timeout(b.grpc_port, b.port)
         check_sigterm_drains(b)
     except Exception as e:  # report, clean up, fail
         import traceback
