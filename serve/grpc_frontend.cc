@@ -138,7 +138,7 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
       if (in.has_contents() && in.contents().ByteSizeLong() > 0) {
         return Bad(what + "has both contents and raw_input_contents; send one");
       }
-      tensor.bytes = wire.raw_input_contents(i);
+      tensor.borrowed = wire.raw_input_contents(i);
     } else {
       Status status =
           ContentsToBytes(in.contents(), tensor.type, what, &tensor.bytes);

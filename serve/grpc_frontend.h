@@ -25,7 +25,8 @@ namespace serve {
 
 /// Decodes a ModelInfer request: typed `contents` or `raw_input_contents`
 /// (one entry per input) into raw bytes. The model checks names, types and
-/// shapes against its inputs afterwards.
+/// shapes against its inputs afterwards. Raw contents are borrowed from
+/// `wire`, which must outlive `request`.
 Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
                               InferRequest* request);
 /// Encodes a successful response; outputs go to raw_output_contents, as

@@ -299,7 +299,8 @@ Status DecodeInferRequest(const std::string& body,
                    std::to_string(body.size() - binary_offset) +
                    " bytes left after the earlier inputs)");
       }
-      t.bytes = body.substr(binary_offset, static_cast<size_t>(binary_size));
+      t.borrowed = std::string_view(body).substr(
+          binary_offset, static_cast<size_t>(binary_size));
       binary_offset += static_cast<size_t>(binary_size);
     } else {
       if (!in.contains("data")) {

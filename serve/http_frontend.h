@@ -28,6 +28,8 @@ struct WireOptions {
 /// Decodes an infer request body. `json_length` is the
 /// Inference-Header-Content-Length value, or -1 when absent (all JSON).
 /// Sets model and version of `request` from nothing: the caller does.
+/// Binary inputs borrow their bytes from `body`, which must outlive
+/// `request`.
 Status DecodeInferRequest(const std::string& body,
                           int64_t json_length,
                           InferRequest* request,

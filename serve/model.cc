@@ -301,11 +301,11 @@ Status ModelVersion::Validate(const InferRequest& request) const {
     const size_t element = ElementSize(in.type);
     uint64_t bytes = 0;
     overflow |= __builtin_mul_overflow(count, element, &bytes);
-    if (overflow || bytes != in.bytes.size()) {
+    if (overflow || bytes != in.elements().size()) {
       return bad(
           what + "shape " + ShapeString(in.shape) + " needs " +
           (overflow ? std::string("more than 2^64") : std::to_string(count)) +
-          " elements, got " + std::to_string(in.bytes.size() / element));
+          " elements, got " + std::to_string(in.elements().size() / element));
     }
     if (!in.lod.empty()) {
       for (size_t level = 0; level < in.lod.size(); ++level) {
@@ -598,8 +598,9 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
       VisitType(in.type, [&](auto t) {
         using T = decltype(t);
         T* dst = handle->mutable_data<T>();
-        if (!in.bytes.empty())
-          std::memcpy(dst, in.bytes.data(), in.bytes.size());
+        const std::string_view elements = in.elements();
+        if (!elements.empty())
+          std::memcpy(dst, elements.data(), elements.size());
       });
       // The handle keeps the previous request's LoD otherwise.
       handle->SetLoD(in.lod);
@@ -675,9 +676,11 @@ void ModelVersion::RunGroup(Instance* instance,
     m.type = in.type;
     m.shape = in.shape;
     m.shape[0] = total;
+    m.bytes.reserve(in.elements().size() / static_cast<size_t>(in.shape[0]) *
+                    static_cast<size_t>(total));
     for (auto& p : group) {
       for (auto& other : p->request.inputs) {
-        if (other.name == in.name) m.bytes += other.bytes;
+        if (other.name == in.name) m.bytes.append(other.elements());
       }
     }
     merged.inputs.push_back(std::move(m));

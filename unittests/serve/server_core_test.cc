@@ -490,10 +490,13 @@ TEST(HttpCodec, BinaryFramingMustAddUp) {
   const std::string data(8, '\0');
   InferRequest r;
   WireOptions o;
-  ASSERT_TRUE(DecodeInferRequest(header + data, header.size(), &r, &o).ok());
+  const std::string body = header + data;
+  ASSERT_TRUE(DecodeInferRequest(body, header.size(), &r, &o).ok());
   EXPECT_EQ(r.id, "7");
   ASSERT_EQ(r.inputs.size(), 1u);
-  EXPECT_EQ(r.inputs[0].bytes.size(), 8u);
+  EXPECT_EQ(r.inputs[0].elements().size(), 8u);
+  // Binary data stays in the body, not copied.
+  EXPECT_EQ(r.inputs[0].elements().data(), body.data() + header.size());
   EXPECT_TRUE(o.binary_output["y"]);
   auto fails = [&](const std::string& body, int64_t length,
                    const std::string& needle) {
@@ -527,7 +530,8 @@ TEST(HttpCodec, BinaryFramingMustAddUp) {
                   -1, &nested, &o)
                   .ok());
   std::vector<int64_t> values(4);
-  std::memcpy(values.data(), nested.inputs[0].bytes.data(), 32);
+  ASSERT_EQ(nested.inputs[0].elements().size(), 32u);
+  std::memcpy(values.data(), nested.inputs[0].elements().data(), 32);
   EXPECT_EQ(values, (std::vector<int64_t>{1, 2, 3, 4}));
 }
 
