@@ -592,6 +592,7 @@ def check_grpc(port, with_shared):
         grpcclient.InferRequestedOutput("softmax.tmp_0")])
     ok, why = close(res.as_numpy("softmax.tmp_0"), y)
     R.check(ok, "grpc: demo infer by version with an output selected", why)
+    check_grpc_typed_contents(port, x, y)
 
     def bad(name, inputs, want, text, model="demo", **kw):
         status, message = grpc_error(
@@ -642,6 +643,36 @@ def check_grpc(port, with_shared):
             inputs.append(t)
         check_det_outputs(client.infer("det", inputs), md, det_dir, "grpc: ")
     client.close()
+
+
+def check_grpc_typed_contents(port, x, y):
+    """Inputs as typed contents (fp32_contents), which tritonclient never
+    sends: built with its generated messages, which are the protocol's."""
+    import grpc
+    import numpy as np
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    with grpc.insecure_channel("127.0.0.1:%d" % port) as channel:
+        stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+        req = service_pb2.ModelInferRequest(model_name="demo", id="typed")
+        t = req.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
+        t.contents.fp32_contents.extend(x.flatten().tolist())
+        res = stub.ModelInfer(req, timeout=60)
+        got = np.frombuffer(res.raw_output_contents[0], dtype="<f4").reshape(
+            list(res.outputs[0].shape))
+        ok, why = close(got, y)
+        R.check(ok and res.id == "typed", "grpc: typed fp32_contents infer "
+                "matches", why)
+        # Typed contents and raw contents together are refused.
+        req.raw_input_contents.append(x.astype("<f4").tobytes())
+        try:
+            stub.ModelInfer(req, timeout=60)
+            code, message = None, ""
+        except grpc.RpcError as e:
+            code, message = e.code(), e.details()
+        R.check(code == grpc.StatusCode.INVALID_ARGUMENT and
+                "send one" in message,
+                "grpc bad input: contents and raw contents -> "
+                "INVALID_ARGUMENT", "%s %s" % (code, message))
 
 
 def check_grpc_queue_full(port, http_port):
