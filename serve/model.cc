@@ -360,30 +360,45 @@ void ModelVersion::Complete(Pending* pending, InferResponse response) {
   done(std::move(response));
 }
 
+InferResponse ModelVersion::Refusal(Status status) const {
+  InferResponse response;
+  response.model = name_;
+  response.version = version_;
+  response.status = std::move(status);
+  return response;
+}
+
+void ModelVersion::Expire(Pending* pending) {
+  Complete(pending,
+           Refusal(Status::Error(StatusCode::kDeadlineExceeded,
+                                 "model '" + name_ + "' version " + version_ +
+                                     ": deadline exceeded after " +
+                                     std::to_string(pending->timeout_us) +
+                                     " us in the queue")));
+}
+
+InferResponse ModelVersion::RunTimed(Instance* instance,
+                                     Pending* pending) const {
+  pending->started = Clock::now();
+  InferResponse response = RunOne(instance->predictor.get(), pending->request);
+  pending->compute_s = Seconds(Clock::now() - pending->started);
+  if (metrics_) metrics_->RecordBatch(name_, version_, 1);
+  return response;
+}
+
 void ModelVersion::InferAsync(InferRequest request, Done done) {
+  if (!ready()) {
+    // Not counted: the version never loaded, so it has no metrics.
+    done(Refusal(Status::Error(StatusCode::kUnavailable,
+                               "model '" + name_ + "' version " + version_ +
+                                   " is not ready: " + error_)));
+    return;
+  }
   auto pending = std::make_shared<Pending>();
   pending->enqueued = Clock::now();
   pending->done = std::move(done);
-  auto refuse = [&](Status status) {
-    InferResponse response;
-    response.model = name_;
-    response.version = version_;
-    response.status = std::move(status);
-    Complete(pending.get(), std::move(response));
-  };
-  if (!ready()) {
-    // Not counted: the version never loaded, so it has no metrics.
-    InferResponse response;
-    response.model = name_;
-    response.version = version_;
-    response.status = Status::Error(
-        StatusCode::kUnavailable, "model '" + name_ + "' version " + version_ +
-                                      " is not ready: " + error_);
-    pending->done(std::move(response));
-    return;
-  }
   Status valid = Validate(request);
-  if (!valid.ok()) return refuse(std::move(valid));
+  if (!valid.ok()) return Complete(pending.get(), Refusal(std::move(valid)));
   pending->rows = request.inputs.empty() || request.inputs[0].shape.empty()
                       ? 0
                       : request.inputs[0].shape[0];
@@ -431,11 +446,8 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
           if (waited_for) self->work_ready_.notify_all();
         }
       } release{this, idle};
-      pending->started = Clock::now();
-      response = RunOne(idle->predictor.get(), pending->request);
-      pending->compute_s = Seconds(Clock::now() - pending->started);
+      response = RunTimed(idle, pending.get());
     }
-    if (metrics_) metrics_->RecordBatch(name_, version_, 1);
     Complete(pending.get(), std::move(response));
     return;
   }
@@ -457,7 +469,7 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
       wake_expirer = pending->deadline < expire_at_;
     }
   }
-  if (!queued.ok()) return refuse(std::move(queued));
+  if (!queued.ok()) return Complete(pending.get(), Refusal(std::move(queued)));
   work_ready_.notify_all();
   if (wake_expirer) deadline_queued_.notify_one();
 }
@@ -486,17 +498,7 @@ void ModelVersion::ExpireLoop() {
     }
     if (expired.empty()) continue;
     lock.unlock();
-    for (auto& p : expired) {
-      InferResponse r;
-      r.model = name_;
-      r.version = version_;
-      r.status =
-          Status::Error(StatusCode::kDeadlineExceeded,
-                        "model '" + name_ + "' version " + version_ +
-                            ": deadline exceeded after " +
-                            std::to_string(p->timeout_us) + " us in the queue");
-      Complete(p.get(), std::move(r));
-    }
+    for (auto& p : expired) Expire(p.get());
     lock.lock();
   }
 }
@@ -514,16 +516,8 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     auto first = queue_.front();
     queue_.pop_front();
     if (Clock::now() >= first->deadline) {
-      InferResponse r;
-      r.model = name_;
-      r.version = version_;
-      r.status = Status::Error(StatusCode::kDeadlineExceeded,
-                               "model '" + name_ + "' version " + version_ +
-                                   ": deadline exceeded after " +
-                                   std::to_string(first->timeout_us) +
-                                   " us in the queue");
       lock->unlock();
-      Complete(first.get(), std::move(r));
+      Expire(first.get());
       lock->lock();
       continue;
     }
@@ -655,11 +649,7 @@ void ModelVersion::RunGroup(Instance* instance,
                             std::vector<std::shared_ptr<Pending>>& group) {
   auto run_each = [&] {
     for (auto& p : group) {
-      p->started = Clock::now();
-      InferResponse r = RunOne(instance->predictor.get(), p->request);
-      p->compute_s = Seconds(Clock::now() - p->started);
-      if (metrics_) metrics_->RecordBatch(name_, version_, 1);
-      Complete(p.get(), std::move(r));
+      Complete(p.get(), RunTimed(instance, p.get()));
     }
   };
   if (group.size() == 1) {

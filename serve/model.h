@@ -89,6 +89,12 @@ class ModelVersion {
   Status Validate(const InferRequest& request) const;
   // Records the request's metrics and hands its answer to its caller.
   void Complete(Pending* pending, InferResponse response);
+  // An answer of this version with `status` and no outputs.
+  InferResponse Refusal(Status status) const;
+  // Answers a request whose deadline passed in the queue.
+  void Expire(Pending* pending);
+  // Runs one request alone, timing it and counting a batch of one.
+  InferResponse RunTimed(Instance* instance, Pending* pending) const;
   void WorkerLoop(Instance* instance);
   // Answers queued requests whose deadline passed while every instance
   // was busy (the workers check deadlines only when they take a request).
