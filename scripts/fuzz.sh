@@ -7,14 +7,15 @@
 # sanitizer report or an input slower than 10 s stops that fuzzer and
 # leaves the input in build-fuzz/artifacts/; make it a tiny regression
 # file in unittests/fuzz_corpus/<fuzzer>/ once fixed.
-#   scripts/fuzz.sh [SECONDS] [FUZZER ...]   (program params npy program_struct)
+#   scripts/fuzz.sh [SECONDS] [FUZZER ...]
+#   (program params npy program_struct infer_request)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --fuzz
 seconds="${1:-60}"
 shift || true
 fuzzers=("$@")
-[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(program params npy program_struct)
+[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(program params npy program_struct infer_request)
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.ccache}"
 # The same configuration as `scripts/sanitize.sh address,undefined`, which
 # builds its test suites in this tree.
@@ -28,7 +29,7 @@ cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}" >/dev/null
 
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
-mkdir -p "$seeds"/{program,params,npy} build-fuzz/artifacts
+mkdir -p "$seeds"/{program,params,npy,infer_request} build-fuzz/artifacts
 link() { ln -sf "$(realpath "$1")" "$seeds/$2/$(echo "$1" | tr '/' '_')"; }
 link models/demo_convnet/model.pdmodel program
 link models/demo_convnet/model.pdiparams params
@@ -45,13 +46,15 @@ for f in "${fuzzers[@]}"; do
   kind=$f
   [ "$f" = program_struct ] && kind=program
   corpus="$seeds/corpus_$f"
+  dict=()
+  [ -f "tools/fuzz/$f.dict" ] && dict=(-dict="tools/fuzz/$f.dict")
   mkdir -p "$corpus"
   log="build-fuzz/fuzz_$f.log"
   if UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
      ASAN_OPTIONS="detect_leaks=1" OMP_NUM_THREADS=1 \
      "build-fuzz/tools/fuzz_$f" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=4096 -max_len=$((4 << 20)) -print_final_stats=1 \
-       -artifact_prefix="build-fuzz/artifacts/$f-" \
+       -artifact_prefix="build-fuzz/artifacts/$f-" ${dict[@]+"${dict[@]}"} \
        "$corpus" "$seeds/$kind" "unittests/fuzz_corpus/$kind" > "$log" 2>&1; then
     echo "fuzz_$f: $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') execs," \
          "$(grep -oE 'cov: [0-9]+' "$log" | tail -1) edges, no crash"

@@ -29,10 +29,11 @@ packages=(
   # (pip reaches PyPI over HTTPS: ca-certificates)
   libbenchmark-dev python3 python3-venv ca-certificates
   # `pdlite serve` (serve/, docs/serving.md): libmicrohttpd (its HTTP
-  # server), cpp-httplib (the benchmark's load client), nlohmann-json, gRPC
-  # with its protoc plugin; its test also talks to it with curl
-  libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libgrpc++-dev
-  protobuf-compiler-grpc curl
+  # server), cpp-httplib (the benchmark's load client), nlohmann-json,
+  # simdjson (request bodies), gRPC with its protoc plugin; its test also
+  # talks to it with curl
+  libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libsimdjson-dev
+  libgrpc++-dev protobuf-compiler-grpc curl
   ${extra[@]+"${extra[@]}"}
   "$@"
 )

@@ -28,125 +28,15 @@ Status Bad(std::string message) {
   return Status::Error(StatusCode::kInvalidArgument, std::move(message));
 }
 
-template <typename T>
-void Append(std::string* bytes, T value) {
-  bytes->append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
-template <typename T>
-bool AppendInteger(const json& v, std::string* bytes) {
-  if (!v.is_number_integer()) return false;
-  if (v.is_number_unsigned()) {
-    auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
-    Append<T>(bytes, static_cast<T>(u));
-    return true;
-  }
-  auto i = v.get<int64_t>();
-  if (i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-      (i > 0 && static_cast<uint64_t>(i) >
-                    static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
-    return false;
-  }
-  Append<T>(bytes, static_cast<T>(i));
-  return true;
-}
-
-bool AppendElement(const json& v, DataType type, std::string* bytes) {
-  switch (type) {
-    case DataType::FLOAT32:
-      if (!v.is_number()) return false;
-      Append<float>(bytes, v.get<float>());
-      return true;
-    case DataType::FLOAT64:
-      if (!v.is_number()) return false;
-      Append<double>(bytes, v.get<double>());
-      return true;
-    case DataType::INT8:
-      return AppendInteger<int8_t>(v, bytes);
-    case DataType::UINT8:
-      return AppendInteger<uint8_t>(v, bytes);
-    case DataType::INT16:
-      return AppendInteger<int16_t>(v, bytes);
-    case DataType::INT32:
-      return AppendInteger<int32_t>(v, bytes);
-    case DataType::INT64:
-      return AppendInteger<int64_t>(v, bytes);
-    case DataType::BOOL:
-      if (!v.is_boolean()) return false;
-      Append<uint8_t>(bytes, v.get<bool>() ? 1 : 0);
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Flattens a (possibly nested) JSON array, row major.
-bool FlattenData(const json& data,
-                 DataType type,
-                 std::string* bytes,
-                 int depth) {
-  if (depth > 64) return false;
-  if (data.is_array()) {
-    for (auto& v : data) {
-      if (!FlattenData(v, type, bytes, depth + 1)) return false;
-    }
-    return true;
-  }
-  return AppendElement(data, type, bytes);
-}
-
-template <typename T>
-void AppendJsonValues(const std::string& bytes, json* out) {
-  const size_t n = bytes.size() / sizeof(T);
-  for (size_t i = 0; i < n; ++i) {
-    T v;
-    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) {
-      out->push_back(v);
-    } else if constexpr (std::is_floating_point_v<T>) {
-      out->push_back(static_cast<double>(v));
-    } else {
-      out->push_back(v);
-    }
-  }
-}
-
-json DataToJson(const TensorData& t) {
-  json out = json::array();
-  switch (t.type) {
-    case DataType::FLOAT32:
-      AppendJsonValues<float>(t.bytes, &out);
-      break;
-    case DataType::FLOAT64:
-      AppendJsonValues<double>(t.bytes, &out);
-      break;
-    case DataType::INT8:
-      AppendJsonValues<int8_t>(t.bytes, &out);
-      break;
-    case DataType::UINT8:
-      AppendJsonValues<uint8_t>(t.bytes, &out);
-      break;
-    case DataType::INT16:
-      AppendJsonValues<int16_t>(t.bytes, &out);
-      break;
-    case DataType::INT32:
-      AppendJsonValues<int32_t>(t.bytes, &out);
-      break;
-    case DataType::INT64:
-      AppendJsonValues<int64_t>(t.bytes, &out);
-      break;
-    case DataType::BOOL:
-      AppendJsonValues<bool>(t.bytes, &out);
-      break;
-    default:
-      break;
-  }
-  return out;
+// JSON text. What a client names (a model in a URL, say) may be any
+// bytes: those that are not UTF-8 are replaced, not thrown on (a throw
+// here once ended the server).
+std::string Dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string ErrorBody(const std::string& message) {
-  return json{{"error", message}}.dump();
+  return Dump(json{{"error", message}});
 }
 
 json TensorMetadata(const paddle_lite::TensorInfo& info) {
@@ -176,214 +66,6 @@ int HttpStatus(StatusCode code) {
   return 500;
 }
 
-Status DecodeInferRequest(const std::string& body,
-                          int64_t json_length,
-                          InferRequest* request,
-                          WireOptions* options) {
-  if (json_length > static_cast<int64_t>(body.size()) || json_length == 0 ||
-      json_length < -1) {
-    return Bad("Inference-Header-Content-Length is " +
-               std::to_string(json_length) + ", but the body has " +
-               std::to_string(body.size()) + " bytes");
-  }
-  const size_t header_size =
-      json_length < 0 ? body.size() : static_cast<size_t>(json_length);
-  json j;
-  try {
-    j = json::parse(body.begin(), body.begin() + header_size);
-  } catch (const json::exception& e) {
-    return Bad(std::string("the request is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) return Bad("the request must be a JSON object");
-  if (j.contains("id")) {
-    if (!j["id"].is_string()) return Bad("\"id\" must be a string");
-    request->id = j["id"].get<std::string>();
-  }
-  if (j.contains("parameters")) {
-    const json& p = j["parameters"];
-    if (!p.is_object()) return Bad("\"parameters\" must be an object");
-    if (p.contains("binary_data_output")) {
-      if (!p["binary_data_output"].is_boolean()) {
-        return Bad("parameter \"binary_data_output\" must be a boolean");
-      }
-      options->binary_default = p["binary_data_output"].get<bool>();
-    }
-    if (p.contains("timeout")) {
-      if (!p["timeout"].is_number_integer() ||
-          p["timeout"].get<int64_t>() < 0) {
-        return Bad(
-            "parameter \"timeout\" must be microseconds, an integer "
-            ">= 0");
-      }
-      request->timeout_us = p["timeout"].get<int64_t>();
-    }
-  }
-  if (!j.contains("inputs") || !j["inputs"].is_array()) {
-    return Bad("the request needs \"inputs\", an array");
-  }
-  size_t binary_offset = header_size;
-  for (const json& in : j["inputs"]) {
-    if (!in.is_object() || !in.contains("name") || !in["name"].is_string()) {
-      return Bad("every input needs a \"name\" string");
-    }
-    TensorData t;
-    t.name = in["name"].get<std::string>();
-    const std::string what = "input '" + t.name + "': ";
-    if (!in.contains("datatype") || !in["datatype"].is_string()) {
-      return Bad(what + "needs a \"datatype\" string");
-    }
-    const std::string datatype = in["datatype"].get<std::string>();
-    if (!ParseProtocolType(datatype, &t.type)) {
-      return Bad(what + "datatype '" + datatype +
-                 "' is not supported (FP32, FP64, INT8, UINT8, INT16, INT32, "
-                 "INT64, BOOL)");
-    }
-    if (!in.contains("shape") || !in["shape"].is_array()) {
-      return Bad(what + "needs a \"shape\" array");
-    }
-    for (const json& d : in["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
-        return Bad(what + "shape must hold integers >= 0, got " +
-                   in["shape"].dump());
-      }
-      t.shape.push_back(d.get<int64_t>());
-    }
-    int64_t binary_size = -1;
-    if (in.contains("parameters")) {
-      const json& p = in["parameters"];
-      if (!p.is_object()) return Bad(what + "\"parameters\" must be an object");
-      if (p.contains("binary_data_size")) {
-        if (!p["binary_data_size"].is_number_integer() ||
-            p["binary_data_size"].get<int64_t>() < 0) {
-          return Bad(what + "\"binary_data_size\" must be an integer >= 0");
-        }
-        binary_size = p["binary_data_size"].get<int64_t>();
-      }
-      if (p.contains("lod")) {
-        const json& lod = p["lod"];
-        bool ok = lod.is_array() && !lod.empty();
-        for (const json& level : ok ? lod : json::array()) {
-          if (!level.is_array()) {
-            ok = false;
-            break;
-          }
-          std::vector<size_t> offsets;
-          for (const json& o : level) {
-            if (!o.is_number_integer() || o.get<int64_t>() < 0) {
-              ok = false;
-              break;
-            }
-            offsets.push_back(static_cast<size_t>(o.get<int64_t>()));
-          }
-          t.lod.push_back(std::move(offsets));
-        }
-        if (!ok) {
-          return Bad(what +
-                     "\"lod\" must be a list of levels of offsets, "
-                     "e.g. [[0, 3, 5]]");
-        }
-      }
-    }
-    if (binary_size >= 0) {
-      if (in.contains("data")) {
-        return Bad(what + "has both \"data\" and \"binary_data_size\"");
-      }
-      if (json_length < 0) {
-        return Bad(what +
-                   "\"binary_data_size\" without the "
-                   "Inference-Header-Content-Length header");
-      }
-      if (static_cast<uint64_t>(binary_size) > body.size() - binary_offset) {
-        return Bad(what + "binary_data_size " + std::to_string(binary_size) +
-                   " runs past the end of the body (" +
-                   std::to_string(body.size() - binary_offset) +
-                   " bytes left after the earlier inputs)");
-      }
-      t.borrowed = std::string_view(body).substr(
-          binary_offset, static_cast<size_t>(binary_size));
-      binary_offset += static_cast<size_t>(binary_size);
-    } else {
-      if (!in.contains("data")) {
-        return Bad(what + "needs \"data\" or parameters.binary_data_size");
-      }
-      if (!FlattenData(in["data"], t.type, &t.bytes, 0)) {
-        return Bad(what + "\"data\" must be an array of " + datatype +
-                   " values");
-      }
-    }
-    request->inputs.push_back(std::move(t));
-  }
-  if (binary_offset != body.size()) {
-    return Bad("the body has " + std::to_string(body.size() - binary_offset) +
-               " bytes after the JSON header that no input's "
-               "binary_data_size accounts for");
-  }
-  if (j.contains("outputs")) {
-    if (!j["outputs"].is_array()) return Bad("\"outputs\" must be an array");
-    for (const json& out : j["outputs"]) {
-      if (!out.is_object() || !out.contains("name") ||
-          !out["name"].is_string()) {
-        return Bad("every requested output needs a \"name\" string");
-      }
-      const std::string name = out["name"].get<std::string>();
-      request->outputs.push_back(name);
-      if (out.contains("parameters")) {
-        const json& p = out["parameters"];
-        if (!p.is_object()) {
-          return Bad("output '" + name + "': \"parameters\" must be an object");
-        }
-        if (p.contains("binary_data")) {
-          if (!p["binary_data"].is_boolean()) {
-            return Bad("output '" + name +
-                       "': \"binary_data\" must be a boolean");
-          }
-          options->binary_output[name] = p["binary_data"].get<bool>();
-        }
-      }
-    }
-  }
-  return Status{};
-}
-
-std::string EncodeInferResponse(const InferResponse& response,
-                                const std::string& id,
-                                const WireOptions& options,
-                                int64_t* json_length) {
-  json j;
-  j["model_name"] = response.model;
-  j["model_version"] = response.version;
-  if (!id.empty()) j["id"] = id;
-  j["outputs"] = json::array();
-  std::string binary;
-  for (auto& out : response.outputs) {
-    json o{{"name", out.name},
-           {"datatype", ProtocolTypeName(out.type)},
-           {"shape", out.shape}};
-    json parameters = json::object();
-    if (!out.lod.empty()) parameters["lod"] = out.lod;
-    auto it = options.binary_output.find(out.name);
-    bool as_binary =
-        it != options.binary_output.end() ? it->second : options.binary_default;
-    if (as_binary) {
-      parameters["binary_data_size"] = out.bytes.size();
-      binary += out.bytes;
-    } else {
-      o["data"] = DataToJson(out);
-    }
-    if (!parameters.empty()) o["parameters"] = parameters;
-    j["outputs"].push_back(std::move(o));
-  }
-  std::string body = j.dump();
-  bool any_binary = options.binary_default;
-  for (auto& [name, b] : options.binary_output) any_binary |= b;
-  *json_length = -1;
-  if (any_binary) {
-    *json_length = static_cast<int64_t>(body.size());
-    body += binary;
-  }
-  return body;
-}
-
 // ------------------------------------------------------------- the server
 
 namespace {
@@ -401,7 +83,7 @@ struct Reply {
 Reply JsonReply(int status, const json& j) {
   Reply r;
   r.status = status;
-  r.body = j.dump();
+  r.body = Dump(j);
   return r;
 }
 
@@ -525,7 +207,8 @@ struct HttpFrontend::Callbacks {
         }
         exchange->too_large = true;
       } else if (length > 0) {
-        exchange->body->reserve(static_cast<size_t>(length));
+        exchange->body->reserve(static_cast<size_t>(length) +
+                                kBodyPaddingBytes);
       }
       return MHD_YES;
     }
@@ -550,9 +233,18 @@ struct HttpFrontend::Callbacks {
     if (exchange->too_large) {
       return Send(self, connection, exchange, TooLarge(self));
     }
-    return Send(self, connection, exchange,
-                Handle(self, connection, exchange->method, exchange->path,
-                       *exchange->body));
+    // Nothing may be thrown into libmicrohttpd, a C library: whatever is
+    // thrown answers this request with a 500, the server goes on.
+    Reply reply;
+    try {
+      reply = Handle(self, connection, exchange->method, exchange->path,
+                     *exchange->body);
+    } catch (const std::exception& e) {
+      reply = ErrorReply(Status::Error(
+          StatusCode::kInternal,
+          std::string("the server failed to answer: ") + e.what()));
+    }
+    return Send(self, connection, exchange, std::move(reply));
   }
 
   // Routes a request whose body has been read, and answers it.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "serve/http_codec.h"
 #include "serve/server.h"
 #include "serve/types.h"
 
@@ -18,29 +19,6 @@ struct MHD_Daemon;
 
 namespace pdlite {
 namespace serve {
-
-/// The wire options of an infer request that the core does not need.
-struct WireOptions {
-  bool binary_default = false;                // binary_data_output
-  std::map<std::string, bool> binary_output;  // per output: binary_data
-};
-
-/// Decodes an infer request body. `json_length` is the
-/// Inference-Header-Content-Length value, or -1 when absent (all JSON).
-/// Sets model and version of `request` from nothing: the caller does.
-/// Binary inputs borrow their bytes from `body`, which must outlive
-/// `request`.
-Status DecodeInferRequest(const std::string& body,
-                          int64_t json_length,
-                          InferRequest* request,
-                          WireOptions* options);
-
-/// Encodes a successful response; `json_length` gets the JSON header's
-/// size when some output is binary, else -1.
-std::string EncodeInferResponse(const InferResponse& response,
-                                const std::string& id,
-                                const WireOptions& options,
-                                int64_t* json_length);
 
 /// The HTTP status for a core status.
 int HttpStatus(StatusCode code);

@@ -23,40 +23,6 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return out + "]";
 }
 
-// Calls f(T{}) with the C++ type of `type`; false for types a Tensor
-// handle does not copy.
-template <typename F>
-bool VisitType(DataType type, F&& f) {
-  switch (type) {
-    case DataType::FLOAT32:
-      f(float{});
-      return true;
-    case DataType::FLOAT64:
-      f(double{});
-      return true;
-    case DataType::INT8:
-      f(int8_t{});
-      return true;
-    case DataType::UINT8:
-      f(uint8_t{});
-      return true;
-    case DataType::INT16:
-      f(int16_t{});
-      return true;
-    case DataType::INT32:
-      f(int32_t{});
-      return true;
-    case DataType::INT64:
-      f(int64_t{});
-      return true;
-    case DataType::BOOL:
-      f(bool{});
-      return true;
-    default:
-      return false;
-  }
-}
-
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }

@@ -41,6 +41,41 @@ bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
 /// Bytes per element.
 size_t ElementSize(paddle_lite::DataType type);
 
+/// Calls f(T{}) with the C++ type of `type`'s elements (bool for BOOL);
+/// false for the types a Tensor handle does not copy (FP16, BF16).
+template <typename F>
+bool VisitType(paddle_lite::DataType type, F&& f) {
+  using paddle_lite::DataType;
+  switch (type) {
+    case DataType::FLOAT32:
+      f(float{});
+      return true;
+    case DataType::FLOAT64:
+      f(double{});
+      return true;
+    case DataType::INT8:
+      f(int8_t{});
+      return true;
+    case DataType::UINT8:
+      f(uint8_t{});
+      return true;
+    case DataType::INT16:
+      f(int16_t{});
+      return true;
+    case DataType::INT32:
+      f(int32_t{});
+      return true;
+    case DataType::INT64:
+      f(int64_t{});
+      return true;
+    case DataType::BOOL:
+      f(bool{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 /// One tensor with its elements as raw little-endian bytes, row major.
 struct TensorData {
   std::string name;

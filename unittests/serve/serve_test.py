@@ -495,6 +495,18 @@ def bad_requests(port, x):
          413, "over the limit"),
         ("unknown model", "/v2/models/nope/infer", infer([good]), {}, 404,
          "unknown model 'nope'"),
+        # A name that is not UTF-8 once ended the server (its answer's
+        # JSON threw).
+        ("model name not UTF-8", "/v2/models/%ff%fe/infer", infer([good]),
+         {}, 404, "unknown model '\ufffd\ufffd'"),
+        ("version not UTF-8", "/v2/models/demo/versions/%ff/infer",
+         infer([good]), {}, 404, "has no version '\ufffd'"),
+        ("input name not UTF-8", p,
+         infer([good]).encode().replace(b'"name": "x"', b'"name": "x\xff"'),
+         {}, 400, "not valid UTF-8"),
+        ("data element 3 not a number", p,
+         infer([dict(good, data=[1.0, 2.0, 3.0, None] + [1.0] * 3068)]), {},
+         400, "element 3 (row major) is null"),
         ("unknown version", "/v2/models/demo/versions/9/infer",
          infer([good]), {}, 404, "has no version '9'"),
         ("broken model", "/v2/models/broken/infer", infer([good]), {}, 503,

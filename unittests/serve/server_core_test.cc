@@ -12,7 +12,6 @@
 #include <thread>
 
 #include "framework/npy.h"
-#include "serve/http_frontend.h"
 #include "serve/server.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/scratch_dir.h"
@@ -479,60 +478,6 @@ TEST(ServerCore, LoDModelMatchesReference) {
       EXPECT_NEAR(got[i], e, 1e-4 + 1e-3 * std::abs(e));
     }
   }
-}
-
-// The wire format of the binary tensor data extension, without a socket.
-TEST(HttpCodec, BinaryFramingMustAddUp) {
-  const std::string header =
-      R"({"id":"7","inputs":[{"name":"x","shape":[2],"datatype":"FP32",)"
-      R"("parameters":{"binary_data_size":8}}],)"
-      R"("outputs":[{"name":"y","parameters":{"binary_data":true}}]})";
-  const std::string data(8, '\0');
-  InferRequest r;
-  WireOptions o;
-  const std::string body = header + data;
-  ASSERT_TRUE(DecodeInferRequest(body, header.size(), &r, &o).ok());
-  EXPECT_EQ(r.id, "7");
-  ASSERT_EQ(r.inputs.size(), 1u);
-  EXPECT_EQ(r.inputs[0].elements().size(), 8u);
-  // Binary data stays in the body, not copied.
-  EXPECT_EQ(r.inputs[0].elements().data(), body.data() + header.size());
-  EXPECT_TRUE(o.binary_output["y"]);
-  auto fails = [&](const std::string& body, int64_t length,
-                   const std::string& needle) {
-    InferRequest req;
-    WireOptions opt;
-    Status s = DecodeInferRequest(body, length, &req, &opt);
-    EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
-    EXPECT_NE(s.message.find(needle), std::string::npos) << s.message;
-  };
-  fails(header + data.substr(0, 4), header.size(), "runs past the end");
-  fails(header + data + "xx", header.size(), "2 bytes after the JSON header");
-  fails(header + data, header.size() + 100, "Inference-Header-Content-Length");
-  fails(header + data, 10, "not valid JSON");
-  fails(header, -1, "without the Inference-Header-Content-Length");
-  fails(R"({"inputs":[{"name":"x","shape":[2],"datatype":"FP32",)"
-        R"("data":[1,"a"]}]})",
-        -1, "array of FP32 values");
-  fails(R"({"inputs":[{"name":"x","shape":[-2],"datatype":"FP32","data":[]}]})",
-        -1, "integers >= 0");
-  fails(
-      R"({"inputs":[{"name":"x","shape":[1],"datatype":"BYTES","data":["a"]}]})",
-      -1, "'BYTES' is not supported");
-  fails(
-      R"({"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[300]}]})",
-      -1, "array of INT8 values");
-  // Nested data flattens row major.
-  InferRequest nested;
-  ASSERT_TRUE(DecodeInferRequest(
-                  R"({"inputs":[{"name":"x","shape":[2,2],"datatype":"INT64",)"
-                  R"("data":[[1,2],[3,4]]}]})",
-                  -1, &nested, &o)
-                  .ok());
-  std::vector<int64_t> values(4);
-  ASSERT_EQ(nested.inputs[0].elements().size(), 32u);
-  std::memcpy(values.data(), nested.inputs[0].elements().data(), 32);
-  EXPECT_EQ(values, (std::vector<int64_t>{1, 2, 3, 4}));
 }
 
 }  // namespace

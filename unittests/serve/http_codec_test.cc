@@ -1,0 +1,324 @@
+// The HTTP/REST wire format without a socket: JSON tensor data of every
+// type in and out, the refusals naming what was wrong, and the binary
+// tensor data extension's framing. Responses are read back with
+// nlohmann-json, a parser the codec does not use for them.
+#include "serve/http_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace pdlite {
+namespace serve {
+namespace {
+
+using json = nlohmann::json;
+using paddle_lite::DataType;
+
+// A request of one input, all JSON.
+std::string OneInput(const std::string& datatype,
+                     const std::string& shape,
+                     const std::string& data) {
+  return R"({"inputs":[{"name":"x","shape":)" + shape + R"(,"datatype":")" +
+         datatype + R"(","data":)" + data + "}]}";
+}
+
+// The elements of a decoded input, as T.
+template <typename T>
+std::vector<T> Values(const TensorData& t) {
+  std::vector<T> values(t.elements().size() / sizeof(T));
+  if (!values.empty()) {
+    std::memcpy(values.data(), t.elements().data(), values.size() * sizeof(T));
+  }
+  return values;
+}
+
+template <typename T>
+std::vector<T> Decoded(const std::string& datatype,
+                       const std::string& shape,
+                       const std::string& data) {
+  InferRequest r;
+  WireOptions o;
+  Status s = DecodeInferRequest(OneInput(datatype, shape, data), -1, &r, &o);
+  EXPECT_TRUE(s.ok()) << s.message;
+  if (!s.ok() || r.inputs.size() != 1) return {};
+  return Values<T>(r.inputs[0]);
+}
+
+// The message of a refused request; empty when it was taken.
+std::string Refusal(const std::string& body, int64_t json_length = -1) {
+  InferRequest r;
+  WireOptions o;
+  Status s = DecodeInferRequest(body, json_length, &r, &o);
+  if (s.ok()) return "";
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  return s.message;
+}
+
+#define EXPECT_REFUSED(body, needle)                   \
+  do {                                                 \
+    const std::string message = Refusal(body);         \
+    EXPECT_NE(message.find(needle), std::string::npos) \
+        << "message: " << message;                     \
+  } while (0)
+
+TEST(HttpCodec, JsonDataOfEveryTypeReadsBackExactly) {
+  EXPECT_EQ(
+      Decoded<float>("FP32", "[5]",
+                     "[0.1, -3.4028234663852886e38, 1, "
+                     "1e-45, -0.0]"),
+      (std::vector<float>{0.1f, -std::numeric_limits<float>::max(), 1.f,
+                          std::numeric_limits<float>::denorm_min(), -0.f}));
+  EXPECT_EQ(Decoded<double>("FP64", "[3]", "[0.1, 1e308, -7]"),
+            (std::vector<double>{0.1, 1e308, -7}));
+  EXPECT_EQ(Decoded<int8_t>("INT8", "[2]", "[-128, 127]"),
+            (std::vector<int8_t>{-128, 127}));
+  EXPECT_EQ(Decoded<uint8_t>("UINT8", "[2]", "[0, 255]"),
+            (std::vector<uint8_t>{0, 255}));
+  EXPECT_EQ(Decoded<int16_t>("INT16", "[2]", "[-32768, 32767]"),
+            (std::vector<int16_t>{-32768, 32767}));
+  EXPECT_EQ(Decoded<int32_t>("INT32", "[2]", "[-2147483648, 2147483647]"),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::min(),
+                                  std::numeric_limits<int32_t>::max()}));
+  EXPECT_EQ(Decoded<int64_t>("INT64", "[2]",
+                             "[-9223372036854775808, 9223372036854775807]"),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min(),
+                                  std::numeric_limits<int64_t>::max()}));
+  EXPECT_EQ(Decoded<uint8_t>("BOOL", "[3]", "[true, false, true]"),
+            (std::vector<uint8_t>{1, 0, 1}));
+  // Nested arrays flatten row major; an empty tensor has no elements.
+  EXPECT_EQ(Decoded<int64_t>("INT64", "[2,2]", "[[1,2],[3,4]]"),
+            (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_TRUE(Decoded<float>("FP32", "[0,3]", "[]").empty());
+  EXPECT_TRUE(Decoded<float>("FP32", "[2,0]", "[[],[]]").empty());
+}
+
+TEST(HttpCodec, MembersMayComeInAnyOrder) {
+  InferRequest r;
+  WireOptions o;
+  ASSERT_TRUE(
+      DecodeInferRequest(R"({"outputs":[{"parameters":{"binary_data":true},)"
+                         R"("name":"y"}],"inputs":[{"data":[[1],[2]],)"
+                         R"("parameters":{"lod":[[0,1,2]]},"datatype":"INT32",)"
+                         R"("shape":[2,1],"name":"w\u00f6rds"}],"id":"a\"b"})",
+                         -1, &r, &o)
+          .ok());
+  EXPECT_EQ(r.id, "a\"b");
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.inputs[0].name, "w\xc3\xb6rds");
+  EXPECT_EQ(r.inputs[0].type, DataType::INT32);
+  EXPECT_EQ(r.inputs[0].shape, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(r.inputs[0].lod, (paddle_lite::LoD{{0, 1, 2}}));
+  EXPECT_EQ(Values<int32_t>(r.inputs[0]), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"y"}));
+  EXPECT_TRUE(o.binary_output["y"]);
+}
+
+TEST(HttpCodec, RefusalsNameTheInputAndTheBadElement) {
+  EXPECT_REFUSED(OneInput("FP32", "[3]", R"([1, 2, "a"])"),
+                 R"(input 'x': "data" must be an array of FP32 values; )"
+                 R"(element 2 (row major) is "a")");
+  EXPECT_REFUSED(OneInput("FP32", "[2,2]", "[[1,2],[3,null]]"),
+                 "element 3 (row major) is null");
+  EXPECT_REFUSED(OneInput("FP32", "[1]", "[1e39]"), "is 1e+39");
+  EXPECT_REFUSED(OneInput("FP32", "[1]", "[true]"), "is true");
+  EXPECT_REFUSED(OneInput("FP32", "[1]", "5"), "must be an array of FP32");
+  EXPECT_REFUSED(OneInput("INT32", "[1]", "[1.5]"), "is 1.5");
+  EXPECT_REFUSED(OneInput("INT32", "[1]", "[2147483648]"), "is 2147483648");
+  EXPECT_REFUSED(OneInput("INT64", "[1]", "[9223372036854775808]"),
+                 "is 9223372036854775808");
+  EXPECT_REFUSED(OneInput("UINT8", "[1]", "[-1]"), "is -1");
+  EXPECT_REFUSED(OneInput("INT8", "[1]", "[300]"), "array of INT8 values");
+  EXPECT_REFUSED(OneInput("BOOL", "[1]", "[1]"), "is 1");
+  EXPECT_REFUSED(OneInput("FP32", "[1]",
+                          std::string(70, '[') + "1" + std::string(70, ']')),
+                 "it nests more than 64 arrays deep");
+  EXPECT_REFUSED(OneInput("FP32", "[-2]", "[]"), "integers >= 0, got [-2]");
+  EXPECT_REFUSED(OneInput("FP32", "[1.5]", "[]"), "integers >= 0, got [1.5]");
+  EXPECT_REFUSED(OneInput("BYTES", "[1]", R"(["a"])"),
+                 "datatype 'BYTES' is not supported");
+  EXPECT_REFUSED(R"({"inputs":[{"name":"x","shape":[1],"data":[1]}]})",
+                 "input 'x': needs a \"datatype\" string");
+  EXPECT_REFUSED(R"({"inputs":[{"name":"x","datatype":"FP32","data":[1]}]})",
+                 "input 'x': needs a \"shape\" array");
+  EXPECT_REFUSED(R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1]}]})",
+                 "input 'x': needs \"data\" or parameters.binary_data_size");
+  EXPECT_REFUSED(R"({"inputs":[{"shape":[1],"datatype":"FP32","data":[1]}]})",
+                 "every input needs a \"name\" string");
+  EXPECT_REFUSED(R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32",)"
+                 R"("data":[1],"parameters":{"lod":[[0,"a"]]}}]})",
+                 "\"lod\" must be a list of levels of offsets");
+  EXPECT_REFUSED(R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32",)"
+                 R"("data":[1],"parameters":{"lod":[]}}]})",
+                 "\"lod\" must be a list of levels of offsets");
+  EXPECT_REFUSED(R"({"inputs":{}})", "needs \"inputs\", an array");
+  EXPECT_REFUSED(R"({"inputs":[],"outputs":[{"name":1}]})",
+                 "every requested output needs a \"name\" string");
+  EXPECT_REFUSED(R"({"inputs":[],"outputs":[{"name":"y","parameters":)"
+                 R"({"binary_data":1}}]})",
+                 "output 'y': \"binary_data\" must be a boolean");
+  EXPECT_REFUSED(R"({"inputs":[],"parameters":{"timeout":-1}})",
+                 "\"timeout\" must be microseconds");
+  EXPECT_REFUSED(R"({"inputs":[],"id":7})", "\"id\" must be a string");
+  EXPECT_REFUSED("[1]", "must be a JSON object");
+  EXPECT_REFUSED(R"({"inputs":[)", "not valid JSON");
+  EXPECT_REFUSED("{\"inputs\":[],\"id\":\"\xff\"}", "not valid JSON");
+  EXPECT_REFUSED("", "not valid JSON");
+  // A body without spare capacity past its end is parsed as well (the
+  // parser copies it first).
+  std::string tight = OneInput("FP32", "[1]", "[2]");
+  tight.shrink_to_fit();
+  EXPECT_EQ(Refusal(tight), "");
+}
+
+// The binary tensor data extension, with the JSON header followed by the
+// inputs' bytes.
+TEST(HttpCodec, BinaryFramingMustAddUp) {
+  const std::string header =
+      R"({"id":"7","inputs":[{"name":"x","shape":[2],"datatype":"FP32",)"
+      R"("parameters":{"binary_data_size":8}}],)"
+      R"("outputs":[{"name":"y","parameters":{"binary_data":true}}]})";
+  const std::string data(8, '\0');
+  InferRequest r;
+  WireOptions o;
+  const std::string body = header + data;
+  ASSERT_TRUE(DecodeInferRequest(body, header.size(), &r, &o).ok());
+  EXPECT_EQ(r.id, "7");
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.inputs[0].elements().size(), 8u);
+  // Binary data stays in the body, not copied.
+  EXPECT_EQ(r.inputs[0].elements().data(), body.data() + header.size());
+  EXPECT_TRUE(o.binary_output["y"]);
+  auto fails = [&](const std::string& body, int64_t length,
+                   const std::string& needle) {
+    const std::string message = Refusal(body, length);
+    EXPECT_NE(message.find(needle), std::string::npos) << message;
+  };
+  fails(header + data.substr(0, 4), header.size(), "runs past the end");
+  fails(header + data + "xx", header.size(), "2 bytes after the JSON header");
+  fails(header + data, header.size() + 100, "Inference-Header-Content-Length");
+  fails(header + data, 10, "not valid JSON");
+  fails(header, -1, "without the Inference-Header-Content-Length");
+  const std::string both =
+      R"({"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[1,2],)"
+      R"("parameters":{"binary_data_size":8}}]})";
+  fails(both + data, both.size(), "has both \"data\" and \"binary_data_size\"");
+}
+
+TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
+  InferResponse response;
+  response.model = "m\"odel";
+  response.version = "2";
+  TensorData f;
+  f.name = "f";
+  f.type = DataType::FLOAT32;
+  f.shape = {2, 3};
+  const std::vector<float> floats = {0.1f,
+                                     -1.5f,
+                                     std::numeric_limits<float>::denorm_min(),
+                                     std::numeric_limits<float>::max(),
+                                     std::nanf(""),
+                                     -std::numeric_limits<float>::infinity()};
+  f.bytes.assign(reinterpret_cast<const char*>(floats.data()),
+                 floats.size() * sizeof(float));
+  f.lod = {{0, 1, 2}};
+  TensorData i8;
+  i8.name = "i8";
+  i8.type = DataType::INT8;
+  i8.shape = {2};
+  i8.bytes = std::string("\xfb\x07", 2);
+  TensorData b;
+  b.name = "b";
+  b.type = DataType::BOOL;
+  b.shape = {2};
+  b.bytes = std::string("\x01\x00", 2);
+  TensorData bin;
+  bin.name = "bin";
+  bin.type = DataType::INT64;
+  bin.shape = {1};
+  bin.bytes = std::string(8, '\x01');
+  response.outputs = {f, i8, b, bin};
+  WireOptions options;
+  options.binary_output["bin"] = true;
+  int64_t json_length = 0;
+  const std::string body =
+      EncodeInferResponse(response, "id\n1", options, &json_length);
+  ASSERT_GT(json_length, 0);
+  ASSERT_EQ(body.size(), static_cast<size_t>(json_length) + 8);
+  EXPECT_EQ(body.substr(json_length), bin.bytes);
+  const json j = json::parse(body.substr(0, json_length));
+  EXPECT_EQ(j["id"], "id\n1");
+  EXPECT_EQ(j["model_name"], "m\"odel");
+  EXPECT_EQ(j["model_version"], "2");
+  ASSERT_EQ(j["outputs"].size(), 4u);
+  const json& out = j["outputs"][0];
+  EXPECT_EQ(out["name"], "f");
+  EXPECT_EQ(out["datatype"], "FP32");
+  EXPECT_EQ(out["shape"], json::array({2, 3}));
+  EXPECT_EQ(out["parameters"]["lod"], json::parse("[[0,1,2]]"));
+  ASSERT_EQ(out["data"].size(), 6u);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(static_cast<float>(out["data"][k].get<double>()), floats[k]);
+  }
+  // JSON has no NaN or infinity.
+  EXPECT_TRUE(out["data"][4].is_null());
+  EXPECT_TRUE(out["data"][5].is_null());
+  EXPECT_EQ(j["outputs"][1]["data"], json::array({-5, 7}));
+  EXPECT_EQ(j["outputs"][2]["data"], json::array({true, false}));
+  EXPECT_EQ(j["outputs"][3]["parameters"]["binary_data_size"], 8);
+  EXPECT_FALSE(j["outputs"][3].contains("data"));
+  // All JSON when no output is binary.
+  const std::string all_json =
+      EncodeInferResponse(response, "", WireOptions{}, &json_length);
+  EXPECT_EQ(json_length, -1);
+  EXPECT_FALSE(json::parse(all_json).contains("id"));
+}
+
+// Floats written by the encoder (the shortest text of each float) and read
+// by the decoder come back bit for bit, through a double on the way in.
+TEST(HttpCodec, FloatsRoundTripBitForBit) {
+  std::mt19937 random(15);
+  std::uniform_int_distribution<uint32_t> bits;
+  TensorData t;
+  t.name = "x";
+  t.type = DataType::FLOAT32;
+  std::vector<float> floats;
+  while (floats.size() < 200000) {
+    const uint32_t b = bits(random);
+    float v;
+    std::memcpy(&v, &b, sizeof(v));
+    if (std::isfinite(v)) floats.push_back(v);
+  }
+  t.shape = {static_cast<int64_t>(floats.size())};
+  t.bytes.assign(reinterpret_cast<const char*>(floats.data()),
+                 floats.size() * sizeof(float));
+  InferResponse response;
+  response.outputs = {t};
+  int64_t json_length = 0;
+  const std::string encoded =
+      EncodeInferResponse(response, "", WireOptions{}, &json_length);
+  // The encoder's own text of the data, not a reparsed copy.
+  const size_t from = encoded.find("\"data\":[") + 7;
+  const size_t to = encoded.find(']', from) + 1;
+  ASSERT_LT(from, to);
+  const std::string request =
+      OneInput("FP32", "[" + std::to_string(floats.size()) + "]",
+               encoded.substr(from, to - from));
+  InferRequest r;
+  WireOptions o;
+  ASSERT_TRUE(DecodeInferRequest(request, -1, &r, &o).ok());
+  ASSERT_EQ(r.inputs[0].elements().size(), t.bytes.size());
+  EXPECT_EQ(std::memcmp(r.inputs[0].elements().data(), t.bytes.data(),
+                        t.bytes.size()),
+            0);
+}
+
+}  // namespace
+}  // namespace serve
+}  // namespace pdlite
