@@ -24,8 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   InferRequest request;
   WireOptions options;
-  if (!pdlite::serve::DecodeInferRequest(body, json_length, &request,
-                                         &options)
+  if (!pdlite::serve::DecodeInferRequest(body, json_length, &request, &options)
            .ok()) {
     return 0;
   }

@@ -674,6 +674,23 @@ def check_grpc_typed_contents(port, x, y):
         ok, why = close(got, y)
         R.check(ok and res.id == "typed", "grpc: typed fp32_contents infer "
                 "matches", why)
+        # Bytes that are not a ModelInferRequest (a string field that is
+        # not UTF-8) are INVALID_ARGUMENT, not gRPC's own UNIMPLEMENTED.
+        raw_call = channel.unary_unary(
+            "/inference.GRPCInferenceService/ModelInfer",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b)
+        for what, raw in (("model name not UTF-8", b"\x0a\x02\xff\xfe"),
+                          ("not protobuf", b"\xff" * 7)):
+            try:
+                raw_call(raw, timeout=60)
+                status, message = "OK", ""
+            except grpc.RpcError as e:
+                status, message = str(e.code()), e.details() or ""
+            R.check(status == "StatusCode.INVALID_ARGUMENT" and
+                    "not a ModelInferRequest" in message,
+                    "grpc: a message that is not a ModelInferRequest (%s) is "
+                    "INVALID_ARGUMENT" % what, "%s %r" % (status, message))
         # Typed contents and raw contents together are refused.
         req.raw_input_contents.append(x.astype("<f4").tobytes())
         try:
