@@ -305,8 +305,16 @@ class GrpcFrontend::Service final
                  start));
       return reactor;
     }
+    // An unknown model or version is NOT_FOUND whatever the inputs are.
+    const ModelVersion* found = nullptr;
+    Status status = server_->Find(call->wire.model_name(),
+                                  call->wire.model_version(), &found);
+    if (!status.ok()) {
+      reactor->Finish(Answer(call->wire, status, start));
+      return reactor;
+    }
     InferRequest request;
-    Status status = DecodeGrpcInferRequest(call->wire, &request);
+    status = DecodeGrpcInferRequest(call->wire, &request);
     if (!status.ok()) {
       reactor->Finish(Answer(call->wire, status, start));
       return reactor;

@@ -500,6 +500,11 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
                            {"outputs", outputs}});
   }
   if (model_path && post && action == "infer") {
+    // An unknown model or version is a 404 whatever the body holds, and
+    // its body is not decoded.
+    const ModelVersion* found = nullptr;
+    Status known = server->Find(model, version, &found);
+    if (!known.ok()) return ErrorReply(known);
     InferRequest request;
     request.model = model;
     request.version = version;

@@ -495,6 +495,8 @@ def bad_requests(port, x):
          413, "over the limit"),
         ("unknown model", "/v2/models/nope/infer", infer([good]), {}, 404,
          "unknown model 'nope'"),
+        ("unknown model, body not JSON", "/v2/models/nope/infer", "{", {},
+         404, "unknown model 'nope'"),
         # A name that is not UTF-8 once ended the server (its answer's
         # JSON threw).
         ("model name not UTF-8", "/v2/models/%ff%fe/infer", infer([good]),
@@ -631,6 +633,10 @@ def check_grpc(port, with_shared):
         outputs=[grpcclient.InferRequestedOutput("nope")])
     bad("unknown model", [inp], "StatusCode.NOT_FOUND", "unknown model 'nope'",
         model="nope")
+    strings = grpcclient.InferInput("x", [1], "BYTES")
+    strings.set_data_from_numpy(np.array([b"a"], dtype=np.object_))
+    bad("unknown model, BYTES input", [strings], "StatusCode.NOT_FOUND",
+        "unknown model 'nope'", model="nope")
     bad("unknown version", [inp], "StatusCode.NOT_FOUND",
         "has no version '9'", model_version="9")
     bad("broken model", [inp], "StatusCode.UNAVAILABLE", "is not ready",
