@@ -291,12 +291,13 @@ class GrpcFrontend::Service final
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     // The call's messages, until it is answered: the decoded request
     // borrows the raw input contents from `wire`.
-    auto call = std::make_unique<InferCall>();
-    // Deserialize consumes its buffer: a copy, which shares the slices.
-    grpc::ByteBuffer bytes(*request_bytes);
+    auto call = std::make_shared<InferCall>();
+    // Deserialize consumes the buffer, so the message's bytes are freed
+    // once parsed rather than kept beside it until the call ends. gRPC
+    // made the buffer for this call alone and reads it no more.
     grpc::Status parsed =
         grpc::SerializationTraits<inference::ModelInferRequest>::Deserialize(
-            &bytes, &call->wire);
+            const_cast<grpc::ByteBuffer*>(request_bytes), &call->wire);
     if (!parsed.ok()) {
       reactor->Finish(
           Answer(call->wire,
@@ -333,24 +334,42 @@ class GrpcFrontend::Service final
                  start));
       return reactor;
     }
-    std::string id = request.id;
-    server_->InferAsync(std::move(request), [this, reactor, response_bytes,
-                                             start, id = std::move(id),
-                                             call = call.release()](
-                                                InferResponse result) {
-      std::unique_ptr<InferCall> done(call);
-      grpc::Status answer = Answer(done->wire, result.status, start);
-      if (answer.ok()) {
-        EncodeGrpcInferResponse(result, id, &done->response);
+    // Answers the call once, from whichever comes first: the model's
+    // answer, or an exception that InferAsync throws (memory running out)
+    // before it hands the request on.
+    auto finish = [this, reactor, response_bytes, start, call](
+                      const std::string& id, const InferResponse& result) {
+      if (call->answered.exchange(true)) return;
+      Status status = result.status;
+      if (status.ok()) {
+        EncodeGrpcInferResponse(result, id, &call->response);
         bool own_buffer = false;
-        answer =
+        grpc::Status serialized =
             grpc::SerializationTraits<inference::ModelInferResponse>::Serialize(
-                done->response, response_bytes, &own_buffer);
+                call->response, response_bytes, &own_buffer);
+        if (!serialized.ok()) {
+          status = Status::Error(StatusCode::kInternal,
+                                 "the response could not be serialized: " +
+                                     serialized.error_message());
+        }
       }
+      grpc::Status answer = Answer(call->wire, status, start);
       infer_calls_.fetch_sub(1);
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
-    });
+    };
+    const std::string id = request.id;
+    try {
+      server_->InferAsync(
+          std::move(request),
+          [finish, id](InferResponse result) { finish(id, result); });
+    } catch (const std::exception& e) {
+      InferResponse failed;
+      failed.status = Status::Error(
+          StatusCode::kInternal,
+          std::string("the server failed to take the call: ") + e.what());
+      finish(id, failed);
+    }
     return reactor;
   }
 
@@ -358,6 +377,7 @@ class GrpcFrontend::Service final
   struct InferCall {
     inference::ModelInferRequest wire;
     inference::ModelInferResponse response;
+    std::atomic<bool> answered{false};
   };
 
   grpc::Status Answer(const inference::ModelInferRequest& wire,

@@ -60,12 +60,30 @@ bool Convert(dom::element v, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.get_bool().get(*out) == simdjson::SUCCESS;
   } else if constexpr (std::is_floating_point_v<T>) {
-    // Integers too. A value past FP32's range is refused, not made
-    // infinite.
+    // Integers too, converted once (through a double they could round
+    // twice).
+    int64_t i;
+    uint64_t u;
+    switch (v.type()) {
+      case dom::element_type::INT64:
+        if (v.get_int64().get(i) != simdjson::SUCCESS) return false;
+        *out = static_cast<T>(i);
+        return true;
+      case dom::element_type::UINT64:
+        if (v.get_uint64().get(u) != simdjson::SUCCESS) return false;
+        *out = static_cast<T>(u);
+        return true;
+      default:
+        break;
+    }
     double d;
-    if (v.get_double().get(d) != simdjson::SUCCESS ||
-        std::fabs(d) > std::numeric_limits<T>::max()) {
-      return false;
+    if (v.get_double().get(d) != simdjson::SUCCESS) return false;
+    if constexpr (std::is_same_v<T, float>) {
+      // A value that would round to infinity is refused. Below half an
+      // ulp past the largest float it rounds to that float, which is how
+      // the largest float's shortest text, 3.4028235e+38, reads.
+      constexpr double kRoundsToInfinity = 0x1.ffffffp+127;
+      if (std::fabs(d) >= kRoundsToInfinity) return false;
     }
     *out = static_cast<T>(d);
     return true;
@@ -321,9 +339,9 @@ void AppendInteger(std::string* out, T value) {
 template <typename T>
 void AppendValues(std::string* out, std::string_view bytes) {
   // Written in chunks into room made for the longest texts (a double's
-  // is 24 characters), each cut to what was written: the room is at most
-  // a chunk's more than the text.
-  constexpr size_t kMaxText = 25;
+  // is 24 characters, "-2.2250738585072014e-308"), each cut to what was
+  // written: the room is at most a chunk's more than the text.
+  constexpr size_t kMaxText = 32;
   constexpr size_t kChunk = 4096;
   const size_t n = bytes.size() / sizeof(T);
   for (size_t first = 0; first < n; first += kChunk) {
@@ -343,7 +361,15 @@ void AppendValues(std::string* out, std::string_view bytes) {
       std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isfinite(v)) {
+          char* const text = at;
           at = std::to_chars(at, end, v).ptr;
+          // An integral value keeps a fraction ("1.0", "-0.0", as
+          // nlohmann-json wrote them): JSON readers take "1" for an
+          // integer, and "-0" for 0.
+          if (std::find_if(text, at,
+                           [](char c) { return c == '.' || c == 'e'; }) == at) {
+            at = std::copy_n(".0", 2, at);
+          }
         } else {
           at = std::copy_n("null", 4, at);  // JSON has no NaN or infinity
         }
@@ -395,10 +421,20 @@ Status DecodeInferRequest(const std::string& body,
   dom::parser parser;
   const bool padded =
       body.capacity() - header_size >= simdjson::SIMDJSON_PADDING;
+  // A UTF-8 byte order mark, which JSON readers may ignore, is skipped.
+  const size_t skip = body.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   dom::element root;
-  if (auto error = parser.parse(body.data(), header_size, !padded).get(root)) {
-    return Bad(std::string("the request is not valid JSON: ") +
-               simdjson::error_message(error));
+  if (header_size < skip) return Bad("the request is not valid JSON");
+  if (auto error = parser.parse(body.data() + skip, header_size - skip, !padded)
+                       .get(root)) {
+    std::string message = std::string("the request is not valid JSON: ") +
+                          simdjson::error_message(error);
+    if (error == simdjson::NUMBER_ERROR) {
+      message +=
+          " (integers are read up to 64 bits, other numbers up to a "
+          "double's range: write 1e20, not 100000000000000000000)";
+    }
+    return Bad(message);
   }
   dom::object j;
   if (root.get_object().get(j) != simdjson::SUCCESS) {

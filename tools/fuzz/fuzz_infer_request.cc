@@ -1,46 +1,137 @@
-// libFuzzer entry of the infer request fuzzer: bytes as the body of an
-// HTTP infer request to `pdlite serve` (serve/http_codec.h), decoded, and
-// when taken, its inputs encoded back as a response that must be valid
-// JSON. The first byte, when odd, makes the body binary framed: the JSON
-// header runs to the last '}' and the rest is tensor data.
+// libFuzzer entry of the infer request fuzzer: bytes as an infer call to
+// `pdlite serve`, through its wire format and its core with a real model,
+// as a client could send them. The first byte picks how the rest is read:
+//   bit 0: HTTP binary framed: two more bytes (little endian) give the
+//          Inference-Header-Content-Length, the body follows; else the
+//          rest is all JSON;
+//   bit 1: a gRPC ModelInferRequest (protobuf) instead of an HTTP body;
+//   bit 2: the demo model with dynamic batching, else without;
+//   bit 3: an HTTP body with the spare capacity the server gives it (the
+//          JSON is parsed in place), else without (parsed from a copy).
+// A request that decodes runs on the model (models/demo_convnet, from a
+// repository of symlinks made in the build tree), and its answer is
+// encoded back; an HTTP answer must be valid JSON. Refusals are fine; a
+// crash, a sanitizer report or a hang is a bug.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "serve/grpc_frontend.h"
+#include "serve/grpc_predict_v2.pb.h"
 #include "serve/http_codec.h"
+#include "serve/server.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using pdlite::serve::InferenceServer;
+using pdlite::serve::InferRequest;
+using pdlite::serve::InferResponse;
+using pdlite::serve::Status;
+using pdlite::serve::WireOptions;
+
+// The repository, made once per process: the demo model twice, with and
+// without batching. Queued requests time out rather than wait long.
+InferenceServer* Server() {
+  static InferenceServer* server = [] {
+    const fs::path repo = PDLITE_FUZZ_REPO_DIR;
+    fs::remove_all(repo);
+    for (const char* name : {"demo", "demo_batched"}) {
+      fs::create_directories(repo / name);
+      fs::create_directory_symlink(PDLITE_SOURCE_DIR "/models/demo_convnet",
+                                   repo / name / "1");
+    }
+    std::ofstream(repo / "demo" / "config.json") << R"({"timeout_ms": 5000})";
+    std::ofstream(repo / "demo_batched" / "config.json")
+        << R"({"max_batch_size": 4, "batch_delay_us": 0, "timeout_ms": 5000})";
+    auto* made = new InferenceServer(repo.string());
+    // At a normal exit (not a crash's): the workers joined, the
+    // repository removed.
+    std::atexit([] {
+      Server()->Stop();
+      delete Server();
+      fs::remove_all(PDLITE_FUZZ_REPO_DIR);
+    });
+    return made;
+  }();
+  return server;
+}
+
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+// With PDLITE_FUZZ_VERBOSE set, how each input ended, for triage.
+bool Ended(const char* where, const Status& status) {
+  static const bool verbose = std::getenv("PDLITE_FUZZ_VERBOSE") != nullptr;
+  if (verbose) {
+    std::fprintf(stderr, "%s: %s\n", where,
+                 status.ok() ? "ok" : status.message.c_str());
+  }
+  return status.ok();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using pdlite::serve::InferRequest;
-  using pdlite::serve::InferResponse;
-  using pdlite::serve::WireOptions;
   if (size == 0) return 0;
   const bool framed = (data[0] & 1) != 0;
-  const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const bool grpc = (data[0] & 2) != 0;
+  const std::string model = (data[0] & 4) != 0 ? "demo_batched" : "demo";
+  size_t skip = 1;
   int64_t json_length = -1;
-  if (framed) {
-    const size_t end = body.rfind('}');
-    json_length = end == std::string::npos ? 0 : static_cast<int64_t>(end + 1);
+  if (framed && !grpc) {
+    if (size < 3) return 0;
+    json_length = data[1] | (data[2] << 8);
+    skip = 3;
   }
-  InferRequest request;
-  WireOptions options;
-  if (!pdlite::serve::DecodeInferRequest(body, json_length, &request, &options)
-           .ok()) {
+  std::string body;
+  if ((data[0] & 8) != 0) {
+    body.reserve(size - skip + pdlite::serve::kBodyPaddingBytes);
+  }
+  body.assign(reinterpret_cast<const char*>(data) + skip, size - skip);
+  InferenceServer* server = Server();
+
+  if (grpc) {
+    inference::ModelInferRequest wire;
+    if (!wire.ParseFromString(body)) return 0;
+    InferRequest request;
+    if (!Ended("grpc decode",
+               pdlite::serve::DecodeGrpcInferRequest(wire, &request))) {
+      return 0;
+    }
+    request.model = model;
+    request.version.clear();
+    const std::string id = request.id;
+    InferResponse response = server->Infer(std::move(request));
+    if (!Ended("grpc infer", response.status)) return 0;
+    inference::ModelInferResponse answer;
+    pdlite::serve::EncodeGrpcInferResponse(response, id, &answer);
+    std::string bytes;
+    Check(answer.SerializeToString(&bytes));
     return 0;
   }
-  InferResponse response;
-  response.model = request.id;
-  for (auto& in : request.inputs) {
-    auto out = in;
-    out.bytes = std::string(in.elements());
-    out.borrowed = {};
-    response.outputs.push_back(std::move(out));
+
+  InferRequest request;
+  WireOptions options;
+  if (!Ended("http decode", pdlite::serve::DecodeInferRequest(
+                                body, json_length, &request, &options))) {
+    return 0;
   }
+  request.model = model;
+  const std::string id = request.id;
+  InferResponse response = server->Infer(std::move(request));
+  if (!Ended("http infer", response.status)) return 0;
   int64_t header_length = -1;
-  const std::string answer = pdlite::serve::EncodeInferResponse(
-      response, request.id, options, &header_length);
+  const std::string answer =
+      pdlite::serve::EncodeInferResponse(response, id, options, &header_length);
   const size_t json_size =
       header_length < 0 ? answer.size() : static_cast<size_t>(header_length);
-  if (!nlohmann::json::accept(answer.substr(0, json_size))) std::abort();
+  Check(nlohmann::json::accept(answer.substr(0, json_size)));
   return 0;
 }

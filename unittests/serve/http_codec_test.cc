@@ -92,6 +92,29 @@ TEST(HttpCodec, JsonDataOfEveryTypeReadsBackExactly) {
                                   std::numeric_limits<int64_t>::max()}));
   EXPECT_EQ(Decoded<uint8_t>("BOOL", "[3]", "[true, false, true]"),
             (std::vector<uint8_t>{1, 0, 1}));
+  // The largest float's shortest text is past it as a double, and reads
+  // as it; a text that rounds to infinity is refused (below). Integers
+  // are FP32 values too; -0.0 keeps its sign.
+  EXPECT_EQ(Decoded<float>("FP32", "[2]", "[3.4028235e+38, -3.4028235e+38]"),
+            (std::vector<float>{std::numeric_limits<float>::max(),
+                                -std::numeric_limits<float>::max()}));
+  const std::vector<float> zero = Decoded<float>("FP32", "[1]", "[-0.0]");
+  ASSERT_EQ(zero.size(), 1u);
+  EXPECT_TRUE(std::signbit(zero[0]));
+  EXPECT_EQ(Decoded<float>("FP32", "[2]", "[16777217, -9223372036854775808]"),
+            (std::vector<float>{16777216.f, -9223372036854775808.f}));
+  // A UTF-8 byte order mark before the JSON is skipped.
+  {
+    InferRequest r;
+    WireOptions o;
+    EXPECT_TRUE(DecodeInferRequest(
+                    "\xEF\xBB\xBF" + OneInput("FP32", "[1]", "[1]"), -1, &r, &o)
+                    .ok());
+  }
+  // Arrays nest up to 64 deep.
+  EXPECT_EQ(Decoded<float>("FP32", "[1]",
+                           std::string(64, '[') + "7" + std::string(64, ']')),
+            (std::vector<float>{7.f}));
   // Nested arrays flatten row major; an empty tensor has no elements.
   EXPECT_EQ(Decoded<int64_t>("INT64", "[2,2]", "[[1,2],[3,4]]"),
             (std::vector<int64_t>{1, 2, 3, 4}));
@@ -127,6 +150,10 @@ TEST(HttpCodec, RefusalsNameTheInputAndTheBadElement) {
   EXPECT_REFUSED(OneInput("FP32", "[2,2]", "[[1,2],[3,null]]"),
                  "element 3 (row major) is null");
   EXPECT_REFUSED(OneInput("FP32", "[1]", "[1e39]"), "is 1e+39");
+  EXPECT_REFUSED(OneInput("FP32", "[1]", "[3.4028236e+38]"),
+                 "is 3.4028236e+38");
+  EXPECT_REFUSED(OneInput("FP64", "[1]", "[100000000000000000000]"),
+                 "write 1e20, not 100000000000000000000");
   EXPECT_REFUSED(OneInput("FP32", "[1]", "[true]"), "is true");
   EXPECT_REFUSED(OneInput("FP32", "[1]", "5"), "must be an array of FP32");
   EXPECT_REFUSED(OneInput("INT32", "[1]", "[1.5]"), "is 1.5");
@@ -137,7 +164,7 @@ TEST(HttpCodec, RefusalsNameTheInputAndTheBadElement) {
   EXPECT_REFUSED(OneInput("INT8", "[1]", "[300]"), "array of INT8 values");
   EXPECT_REFUSED(OneInput("BOOL", "[1]", "[1]"), "is 1");
   EXPECT_REFUSED(OneInput("FP32", "[1]",
-                          std::string(70, '[') + "1" + std::string(70, ']')),
+                          std::string(65, '[') + "1" + std::string(65, ']')),
                  "it nests more than 64 arrays deep");
   EXPECT_REFUSED(OneInput("FP32", "[-2]", "[]"), "integers >= 0, got [-2]");
   EXPECT_REFUSED(OneInput("FP32", "[1.5]", "[]"), "integers >= 0, got [1.5]");
@@ -280,6 +307,38 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   EXPECT_FALSE(json::parse(all_json).contains("id"));
 }
 
+// The encoder's text of floating point values: the shortest that reads
+// back as the same value, with a fraction when it has none (JSON readers
+// take "1" for an integer and "-0" for 0), null for what JSON lacks.
+TEST(HttpCodec, ResponseNumbersAsText) {
+  TensorData f;
+  f.name = "f";
+  f.type = DataType::FLOAT32;
+  const std::vector<float> floats = {
+      1.f,          -0.f, 0.1f, 1e10f, -2.5f, std::numeric_limits<float>::max(),
+      std::nanf("")};
+  f.shape = {static_cast<int64_t>(floats.size())};
+  f.bytes.assign(reinterpret_cast<const char*>(floats.data()),
+                 floats.size() * sizeof(float));
+  TensorData d = f;
+  d.type = DataType::FLOAT64;
+  const std::vector<double> doubles = {100.0, 0.1, 1e300, -5e-324};
+  d.shape = {static_cast<int64_t>(doubles.size())};
+  d.bytes.assign(reinterpret_cast<const char*>(doubles.data()),
+                 doubles.size() * sizeof(double));
+  InferResponse response;
+  response.outputs = {f, d};
+  int64_t json_length = 0;
+  const std::string body =
+      EncodeInferResponse(response, "", WireOptions{}, &json_length);
+  EXPECT_NE(body.find(R"("data":[1.0,-0.0,0.1,1e+10,-2.5,3.4028235e+38,null])"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find(R"("data":[100.0,0.1,1e+300,-5e-324])"),
+            std::string::npos)
+      << body;
+}
+
 // Floats written by the encoder (the shortest text of each float) and read
 // by the decoder come back bit for bit, through a double on the way in.
 TEST(HttpCodec, FloatsRoundTripBitForBit) {
@@ -288,7 +347,15 @@ TEST(HttpCodec, FloatsRoundTripBitForBit) {
   TensorData t;
   t.name = "x";
   t.type = DataType::FLOAT32;
-  std::vector<float> floats;
+  // The edges first, then random bit patterns.
+  std::vector<float> floats = {std::numeric_limits<float>::max(),
+                               -std::numeric_limits<float>::max(),
+                               std::numeric_limits<float>::min(),
+                               std::numeric_limits<float>::denorm_min(),
+                               -0.f,
+                               0.f,
+                               1.f,
+                               16777216.f};
   while (floats.size() < 200000) {
     const uint32_t b = bits(random);
     float v;
