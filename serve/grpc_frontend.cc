@@ -1,6 +1,7 @@
 #include "serve/grpc_frontend.h"
 
 #include <glog/logging.h>
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -78,6 +80,34 @@ Status ContentsToBytes(const inference::InferTensorContents& contents,
       return Status{};
     default:
       return Bad(what + "its datatype has no typed contents here");
+  }
+}
+
+// libprotobuf's log, into glog. libprotobuf logs a line for every message
+// it parses that holds a string that is not UTF-8, before the call is
+// refused: a client could fill the server's log with them. One in 1000 of
+// those is kept.
+void ProtobufLog(google::protobuf::LogLevel level,
+                 const char* file,
+                 int line,
+                 const std::string& message) {
+  if (message.find("invalid UTF-8") != std::string::npos) {
+    LOG_EVERY_N(WARNING, 1000)
+        << "libprotobuf: " << message << " (one in 1000 of these is logged)";
+    return;
+  }
+  const std::string text = std::string("libprotobuf ") + file + ":" +
+                           std::to_string(line) + ": " + message;
+  switch (level) {
+    case google::protobuf::LOGLEVEL_INFO:
+      LOG(INFO) << text;
+      break;
+    case google::protobuf::LOGLEVEL_WARNING:
+      LOG(WARNING) << text;
+      break;
+    default:  // ERROR; FATAL aborts in libprotobuf after this
+      LOG(ERROR) << text;
+      break;
   }
 }
 
@@ -407,6 +437,9 @@ GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)
 GrpcFrontend::~GrpcFrontend() { Stop(); }
 
 int GrpcFrontend::Start() {
+  static std::once_flag log_handler;
+  std::call_once(log_handler,
+                 [] { google::protobuf::SetLogHandler(&ProtobufLog); });
   service_ =
       std::make_unique<Service>(server_, options_.verbose, options_.threads);
   grpc::ServerBuilder builder;
