@@ -529,7 +529,10 @@ std::string EncodeInferResponse(const InferResponse& response,
   body += ",\"model_version\":";
   AppendQuoted(&body, response.version);
   body += ",\"outputs\":[";
-  std::string binary;
+  // The binary outputs, appended after the JSON: copied once, into the
+  // body, rather than gathered first.
+  std::vector<std::string_view> binary;
+  size_t binary_bytes = 0;
   bool any_binary = options.binary_default;
   for (size_t i = 0; i < response.outputs.size(); ++i) {
     const TensorData& out = response.outputs[i];
@@ -561,7 +564,8 @@ std::string EncodeInferResponse(const InferResponse& response,
       body += '}';
     }
     if (as_binary) {
-      binary += out.elements();
+      binary.push_back(out.elements());
+      binary_bytes += out.elements().size();
     } else {
       body += ",\"data\":";
       AppendData(&body, out);
@@ -575,7 +579,8 @@ std::string EncodeInferResponse(const InferResponse& response,
   *json_length = -1;
   if (any_binary) {
     *json_length = static_cast<int64_t>(body.size());
-    body += binary;
+    body.reserve(body.size() + binary_bytes);
+    for (std::string_view b : binary) body += b;
   }
   return body;
 }

@@ -273,12 +273,14 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   response.outputs = {f, i8, b, bin};
   WireOptions options;
   options.binary_output["bin"] = true;
+  options.binary_output["b"] = true;
   int64_t json_length = 0;
   const std::string body =
       EncodeInferResponse(response, "id\n1", options, &json_length);
   ASSERT_GT(json_length, 0);
-  ASSERT_EQ(body.size(), static_cast<size_t>(json_length) + 8);
-  EXPECT_EQ(body.substr(json_length), bin.bytes);
+  // The binary outputs after the JSON, in the outputs' order.
+  ASSERT_EQ(body.size(), static_cast<size_t>(json_length) + 2 + 8);
+  EXPECT_EQ(body.substr(json_length), b.bytes + bin.bytes);
   const json j = json::parse(body.substr(0, json_length));
   EXPECT_EQ(j["id"], "id\n1");
   EXPECT_EQ(j["model_name"], "m\"odel");
@@ -297,7 +299,8 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   EXPECT_TRUE(out["data"][4].is_null());
   EXPECT_TRUE(out["data"][5].is_null());
   EXPECT_EQ(j["outputs"][1]["data"], json::array({-5, 7}));
-  EXPECT_EQ(j["outputs"][2]["data"], json::array({true, false}));
+  EXPECT_EQ(j["outputs"][2]["parameters"]["binary_data_size"], 2);
+  EXPECT_FALSE(j["outputs"][2].contains("data"));
   EXPECT_EQ(j["outputs"][3]["parameters"]["binary_data_size"], 8);
   EXPECT_FALSE(j["outputs"][3].contains("data"));
   // All JSON when no output is binary.
@@ -305,6 +308,8 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
       EncodeInferResponse(response, "", WireOptions{}, &json_length);
   EXPECT_EQ(json_length, -1);
   EXPECT_FALSE(json::parse(all_json).contains("id"));
+  EXPECT_EQ(json::parse(all_json)["outputs"][2]["data"],
+            json::array({true, false}));
 }
 
 // The encoder's text of floating point values: the shortest that reads
