@@ -516,7 +516,42 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
       return ErrorReply(Bad(std::string("Inference-Header-Content-Length '") +
                             header_value + "' is not a byte count"));
     }
-    Status status = DecodeInferRequest(body, json_length, &request, &options);
+    // The decoding's share of the JSON budget, given back once decoded.
+    const size_t json_bytes =
+        json_length < 0 ? body.size() : static_cast<size_t>(json_length);
+    const size_t budget = self->JsonBudget();
+    if (json_bytes > budget) {
+      Reply r = ErrorReply(Status::Error(
+          StatusCode::kInvalidArgument,
+          "model '" + model + "': the request's JSON is " +
+              std::to_string(json_bytes) + " bytes, over the " +
+              std::to_string(budget) +
+              " the server decodes at once (--max-json-decoding-mb); send "
+              "the tensors as binary data"));
+      r.status = 413;
+      return r;
+    }
+    struct Share {
+      std::atomic<size_t>* total;
+      size_t bytes;
+      ~Share() { total->fetch_sub(bytes); }
+    };
+    Status status;
+    {
+      Share share{&self->json_decoding_bytes_, json_bytes};
+      if (self->json_decoding_bytes_.fetch_add(json_bytes) + json_bytes >
+          budget) {
+        return ErrorReply(Status::Error(
+            StatusCode::kUnavailable,
+            "model '" + model +
+                "': the server is decoding other requests' JSON up to its "
+                "budget of " +
+                std::to_string(budget) +
+                " bytes (--max-json-decoding-mb); retry, or send the "
+                "tensors as binary data"));
+      }
+      status = DecodeInferRequest(body, json_length, &request, &options);
+    }
     if (!status.ok()) {
       status.message = "model '" + request.model + "': " + status.message;
       return ErrorReply(status);

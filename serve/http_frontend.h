@@ -29,6 +29,12 @@ struct HttpOptions {
   // Connections served at once, a thread each; more are refused.
   int threads = 1024;
   size_t max_body_bytes = size_t{64} << 20;
+  // JSON of infer requests decoded at once, all connections together: a
+  // JSON document takes up to about 17 times its size while decoded (a
+  // tape and an index per value), so this bounds that memory. A request
+  // whose JSON does not fit beside the others' is refused (503); one
+  // larger than the whole budget, always (413). 0: 4 x max_body_bytes.
+  size_t max_json_decoding_bytes = 0;
   bool verbose = false;
 };
 
@@ -56,10 +62,17 @@ class HttpFrontend {
   static constexpr int kConnectionMemoryBytes = 64 << 10;
   static constexpr int kIdleTimeoutSeconds = 5;
 
+  size_t JsonBudget() const {
+    return options_.max_json_decoding_bytes > 0
+               ? options_.max_json_decoding_bytes
+               : 4 * options_.max_body_bytes;
+  }
+
   InferenceServer* server_;
   HttpOptions options_;
   MHD_Daemon* daemon_ = nullptr;  // from Bind() to the end of Serve()
   std::atomic<bool> stopping_{false};
+  std::atomic<size_t> json_decoding_bytes_{0};
   std::atomic<int> open_connections_{0};
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;

@@ -20,13 +20,16 @@ int Usage(const std::string& problem) {
   if (!problem.empty()) std::cerr << "pdlite serve: " << problem << "\n\n";
   std::cerr << R"(usage: pdlite serve --model-repository DIR [--http-port 8000]
                     [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 1024]
-                    [--grpc-threads 256] [--max-body-mb 64] [--verbose]
+                    [--grpc-threads 256] [--max-body-mb 64]
+                    [--max-json-decoding-mb 4 x max-body-mb] [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
 takes a free one; --grpc-port -1 serves no gRPC. The lines "listening on
 HOST:PORT" (HTTP) and "grpc listening on HOST:PORT" on stdout say where.
 --max-body-mb bounds HTTP bodies and gRPC messages alike.
+--max-json-decoding-mb bounds the JSON of HTTP infer requests decoded at
+once (a JSON document takes up to about 17 times its size while decoded).
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
 )";
   return 2;
@@ -114,6 +117,11 @@ int main(int argc, char** argv) {
       if (!ParseInt(value, 1, 1 << 20, &n)) return Usage("bad --max-body-mb");
       options.max_body_bytes = static_cast<size_t>(n) << 20;
       grpc_options.max_message_bytes = options.max_body_bytes;
+    } else if (arg == "--max-json-decoding-mb") {
+      if (!ParseInt(value, 1, 1 << 20, &n)) {
+        return Usage("bad --max-json-decoding-mb");
+      }
+      options.max_json_decoding_bytes = static_cast<size_t>(n) << 20;
     } else {
       return Usage("unknown argument '" + arg + "'");
     }

@@ -404,6 +404,13 @@ def check_shared_models(port, client, httpclient):
     ok, why = close(res.as_numpy(out_name),
                     np.load(ref_file(cls_dir, "expected", out_name)))
     R.check(ok, "ppocr_cls_mobile_v2 infer matches ref", why)
+    # The same as JSON both ways (the values as text, 221 KB).
+    inp.set_data_from_numpy(x, binary_data=False)
+    res = client.infer("cls", [inp], outputs=[
+        httpclient.InferRequestedOutput(out_name, binary_data=False)])
+    ok, why = close(res.as_numpy(out_name),
+                    np.load(ref_file(cls_dir, "expected", out_name)))
+    R.check(ok, "ppocr_cls_mobile_v2 JSON infer matches ref", why)
     # Detector: three inputs, NMS outputs compared as sets of rows.
     md = client.get_model_metadata("det")
     inputs = []
@@ -413,6 +420,14 @@ def check_shared_models(port, client, httpclient):
         t.set_data_from_numpy(a, binary_data=True)
         inputs.append(t)
     check_det_outputs(client.infer("det", inputs), md, det_dir, "")
+    # The same as JSON both ways (the image as text, 5.9 MB).
+    for t, i in zip(inputs, md["inputs"]):
+        t.set_data_from_numpy(np.load(ref_file(det_dir, "input", i["name"])),
+                              binary_data=False)
+    check_det_outputs(
+        client.infer("det", inputs, outputs=[
+            httpclient.InferRequestedOutput(o["name"], binary_data=False)
+            for o in md["outputs"]]), md, det_dir, "JSON: ")
     # TextCNN: an INT64 input with a LoD, as our "lod" input parameter.
     words = np.load(ref_file(text_dir, "input", "words"))
     with open(os.path.join(text_dir, "ref", "input_words.lod.txt")) as f:
@@ -428,6 +443,24 @@ def check_shared_models(port, client, httpclient):
         o = json.loads(body)["outputs"][0]
         ok, why = close(np.array(o["data"]).reshape(o["shape"]), want)
     R.check(ok, "textcnn_news_fluid with a LoD matches ref", why)
+    # The same with the words as binary data.
+    header = json.dumps({"inputs": [{
+        "name": in_name, "shape": list(words.shape), "datatype": "INT64",
+        "parameters": {"lod": [lod], "binary_data_size": words.nbytes}}],
+        "outputs": [{"name": out_name,
+                     "parameters": {"binary_data": True}}]}).encode()
+    status, headers, body = request(
+        port, "POST", "/v2/models/textcnn/infer",
+        header + words.astype("<i8").tobytes(),
+        {"Inference-Header-Content-Length": str(len(header))})
+    ok, why = False, body[:300]
+    if status == 200:
+        n = int(headers.get("Inference-Header-Content-Length", "0"))
+        o = json.loads(body[:n])["outputs"][0]
+        ok, why = close(np.frombuffer(body[n:], dtype="<f4").reshape(
+            o["shape"]), want)
+    R.check(ok, "textcnn_news_fluid with a LoD, binary data, matches ref",
+            why)
     status, _, body = post_json(port, "textcnn", {"inputs": [{
         "name": in_name, "shape": list(words.shape), "datatype": "INT64",
         "data": words.flatten().tolist()}]})
@@ -493,6 +526,9 @@ def bad_requests(port, x):
          "is not a byte count"),
         ("body over --max-body-mb", p, b"{" + b" " * (9 << 20) + b"}", {},
          413, "over the limit"),
+        ("JSON over --max-json-decoding-mb", p,
+         b'{"inputs": []' + b" " * (7 << 20) + b"}", {}, 413,
+         "over the 7340032 the server decodes at once"),
         ("unknown model", "/v2/models/nope/infer", infer([good]), {}, 404,
          "unknown model 'nope'"),
         ("unknown model, body not JSON", "/v2/models/nope/infer", "{", {},
@@ -970,7 +1006,7 @@ def main():
             f.write("not a program")
 
         a = Server([args.server], repo, os.path.join(tmp, "a.log"),
-                   ["--max-body-mb", "8"])
+                   ["--max-body-mb", "8", "--max-json-decoding-mb", "7"])
         servers.append(a)
         client = httpclient.InferenceServerClient(
             url="127.0.0.1:%d" % a.port, concurrency=2)
