@@ -328,51 +328,43 @@ class GrpcFrontend::Service final
     grpc::Status parsed =
         grpc::SerializationTraits<inference::ModelInferRequest>::Deserialize(
             const_cast<grpc::ByteBuffer*>(request_bytes), &call->wire);
-    if (!parsed.ok()) {
-      reactor->Finish(
-          Answer(call->wire,
-                 Bad("the message is not a ModelInferRequest: not "
-                     "protobuf, or a string field that is not UTF-8"),
-                 start));
+    // Answers a call refused before it reaches a model.
+    auto refuse = [&](const Status& status) {
+      reactor->Finish(Answer(call->wire, status, start));
       return reactor;
+    };
+    if (!parsed.ok()) {
+      return refuse(
+          Bad("the message is not a ModelInferRequest: not "
+              "protobuf, or a string field that is not UTF-8"));
     }
     // An unknown model or version is NOT_FOUND whatever the inputs are.
     const ModelVersion* found = nullptr;
     Status status = server_->Find(call->wire.model_name(),
                                   call->wire.model_version(), &found);
-    if (!status.ok()) {
-      reactor->Finish(Answer(call->wire, status, start));
-      return reactor;
-    }
+    if (!status.ok()) return refuse(status);
     InferRequest request;
     status = DecodeGrpcInferRequest(call->wire, &request);
-    if (!status.ok()) {
-      reactor->Finish(Answer(call->wire, status, start));
-      return reactor;
-    }
+    if (!status.ok()) return refuse(status);
     // Bounds the calls taken at once, as the sync server's threads did:
     // the model queues refuse what they cannot hold, but the decoded
     // requests of calls on their way to them are memory too.
     if (infer_calls_.fetch_add(1) >= max_infer_calls_) {
       infer_calls_.fetch_sub(1);
-      reactor->Finish(
-          Answer(call->wire,
-                 Status::Error(StatusCode::kResourceExhausted,
-                               "the server is taking " +
-                                   std::to_string(max_infer_calls_) +
-                                   " inference calls already (--grpc-threads)"),
-                 start));
-      return reactor;
+      return refuse(Status::Error(
+          StatusCode::kResourceExhausted,
+          "the server is taking " + std::to_string(max_infer_calls_) +
+              " inference calls already (--grpc-threads)"));
     }
     // Answers the call once, from whichever comes first: the model's
     // answer, or an exception that InferAsync throws (memory running out)
     // before it hands the request on.
-    auto finish = [this, reactor, response_bytes, start, call](
-                      const std::string& id, const InferResponse& result) {
+    auto finish = [this, reactor, response_bytes, start,
+                   call](const InferResponse& result) {
       if (call->answered.exchange(true)) return;
       Status status = result.status;
       if (status.ok()) {
-        EncodeGrpcInferResponse(result, id, &call->response);
+        EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
         bool own_buffer = false;
         grpc::Status serialized =
             grpc::SerializationTraits<inference::ModelInferResponse>::Serialize(
@@ -388,17 +380,15 @@ class GrpcFrontend::Service final
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
     };
-    const std::string id = request.id;
     try {
-      server_->InferAsync(
-          std::move(request),
-          [finish, id](InferResponse result) { finish(id, result); });
+      server_->InferAsync(std::move(request),
+                          [finish](InferResponse result) { finish(result); });
     } catch (const std::exception& e) {
       InferResponse failed;
       failed.status = Status::Error(
           StatusCode::kInternal,
           std::string("the server failed to take the call: ") + e.what());
-      finish(id, failed);
+      finish(failed);
     }
     return reactor;
   }

@@ -47,6 +47,21 @@ bool Member(dom::object object, std::string_view key, dom::element* value) {
   return object.at_key(key).get(*value) == simdjson::SUCCESS;
 }
 
+// A JSON string's text; false when `value` is not a string.
+bool GetString(dom::element value, std::string* out) {
+  std::string_view text;
+  if (value.get_string().get(text) != simdjson::SUCCESS) return false;
+  *out = std::string(text);
+  return true;
+}
+
+// The string member `key` of `object`; false when it has none or it is
+// not a string.
+bool StringMember(dom::object object, std::string_view key, std::string* out) {
+  dom::element value;
+  return Member(object, key, &value) && GetString(value, out);
+}
+
 // A JSON integer >= 0 that fits int64.
 bool GetCount(dom::element value, int64_t* count) {
   return value.get_int64().get(*count) == simdjson::SUCCESS && *count >= 0;
@@ -199,21 +214,15 @@ Status DecodeInput(dom::element in,
                    size_t* binary_offset,
                    TensorData* t) {
   dom::object input;
-  dom::element name;
-  std::string_view text;
   if (in.get_object().get(input) != simdjson::SUCCESS ||
-      !Member(input, "name", &name) ||
-      name.get_string().get(text) != simdjson::SUCCESS) {
+      !StringMember(input, "name", &t->name)) {
     return Bad("every input needs a \"name\" string");
   }
-  t->name = std::string(text);
   const std::string what = "input '" + t->name + "': ";
-  dom::element datatype;
-  if (!Member(input, "datatype", &datatype) ||
-      datatype.get_string().get(text) != simdjson::SUCCESS) {
+  std::string type_name;
+  if (!StringMember(input, "datatype", &type_name)) {
     return Bad(what + "needs a \"datatype\" string");
   }
-  const std::string type_name(text);
   if (!ParseProtocolType(type_name, &t->type)) {
     return Bad(what + "datatype '" + type_name +
                "' is not supported (FP32, FP64, INT8, UINT8, INT16, INT32, "
@@ -442,11 +451,8 @@ Status DecodeInferRequest(const std::string& body,
   }
   dom::element value;
   std::string_view text;
-  if (Member(j, "id", &value)) {
-    if (value.get_string().get(text) != simdjson::SUCCESS) {
-      return Bad("\"id\" must be a string");
-    }
-    request->id = std::string(text);
+  if (Member(j, "id", &value) && !GetString(value, &request->id)) {
+    return Bad("\"id\" must be a string");
   }
   if (Member(j, "parameters", &value)) {
     dom::object p;
@@ -486,13 +492,11 @@ Status DecodeInferRequest(const std::string& body,
     }
     for (dom::element out : outputs) {
       dom::object output;
-      dom::element name_value;
+      std::string name;
       if (out.get_object().get(output) != simdjson::SUCCESS ||
-          !Member(output, "name", &name_value) ||
-          name_value.get_string().get(text) != simdjson::SUCCESS) {
+          !StringMember(output, "name", &name)) {
         return Bad("every requested output needs a \"name\" string");
       }
-      const std::string name(text);
       request->outputs.push_back(name);
       dom::element p;
       if (!Member(output, "parameters", &p)) continue;
