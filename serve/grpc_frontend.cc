@@ -229,88 +229,109 @@ grpc::Status GrpcStatus(const Status& status) {
   return grpc::Status(code, status.message);
 }
 
-// ModelInfer is on gRPC's callback API, the other calls on its sync one.
-// A sync handler runs on a thread of gRPC's pool, which hands each call
-// to another thread; a callback runs where the call was read, and a
-// request an idle instance takes runs right there, which saves 0.06-0.1 ms
-// a call at one client (see docs/serving.md, "Benchmarks"). A queued
-// request holds no thread: the worker that runs it finishes the call.
-// ModelInfer takes its message's bytes and parses them itself: gRPC's own
-// parsing answers a message that is not a ModelInferRequest with
-// UNIMPLEMENTED, as if the server lacked the method.
-class GrpcFrontend::Service final
-    : public inference::GRPCInferenceService::WithRawCallbackMethod_ModelInfer<
-          inference::GRPCInferenceService::Service> {
+// What a call whose bytes are not its request message is told. gRPC's
+// own parsing answers such a message UNIMPLEMENTED (callback API) or
+// INTERNAL (sync API), as if the server lacked the method or had failed.
+template <typename Request>
+Status NotTheMessage() {
+  return Bad("the message is not a " + Request::descriptor()->name() +
+             ": not protobuf, or a string field that is not UTF-8");
+}
+
+// Every call is on gRPC's callback API and parses its message's bytes
+// itself (raw methods), so that a malformed message is INVALID_ARGUMENT.
+// A callback runs where the call was read, without the hand-off to a
+// thread of a pool that the sync API makes: for ModelInfer, a request an
+// idle instance takes runs right there, which saves 0.06-0.1 ms a call at
+// one client (see docs/serving.md, "Benchmarks"). A queued request holds
+// no thread: the worker that runs it finishes the call. The health and
+// metadata calls never block, so they answer in the callback.
+using RawCallbackService =
+    inference::GRPCInferenceService::WithRawCallbackMethod_ServerLive<
+        inference::GRPCInferenceService::WithRawCallbackMethod_ServerReady<
+            inference::GRPCInferenceService::WithRawCallbackMethod_ModelReady<
+                inference::GRPCInferenceService::
+                    WithRawCallbackMethod_ServerMetadata<
+                        inference::GRPCInferenceService::
+                            WithRawCallbackMethod_ModelMetadata<
+                                inference::GRPCInferenceService::
+                                    WithRawCallbackMethod_ModelInfer<
+                                        inference::GRPCInferenceService::
+                                            Service>>>>>>;
+
+class GrpcFrontend::Service final : public RawCallbackService {
  public:
   Service(InferenceServer* server, bool verbose, int max_infer_calls)
       : server_(server), verbose_(verbose), max_infer_calls_(max_infer_calls) {}
 
-  grpc::Status ServerLive(grpc::ServerContext*,
-                          const inference::ServerLiveRequest*,
-                          inference::ServerLiveResponse* response) override {
-    response->set_live(server_->Live());
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* ServerLive(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ServerLiveRequest, inference::ServerLiveResponse>(
+        context, request_bytes, response_bytes,
+        [this](const auto&, auto* response) {
+          response->set_live(server_->Live());
+          return Status();
+        });
   }
 
-  grpc::Status ServerReady(grpc::ServerContext*,
-                           const inference::ServerReadyRequest*,
-                           inference::ServerReadyResponse* response) override {
-    response->set_ready(server_->Ready());
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* ServerReady(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ServerReadyRequest, inference::ServerReadyResponse>(
+        context, request_bytes, response_bytes,
+        [this](const auto&, auto* response) {
+          response->set_ready(server_->Ready());
+          return Status();
+        });
   }
 
-  grpc::Status ModelReady(grpc::ServerContext*,
-                          const inference::ModelReadyRequest* request,
-                          inference::ModelReadyResponse* response) override {
-    const ModelVersion* model = nullptr;
-    Status status = server_->Find(request->name(), request->version(), &model);
-    if (!status.ok()) return GrpcStatus(status);
-    response->set_ready(model->ready());
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* ModelReady(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ModelReadyRequest, inference::ModelReadyResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::ModelReadyRequest& request,
+               inference::ModelReadyResponse* response) {
+          const ModelVersion* model = nullptr;
+          Status status =
+              server_->Find(request.name(), request.version(), &model);
+          if (status.ok()) response->set_ready(model->ready());
+          return status;
+        });
   }
 
-  grpc::Status ServerMetadata(
-      grpc::ServerContext*,
-      const inference::ServerMetadataRequest*,
-      inference::ServerMetadataResponse* response) override {
-    response->set_name(kServerName);
-    response->set_version(kServerVersion);
-    for (const std::string& e : InferenceServer::Extensions()) {
-      response->add_extensions(e);
-    }
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* ServerMetadata(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ServerMetadataRequest,
+                 inference::ServerMetadataResponse>(
+        context, request_bytes, response_bytes,
+        [](const auto&, inference::ServerMetadataResponse* response) {
+          response->set_name(kServerName);
+          response->set_version(kServerVersion);
+          for (const std::string& e : InferenceServer::Extensions()) {
+            response->add_extensions(e);
+          }
+          return Status();
+        });
   }
 
-  grpc::Status ModelMetadata(
-      grpc::ServerContext*,
-      const inference::ModelMetadataRequest* request,
-      inference::ModelMetadataResponse* response) override {
-    const ModelVersion* model = nullptr;
-    Status status = server_->Find(request->name(), request->version(), &model);
-    if (!status.ok()) return GrpcStatus(status);
-    if (!model->ready()) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          "model '" + model->name() + "' version " +
-                              model->version() +
-                              " is not ready: " + model->error());
-    }
-    response->set_name(model->name());
-    for (const std::string& v : server_->Versions(model->name())) {
-      response->add_versions(v);
-    }
-    response->set_platform("paddle");
-    auto describe = [](const paddle_lite::TensorInfo& info, auto* tensor) {
-      tensor->set_name(info.name);
-      tensor->set_datatype(ProtocolTypeName(info.type));
-      for (const int64_t d : info.shape) tensor->add_shape(d);
-    };
-    for (const auto& info : model->inputs()) {
-      describe(info, response->add_inputs());
-    }
-    for (const auto& info : model->outputs()) {
-      describe(info, response->add_outputs());
-    }
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* ModelMetadata(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ModelMetadataRequest,
+                 inference::ModelMetadataResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::ModelMetadataRequest& request,
+               inference::ModelMetadataResponse* response) {
+          return DescribeModel(request, response);
+        });
   }
 
   grpc::ServerUnaryReactor* ModelInfer(
@@ -334,9 +355,7 @@ class GrpcFrontend::Service final
       return reactor;
     };
     if (!parsed.ok()) {
-      return refuse(
-          Bad("the message is not a ModelInferRequest: not "
-              "protobuf, or a string field that is not UTF-8"));
+      return refuse(NotTheMessage<inference::ModelInferRequest>());
     }
     // An unknown model or version is NOT_FOUND whatever the inputs are.
     const ModelVersion* found = nullptr;
@@ -394,6 +413,69 @@ class GrpcFrontend::Service final
   }
 
  private:
+  // Parses a unary call's message, answers it from `handle` (which fills
+  // the response and returns its status), and finishes the call.
+  template <typename Request, typename Response, typename Handle>
+  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* request_bytes,
+                                  grpc::ByteBuffer* response_bytes,
+                                  Handle handle) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    Request request;
+    Response response;
+    Status status;
+    try {
+      if (!grpc::SerializationTraits<Request>::Deserialize(
+               const_cast<grpc::ByteBuffer*>(request_bytes), &request)
+               .ok()) {
+        status = NotTheMessage<Request>();
+      } else {
+        status = handle(request, &response);
+      }
+    } catch (const std::exception& e) {
+      status = Status::Error(StatusCode::kInternal,
+                             std::string("the call failed: ") + e.what());
+    }
+    grpc::Status answer = GrpcStatus(status);
+    if (status.ok()) {
+      bool own_buffer = false;
+      answer = grpc::SerializationTraits<Response>::Serialize(
+          response, response_bytes, &own_buffer);
+    }
+    reactor->Finish(answer);
+    return reactor;
+  }
+
+  Status DescribeModel(const inference::ModelMetadataRequest& request,
+                       inference::ModelMetadataResponse* response) {
+    const ModelVersion* model = nullptr;
+    Status status = server_->Find(request.name(), request.version(), &model);
+    if (!status.ok()) return status;
+    if (!model->ready()) {
+      return Status::Error(StatusCode::kUnavailable,
+                           "model '" + model->name() + "' version " +
+                               model->version() +
+                               " is not ready: " + model->error());
+    }
+    response->set_name(model->name());
+    for (const std::string& v : server_->Versions(model->name())) {
+      response->add_versions(v);
+    }
+    response->set_platform("paddle");
+    auto describe = [](const paddle_lite::TensorInfo& info, auto* tensor) {
+      tensor->set_name(info.name);
+      tensor->set_datatype(ProtocolTypeName(info.type));
+      for (const int64_t d : info.shape) tensor->add_shape(d);
+    };
+    for (const auto& info : model->inputs()) {
+      describe(info, response->add_inputs());
+    }
+    for (const auto& info : model->outputs()) {
+      describe(info, response->add_outputs());
+    }
+    return Status();
+  }
+
   struct InferCall {
     inference::ModelInferRequest wire;
     inference::ModelInferResponse response;
@@ -440,13 +522,6 @@ int GrpcFrontend::Start() {
       options_.max_message_bytes, std::numeric_limits<int>::max()));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
-  // Bounds the threads of the sync calls (health and metadata), so a flood
-  // of them cannot grow the process without limit: gRPC refuses a call
-  // that finds every thread busy (RESOURCE_EXHAUSTED) rather than queueing
-  // it. ModelInfer, on the callback API, has its own bound (the Service's).
-  grpc::ResourceQuota quota("pdlite-grpc");
-  quota.SetMaxThreads(options_.threads);
-  builder.SetResourceQuota(quota);
   builder.RegisterService(service_.get());
   grpc_ = builder.BuildAndStart();
   if (!grpc_ || port <= 0) {

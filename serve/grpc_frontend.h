@@ -40,10 +40,10 @@ grpc::Status GrpcStatus(const Status& status);
 struct GrpcOptions {
   std::string host = "0.0.0.0";
   int port = 8001;  // 0: any free port (Start() returns it)
-  // Threads of gRPC's sync server (health and metadata calls), pollers
-  // included, and the ModelInfer calls taken at once; a call past either is
-  // refused (RESOURCE_EXHAUSTED), so this is well above the calls the
-  // model queues hold.
+  // The ModelInfer calls taken at once (queued ones hold no thread); a call
+  // past it is refused (RESOURCE_EXHAUSTED), so this is well above the
+  // calls the model queues hold. The health and metadata calls answer at
+  // once and are not counted.
   int threads = 256;
   size_t max_message_bytes = size_t{64} << 20;
   bool verbose = false;

@@ -716,23 +716,34 @@ def check_grpc_typed_contents(port, x, y):
         ok, why = close(got, y)
         R.check(ok and res.id == "typed", "grpc: typed fp32_contents infer "
                 "matches", why)
-        # Bytes that are not a ModelInferRequest (a string field that is
-        # not UTF-8) are INVALID_ARGUMENT, not gRPC's own UNIMPLEMENTED.
-        raw_call = channel.unary_unary(
-            "/inference.GRPCInferenceService/ModelInfer",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b)
-        for what, raw in (("model name not UTF-8", b"\x0a\x02\xff\xfe"),
-                          ("not protobuf", b"\xff" * 7)):
-            try:
-                raw_call(raw, timeout=60)
-                status, message = "OK", ""
-            except grpc.RpcError as e:
-                status, message = str(e.code()), e.details() or ""
-            R.check(status == "StatusCode.INVALID_ARGUMENT" and
-                    "not a ModelInferRequest" in message,
-                    "grpc: a message that is not a ModelInferRequest (%s) is "
-                    "INVALID_ARGUMENT" % what, "%s %r" % (status, message))
+        # Bytes that are not the call's request message (not protobuf, or
+        # a string field that is not UTF-8) are INVALID_ARGUMENT, not
+        # gRPC's own UNIMPLEMENTED (callback API) or INTERNAL (sync API).
+        # Field 1 is a string in each request named with a string below.
+        for method, cases in (
+                ("ModelInfer", (("model name not UTF-8", b"\x0a\x02\xff\xfe"),
+                                ("not protobuf", b"\xff" * 7))),
+                ("ModelReady", (("name not UTF-8", b"\x0a\x02\xff\xfe"),
+                                ("not protobuf", b"\xff" * 7))),
+                ("ModelMetadata", (("name not UTF-8", b"\x0a\x01\x80"),)),
+                ("ServerLive", (("not protobuf", b"\x0a\x05ab"),)),
+                ("ServerReady", (("not protobuf", b"\xff" * 3),)),
+                ("ServerMetadata", (("not protobuf", b"\x08"),))):
+            raw_call = channel.unary_unary(
+                "/inference.GRPCInferenceService/" + method,
+                request_serializer=lambda b: b,
+                response_deserializer=lambda b: b)
+            for what, raw in cases:
+                try:
+                    raw_call(raw, timeout=60)
+                    status, message = "OK", ""
+                except grpc.RpcError as e:
+                    status, message = str(e.code()), e.details() or ""
+                R.check(status == "StatusCode.INVALID_ARGUMENT" and
+                        ("not a %sRequest" % method) in message,
+                        "grpc: a message that is not a %sRequest (%s) is "
+                        "INVALID_ARGUMENT" % (method, what),
+                        "%s %r" % (status, message))
         # Typed contents and raw contents together are refused.
         req.raw_input_contents.append(x.astype("<f4").tobytes())
         try:
