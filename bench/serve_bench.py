@@ -22,7 +22,10 @@ computing), scraped before and after the cell.
 Clients (--client): by default build/bench/pdlite_serve_load
 (bench/serve_load.cc), one C++ process per cell with a thread per client,
 each on its own keep-alive connection or gRPC channel, every answer checked
-against the reference. The Python clients measure mostly themselves: at
+against the reference. --client wrk runs the HTTP cells with Debian's wrk
+instead (bench/serve_wrk.lua: one thread, an event loop over the clients'
+connections, every answer compared with the first, which is checked
+against the reference); its gRPC cells stay on pdlite_serve_load. The Python clients measure mostly themselves: at
 batch 1 they spent longer per request than the server does, and at 64
 clients they take a core from it. --client python keeps them: every
 request's bytes are prepared once; HTTP clients are threads with one
@@ -216,6 +219,85 @@ def run_cell_cxx(load_client, transport, port, grpc_port, model, raw_x, shape,
     return cell
 
 
+def expected_answer(port, request, output, reference):
+    """The server's answer to `request`, once, checked against the
+    model's reference output; wrk then compares every answer with it."""
+    import numpy as np
+    path, body, headers = request
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("POST", path, body=body, headers=headers)
+        resp = conn.getresponse()
+        answer = resp.read()
+        json_length = resp.getheader("Inference-Header-Content-Length")
+    finally:
+        conn.close()
+    if resp.status != 200:
+        raise RuntimeError("the expected answer: HTTP %d %r" % (
+            resp.status, answer[:200]))
+    if json_length is None:
+        out = json.loads(answer)["outputs"][0]
+        got = np.array(out["data"], dtype=np.float32)
+    else:
+        out = json.loads(answer[:int(json_length)])["outputs"][0]
+        got = np.frombuffer(answer[int(json_length):], dtype="<f4")
+    if out["name"] != output or not np.allclose(
+            got.reshape(reference.shape), reference, atol=1e-4, rtol=1e-3):
+        raise RuntimeError("the server's answer is not the reference: %r" %
+                           answer[:200])
+    return answer
+
+
+def run_cell_wrk(wrk_script, tmp, port, request, expected, clients, warmup,
+                 seconds):
+    """A cell from wrk (Debian's): one thread, an event loop over `clients`
+    keep-alive connections, every answer compared with `expected`."""
+    path, body, headers = request
+    files = {}
+    for name, data in (("body", body), ("expect", expected), ("headers", (
+            "".join("%s: %s\n" % kv for kv in headers.items())).encode())):
+        files[name] = os.path.join(tmp, "wrk_" + name)
+        with open(files[name], "wb") as f:
+            f.write(data)
+    env = dict(os.environ, PDLITE_WRK_PATH=path,
+               PDLITE_WRK_BODY=files["body"],
+               PDLITE_WRK_HEADERS=files["headers"],
+               PDLITE_WRK_EXPECT=files["expect"])
+
+    def wrk(duration):
+        out = subprocess.run(
+            ["wrk", "-t1", "-c%d" % clients, "-d%ds" % max(1, round(duration)),
+             "--timeout", "60s", "-s", wrk_script, "http://127.0.0.1:%d" % port],
+            capture_output=True, text=True, env=env, timeout=duration + 120)
+        line = [l for l in out.stdout.splitlines() if l.startswith("WRKJSON ")]
+        if out.returncode != 0 or not line:
+            raise RuntimeError("wrk failed: %s %s" % (out.stdout[-1000:],
+                                                      out.stderr[-1000:]))
+        return json.loads(line[0][len("WRKJSON "):])
+
+    # wrk ends with its requests in flight: the server answers them after
+    # it left, so each run waits for them before what follows is timed.
+    if warmup > 0:
+        wrk(warmup)  # unmeasured
+        settle(port)
+    r = wrk(seconds)
+    settle(port)
+    errors = r["wrong_answers"] + r["socket_errors"]
+    kinds = {}
+    if r["wrong_answers"]:
+        kinds["not 200 or not the expected answer"] = r["wrong_answers"]
+    if r["socket_errors"]:
+        kinds["socket errors (connect, read, write, timeout)"] = \
+            r["socket_errors"]
+    return {
+        "requests": r["requests"], "errors": errors, "error_kinds": kinds,
+        "throughput_rps": r["requests"] / (r["duration_us"] / 1e6),
+        "p50_ms": r["p50_us"] / 1000.0, "p99_ms": r["p99_us"] / 1000.0,
+        "client_processes": 1, "threads_per_process": [1],
+        "client": "wrk",
+    }
+
+
 def run_cell(pool, procs, transport, port, grpc_port, model, x_path, output,
              clients, warmup, seconds):
     procs = min(procs, clients)
@@ -265,6 +347,24 @@ def scrape(port):
             stage, field, model, value = m.groups()
             found[(model, stage)][0 if field == "sum" else 1] = float(value)
     return found
+
+
+def settle(port, limit_s=120):
+    """Waits until the server has no request in flight."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            conn.request("GET", "/metrics")
+            text = conn.getresponse().read().decode()
+        finally:
+            conn.close()
+        m = re.search(r"^pdlite_inflight_requests (\S+)$", text, re.M)
+        if m is None or float(m.group(1)) == 0:
+            return
+        time.sleep(0.01)
+    raise RuntimeError("the server still had requests in flight after %d s" %
+                       limit_s)
 
 
 def server_means(before, after, model):
@@ -346,9 +446,14 @@ def main():
                     help="unmeasured seconds before each cell (default 1)")
     ap.add_argument("--clients", default="1,8,64")
     ap.add_argument("--transports", default=",".join(TRANSPORTS))
-    ap.add_argument("--client", choices=("cxx", "python"), default="cxx",
-                    help="the load client: pdlite_serve_load (default) or "
-                         "Python threads (tritonclient for gRPC)")
+    ap.add_argument("--client", choices=("cxx", "wrk", "python"),
+                    default="cxx",
+                    help="the load client: pdlite_serve_load (default), "
+                         "wrk for the HTTP cells (gRPC's stay on "
+                         "pdlite_serve_load), or Python threads "
+                         "(tritonclient for gRPC)")
+    ap.add_argument("--wrk-script", default=os.path.join(HERE,
+                                                         "serve_wrk.lua"))
     ap.add_argument("--load-client", default=os.path.join(
         ROOT, "build", "bench", "pdlite_serve_load"))
     ap.add_argument("--tcp-round-trip", default=os.path.join(
@@ -410,6 +515,7 @@ def main():
     outputs = [f for f in os.listdir(ref) if f.startswith("expected_")]
     output = outputs[0][len("expected_"):-len(".npy")].replace("__", "/")
     x1 = np.load(os.path.join(ref, "input_x.npy"))[:1]
+    reference = np.load(os.path.join(ref, outputs[0]))[:1]
 
     tmp = tempfile.mkdtemp(prefix="pdlite_serve_bench_")
     proc = log = None
@@ -462,7 +568,7 @@ def main():
                     capture_output=True, text=True, check=True,
                     timeout=args.seconds + args.warmup + 60)
                 results[key] = json.loads(out.stdout.strip().splitlines()[-1])
-        if args.client == "cxx":
+        if args.client in ("cxx", "wrk"):
             # The round trip without the model, per transport, 1 client.
             results["no_model"] = {}
             for transport in args.transports.split(","):
@@ -484,8 +590,21 @@ def main():
                     for clients in clients_list:
                         print("cell: %s, batching %s, %d clients..." % (
                             transport, batching, clients), file=sys.stderr)
+                        use_wrk = (args.client == "wrk" and
+                                   transport != "grpc")
+                        if use_wrk:
+                            request = make_request(
+                                transport, "cls_batch_" + batching,
+                                x1.astype(np.float32), output)
+                            expected = expected_answer(
+                                port, request, output, reference)
                         before = scrape(port)
-                        if args.client == "cxx":
+                        if use_wrk:
+                            cell = run_cell_wrk(
+                                args.wrk_script, tmp, port, request,
+                                expected, clients, args.warmup,
+                                args.seconds)
+                        elif args.client in ("cxx", "wrk"):
                             cell = run_cell_cxx(
                                 args.load_client, transport, port, grpc_port,
                                 "cls_batch_" + batching, raw_x, x1.shape,
@@ -528,9 +647,8 @@ def main():
               args.warmup, args.http_threads or "(default)",
               args.grpc_threads,
               json.dumps(CONFIGS["off"]), json.dumps(CONFIGS["on"])))
-    print("| transport | batching | clients | client procs x threads (%s) | "
-          "req/s | p50 ms | p99 ms | errors | p50 added over bare |" %
-          ("C++" if args.client == "cxx" else "Python"))
+    print("| transport | batching | clients | client: procs x threads | "
+          "req/s | p50 ms | p99 ms | errors | p50 added over bare |")
     print("|---|---|---|---|---|---|---|---|---|")
     for c in results["cells"]:
         added = ("%+.3f ms" % (c["p50_ms"] - bare["p50_ms"])
@@ -538,9 +656,13 @@ def main():
         c["p50_added_over_bare_ms"] = (c["p50_ms"] - bare["p50_ms"]
                                        if c["clients"] == 1 else None)
         threads = sorted(set(c["threads_per_process"]))
-        print("| %s | %s | %d | %d x %s | %.1f | %.3f | %.3f | %d | %s |" % (
-            c["transport"], c["batching"], c["clients"],
-            c["client_processes"], "/".join(str(t) for t in threads),
+        client = "%s %d x %s" % (
+            {"cxx": "C++", "wrk": "wrk", "python": "Python"}[c["client"]],
+            c["client_processes"], "/".join(str(t) for t in threads))
+        if c["client"] == "wrk":
+            client += " (%d connections)" % c["clients"]
+        print("| %s | %s | %d | %s | %.1f | %.3f | %.3f | %d | %s |" % (
+            c["transport"], c["batching"], c["clients"], client,
             c["throughput_rps"], c["p50_ms"], c["p99_ms"], c["errors"],
             added))
     print("| bare Predictor::Run (pdlite bench, %d runs) | - | 1 | - | %.1f "

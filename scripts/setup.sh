@@ -28,6 +28,8 @@ packages=(
   # virtual environment under build/ for the peers it measures against
   # (pip reaches PyPI over HTTPS: ca-certificates)
   libbenchmark-dev python3 python3-venv ca-certificates
+  # bench/serve_bench.py --client wrk: an HTTP load client with Lua
+  wrk
   # `pdlite serve` (serve/, docs/serving.md): libmicrohttpd (its HTTP
   # server), cpp-httplib (the benchmark's load client), nlohmann-json,
   # simdjson (request bodies), gRPC with its protoc plugin; its test also
