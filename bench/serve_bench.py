@@ -332,14 +332,19 @@ METRIC_LINE = re.compile(
     r'\{model="([^"]*)",version="[^"]*"\} (\S+)$')
 
 
-def scrape(port):
-    """{(model, stage): [sum, count]} from the server's /metrics."""
+def metrics_text(port):
+    """The server's /metrics."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         conn.request("GET", "/metrics")
-        text = conn.getresponse().read().decode()
+        return conn.getresponse().read().decode()
     finally:
         conn.close()
+
+
+def scrape(port):
+    """{(model, stage): [sum, count]} from the server's /metrics."""
+    text = metrics_text(port)
     found = collections.defaultdict(lambda: [0.0, 0.0])
     for line in text.splitlines():
         m = METRIC_LINE.match(line)
@@ -353,13 +358,8 @@ def settle(port, limit_s=120):
     """Waits until the server has no request in flight."""
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        try:
-            conn.request("GET", "/metrics")
-            text = conn.getresponse().read().decode()
-        finally:
-            conn.close()
-        m = re.search(r"^pdlite_inflight_requests (\S+)$", text, re.M)
+        m = re.search(r"^pdlite_inflight_requests (\S+)$", metrics_text(port),
+                      re.M)
         if m is None or float(m.group(1)) == 0:
             return
         time.sleep(0.01)
