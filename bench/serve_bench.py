@@ -470,9 +470,9 @@ def main():
                     help="the server's --http-threads (default: its own, "
                          "a thread for each of up to 1024 connections)")
     ap.add_argument("--grpc-threads", type=int, default=128,
-                    help="the server's --grpc-threads (default 128: gRPC's "
-                         "sync server refuses calls, RESOURCE_EXHAUSTED, "
-                         "once handlers and pollers use them all)")
+                    help="the server's --grpc-threads (default 128, above "
+                         "the 64 clients: ModelInfer calls past it are "
+                         "refused, RESOURCE_EXHAUSTED)")
     ap.add_argument("--device", default="cpu",
                     help="the models' device, both configs and the bare "
                          "baseline (cpu, cuda:0)")
