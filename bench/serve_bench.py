@@ -41,6 +41,7 @@ under it.
 
 import argparse
 import collections
+import functools
 import http.client
 import json
 import multiprocessing
@@ -219,10 +220,26 @@ def run_cell_cxx(load_client, transport, port, grpc_port, model, raw_x, shape,
     return cell
 
 
-def expected_answer(port, request, output, reference):
-    """The server's answer to `request`, once, checked against the
-    model's reference output; wrk then compares every answer with it."""
+def answer_is_reference(answer, json_length, output, reference):
+    """Whether an HTTP answer's output is the model's reference output
+    (binary when json_length, the JSON header's length, is given)."""
     import numpy as np
+    try:
+        if json_length is None:
+            out = json.loads(answer)["outputs"][0]
+            got = np.array(out["data"], dtype=np.float32)
+        else:
+            out = json.loads(answer[:json_length])["outputs"][0]
+            got = np.frombuffer(answer[json_length:], dtype="<f4")
+        return out["name"] == output and np.allclose(
+            got.reshape(reference.shape), reference, atol=1e-4, rtol=1e-3)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return False
+
+
+def expected_answer(port, request, output, reference):
+    """The server's answer to `request`, once, checked against the model's
+    reference output, and its JSON header's length (None for all JSON)."""
     path, body, headers = request
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
@@ -235,23 +252,18 @@ def expected_answer(port, request, output, reference):
     if resp.status != 200:
         raise RuntimeError("the expected answer: HTTP %d %r" % (
             resp.status, answer[:200]))
-    if json_length is None:
-        out = json.loads(answer)["outputs"][0]
-        got = np.array(out["data"], dtype=np.float32)
-    else:
-        out = json.loads(answer[:int(json_length)])["outputs"][0]
-        got = np.frombuffer(answer[int(json_length):], dtype="<f4")
-    if out["name"] != output or not np.allclose(
-            got.reshape(reference.shape), reference, atol=1e-4, rtol=1e-3):
+    json_length = None if json_length is None else int(json_length)
+    if not answer_is_reference(answer, json_length, output, reference):
         raise RuntimeError("the server's answer is not the reference: %r" %
                            answer[:200])
-    return answer
+    return answer, json_length
 
 
-def run_cell_wrk(wrk_script, tmp, port, request, expected, clients, warmup,
-                 seconds):
+def run_cell_wrk(wrk_script, tmp, port, request, expected, is_correct,
+                 clients, warmup, seconds):
     """A cell from wrk (Debian's): one thread, an event loop over `clients`
-    keep-alive connections, every answer compared with `expected`."""
+    keep-alive connections. Every answer is compared with `expected`; the
+    distinct others wrk keeps are checked with `is_correct(answer)`."""
     path, body, headers = request
     files = {}
     for name, data in (("body", body), ("expect", expected), ("headers", (
@@ -259,10 +271,11 @@ def run_cell_wrk(wrk_script, tmp, port, request, expected, clients, warmup,
         files[name] = os.path.join(tmp, "wrk_" + name)
         with open(files[name], "wb") as f:
             f.write(data)
+    others = os.path.join(tmp, "wrk_other_")
     env = dict(os.environ, PDLITE_WRK_PATH=path,
                PDLITE_WRK_BODY=files["body"],
                PDLITE_WRK_HEADERS=files["headers"],
-               PDLITE_WRK_EXPECT=files["expect"])
+               PDLITE_WRK_EXPECT=files["expect"], PDLITE_WRK_OTHERS=others)
 
     def wrk(duration):
         out = subprocess.run(
@@ -273,7 +286,16 @@ def run_cell_wrk(wrk_script, tmp, port, request, expected, clients, warmup,
         if out.returncode != 0 or not line:
             raise RuntimeError("wrk failed: %s %s" % (out.stdout[-1000:],
                                                       out.stderr[-1000:]))
-        return json.loads(line[0][len("WRKJSON "):])
+        r = json.loads(line[0][len("WRKJSON "):])
+        # Answers other than the expected one: wrong unless they match the
+        # reference within its tolerance.
+        r["wrong"] = 0
+        for i, n in enumerate(r["other_answers"], 1):
+            with open(others + str(i), "rb") as f:
+                if not is_correct(f.read()):
+                    r["wrong"] += n
+            os.remove(others + str(i))
+        return r
 
     # wrk ends with its requests in flight: the server answers them after
     # it left, so each run waits for them before what follows is timed.
@@ -282,15 +304,17 @@ def run_cell_wrk(wrk_script, tmp, port, request, expected, clients, warmup,
         settle(port)
     r = wrk(seconds)
     settle(port)
-    errors = r["wrong_answers"] + r["socket_errors"]
     kinds = {}
-    if r["wrong_answers"]:
-        kinds["not 200 or not the expected answer"] = r["wrong_answers"]
+    if r["failed"]:
+        kinds["not 200 (or past 8 distinct answers)"] = r["failed"]
+    if r["wrong"]:
+        kinds["output differs from the reference"] = r["wrong"]
     if r["socket_errors"]:
         kinds["socket errors (connect, read, write, timeout)"] = \
             r["socket_errors"]
     return {
-        "requests": r["requests"], "errors": errors, "error_kinds": kinds,
+        "requests": r["requests"], "errors": sum(kinds.values()),
+        "error_kinds": kinds,
         "throughput_rps": r["requests"] / (r["duration_us"] / 1e6),
         "p50_ms": r["p50_us"] / 1000.0, "p99_ms": r["p99_us"] / 1000.0,
         "client_processes": 1, "threads_per_process": [1],
@@ -355,12 +379,17 @@ def scrape(port):
 
 
 def settle(port, limit_s=120):
-    """Waits until the server has no request in flight."""
+    """Waits until the server has had no request in flight for 0.1 s (a
+    request still being read or decoded is not counted yet)."""
     end = time.monotonic() + limit_s
+    idle_readings = 0
     while time.monotonic() < end:
         m = re.search(r"^pdlite_inflight_requests (\S+)$", metrics_text(port),
                       re.M)
-        if m is None or float(m.group(1)) == 0:
+        if m is None:
+            raise RuntimeError("no pdlite_inflight_requests in /metrics")
+        idle_readings = idle_readings + 1 if float(m.group(1)) == 0 else 0
+        if idle_readings >= 10:
             return
         time.sleep(0.01)
     raise RuntimeError("the server still had requests in flight after %d s" %
@@ -596,13 +625,16 @@ def main():
                             request = make_request(
                                 transport, "cls_batch_" + batching,
                                 x1.astype(np.float32), output)
-                            expected = expected_answer(
+                            expected, json_length = expected_answer(
                                 port, request, output, reference)
+                            is_correct = functools.partial(
+                                answer_is_reference, json_length=json_length,
+                                output=output, reference=reference)
                         before = scrape(port)
                         if use_wrk:
                             cell = run_cell_wrk(
                                 args.wrk_script, tmp, port, request,
-                                expected, clients, args.warmup,
+                                expected, is_correct, clients, args.warmup,
                                 args.seconds)
                         elif args.client in ("cxx", "wrk"):
                             cell = run_cell_cxx(

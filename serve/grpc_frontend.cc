@@ -421,10 +421,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
                                   grpc::ByteBuffer* response_bytes,
                                   Handle handle) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    Request request;
-    Response response;
-    Status status;
+    grpc::Status answer;
     try {
+      Request request;
+      Response response;
+      Status status;
       if (!grpc::SerializationTraits<Request>::Deserialize(
                const_cast<grpc::ByteBuffer*>(request_bytes), &request)
                .ok()) {
@@ -432,15 +433,16 @@ class GrpcFrontend::Service final : public RawCallbackService {
       } else {
         status = handle(request, &response);
       }
+      answer = GrpcStatus(status);
+      if (status.ok()) {
+        bool own_buffer = false;
+        answer = grpc::SerializationTraits<Response>::Serialize(
+            response, response_bytes, &own_buffer);
+      }
     } catch (const std::exception& e) {
-      status = Status::Error(StatusCode::kInternal,
-                             std::string("the call failed: ") + e.what());
-    }
-    grpc::Status answer = GrpcStatus(status);
-    if (status.ok()) {
-      bool own_buffer = false;
-      answer = grpc::SerializationTraits<Response>::Serialize(
-          response, response_bytes, &own_buffer);
+      // Memory running out: still answered, with a message.
+      answer = grpc::Status(grpc::StatusCode::INTERNAL,
+                            std::string("the call failed: ") + e.what());
     }
     reactor->Finish(answer);
     return reactor;

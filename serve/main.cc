@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       if (!ParseInt(value, -1, 65535, &n)) return Usage("bad --grpc-port");
       grpc_options.port = static_cast<int>(n);
     } else if (arg == "--grpc-threads") {
-      if (!ParseInt(value, 2, 4096, &n)) return Usage("bad --grpc-threads");
+      if (!ParseInt(value, 1, 4096, &n)) return Usage("bad --grpc-threads");
       grpc_options.threads = static_cast<int>(n);
     } else if (arg == "--http-threads") {
       if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --http-threads");

@@ -34,8 +34,8 @@ precisely, for an HTTP request:
 
 Over gRPC a call is answered (OK, correct), refused (begun after the
 SIGTERM and failed with UNAVAILABLE, gRPC's "not processed" status, or
-CANCELLED, what gRPC's Shutdown() gives a call that reached the server but
-had no handler thread yet) or dropped (any other failure, and any failure of
+CANCELLED, what gRPC's Shutdown() gives a call it cancels before its
+handler ran) or dropped (any other failure, and any failure of
 a call begun before the SIGTERM).
 
 tritonclient[http,grpc] and numpy come from build/serve-venv, made by
@@ -228,7 +228,7 @@ def grpc_client(run, port, load):
             late = run.after_sigterm(t_start)
             # A call begun after the SIGTERM may be turned away unprocessed:
             # UNAVAILABLE (port closed, GOAWAY), or CANCELLED when gRPC's
-            # Shutdown() finds it still waiting for a handler thread.
+            # Shutdown() cancels it before its handler ran.
             refused = late and status in ("StatusCode.UNAVAILABLE",
                                           "StatusCode.CANCELLED")
             records.append((load.name, "grpc", time.monotonic(),
