@@ -7,7 +7,7 @@ ppocr_cls_mobile_v2 at batch 1 (the first row of ref/input_x.npy), 1, 8 and
 64 concurrent clients, over HTTP with the binary tensor extension, HTTP with
 JSON tensors, and gRPC; once with a model config without batching and once
 with dynamic batching (max_batch_size 16, batch_delay_us 2000), one
-instance each. Reports throughput and p50/p99 latency per cell, and the bare
+instance each (--instances). Reports throughput and p50/p99 latency per cell, and the bare
 baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
 p50 the server adds over it at 1 client, and the floor no transport goes
 below on this machine: a bare TCP round trip of the request's bytes between
@@ -491,6 +491,8 @@ def main():
                          "bytes between two processes (skipped when missing)")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads per instance, both configs (default 1)")
+    ap.add_argument("--instances", type=int, default=1,
+                    help="instances per model, both configs (default 1)")
     ap.add_argument("--procs", type=int,
                     default=max(1, min(8, os.cpu_count() or 1)),
                     help="client processes per cell at most (default: the "
@@ -535,6 +537,7 @@ def main():
     clients_list = [int(c) for c in args.clients.split(",")]
     for config in CONFIGS.values():
         config["threads"] = args.threads
+        config["instances"] = args.instances
         if args.device != "cpu":
             config["device"] = args.device
     CONFIGS["on"]["max_batch_size"] = args.max_batch_size
