@@ -353,7 +353,11 @@ struct HttpFrontend::Callbacks {
 };
 
 HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
-    : server_(server), options_(std::move(options)) {}
+    : server_(server),
+      options_(std::move(options)),
+      json_decoding_(options_.max_json_decoding_bytes > 0
+                         ? options_.max_json_decoding_bytes
+                         : 4 * options_.max_body_bytes) {}
 
 HttpFrontend::~HttpFrontend() {
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
@@ -519,7 +523,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     // The decoding's share of the JSON budget, given back once decoded.
     const size_t json_bytes =
         json_length < 0 ? body.size() : static_cast<size_t>(json_length);
-    const size_t budget = self->JsonBudget();
+    const size_t budget = self->json_decoding_.limit();
     if (json_bytes > budget) {
       Reply r = ErrorReply(Status::Error(
           StatusCode::kInvalidArgument,
@@ -531,16 +535,10 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
       r.status = 413;
       return r;
     }
-    struct Share {
-      std::atomic<size_t>* total;
-      size_t bytes;
-      ~Share() { total->fetch_sub(bytes); }
-    };
     Status status;
     {
-      Share share{&self->json_decoding_bytes_, json_bytes};
-      if (self->json_decoding_bytes_.fetch_add(json_bytes) + json_bytes >
-          budget) {
+      ByteBudget::Lease decoding = self->json_decoding_.TryTake(json_bytes);
+      if (!decoding) {
         return ErrorReply(Status::Error(
             StatusCode::kUnavailable,
             "model '" + model +

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "serve/byte_budget.h"
 #include "serve/http_codec.h"
 #include "serve/server.h"
 #include "serve/types.h"
@@ -62,17 +63,11 @@ class HttpFrontend {
   static constexpr int kConnectionMemoryBytes = 64 << 10;
   static constexpr int kIdleTimeoutSeconds = 5;
 
-  size_t JsonBudget() const {
-    return options_.max_json_decoding_bytes > 0
-               ? options_.max_json_decoding_bytes
-               : 4 * options_.max_body_bytes;
-  }
-
   InferenceServer* server_;
   HttpOptions options_;
   MHD_Daemon* daemon_ = nullptr;  // from Bind() to the end of Serve()
   std::atomic<bool> stopping_{false};
-  std::atomic<size_t> json_decoding_bytes_{0};
+  ByteBudget json_decoding_;  // --max-json-decoding-mb
   std::atomic<int> open_connections_{0};
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;
