@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "platform/errors.h"
+#include "platform/float16.h"
 
 namespace paddle_lite {
 
@@ -40,6 +41,12 @@ enum class DataType {
   BOOL,
 };
 const char* DataTypeName(DataType type);
+
+/// The element types of FLOAT16 and BFLOAT16 tensors: bit patterns,
+/// converted to and from float explicitly (`float16(1.5f)`,
+/// `static_cast<float>(h)`).
+using float16 = platform::float16;
+using bfloat16 = platform::bfloat16;
 
 /// Level-of-detail: sequence offsets per level, e.g. {{0, 3, 5}}.
 using LoD = std::vector<std::vector<size_t>>;
@@ -316,7 +323,8 @@ class Tensor {
   /// Inputs: sets the shape for the next CopyFromCpu / mutable_data.
   void Reshape(const std::vector<int64_t>& shape);
   /// Inputs: copies shape-many elements from `data` (Reshape first).
-  /// T is float, double, int8_t, uint8_t, int16_t, int32_t, int64_t or bool.
+  /// T is float, double, float16, bfloat16, int8_t, uint8_t, int16_t,
+  /// int32_t, int64_t or bool (the same for every typed call below).
   template <typename T>
   void CopyFromCpu(const T* data);
   /// Inputs: a buffer to fill in place (zero-copy); Reshape first.

@@ -185,12 +185,12 @@ void DispatchType(DataType type, const std::string& tensor, Fn&& fn) {
     case DataType::BOOL:
       return fn(bool{});
     case DataType::FLOAT16:
+      return fn(paddle_lite::float16{});
     case DataType::BFLOAT16:
-      break;
+      return fn(paddle_lite::bfloat16{});
   }
-  Throw(ErrorCode::kUnimplemented, "tensor '", tensor,
-        "': ", paddle_lite::DataTypeName(type),
-        " data cannot be copied through the C or C++ API.");
+  Throw(ErrorCode::kUnimplemented, "tensor '", tensor, "': data type ",
+        static_cast<int>(type), " is not one the C API copies.");
 }
 
 // The shape PD_TensorGetDims reports (see the header).

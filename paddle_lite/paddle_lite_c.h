@@ -30,9 +30,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// This header's version: grows when functions are added, so a program can
-// check PD_CApiVersion() of the library it loaded against it.
-#define PD_C_API_VERSION 2
+// This header's version: grows when functions are added or take more, so a
+// program can check PD_CApiVersion() of the library it loaded against it.
+// 3: float16 and bfloat16 copies. 2: PD_ConfigEnableNarrowRuns and
+// PD_ConfigSetNarrowRunLimit.
+#define PD_C_API_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -229,7 +231,8 @@ PD_Status PD_TensorReshape(PD_Tensor* tensor, size_t ndim, const int64_t* dims);
 /// Inputs: copies `bytes` bytes of `dtype` elements, C order, from `data`.
 /// `bytes` must be the reshaped element count times PD_DataTypeSize(dtype);
 /// PD_INVALID_ARGUMENT otherwise, and nothing is read. float16 and bfloat16
-/// are PD_UNIMPLEMENTED.
+/// elements are their 16-bit patterns (IEEE binary16; the upper half of a
+/// binary32).
 PD_Status PD_TensorCopyFromCpu(PD_Tensor* tensor,
                                PD_DataType dtype,
                                const void* data,

@@ -459,8 +459,6 @@ static void TestErrors(const Demo* demo) {
               PD_INVALID_ARGUMENT, "float64");
   CHECK_ERROR(PD_TensorCopyFromCpu(in, (PD_DataType)42, demo->input, bytes),
               PD_INVALID_ARGUMENT, "42");
-  CHECK_ERROR(PD_TensorCopyFromCpu(in, PD_FLOAT16, demo->input, bytes / 2),
-              PD_UNIMPLEMENTED, "float16");
   CHECK_ERROR(PD_TensorCopyFromCpu(out, PD_FLOAT32, demo->input, bytes),
               PD_PRECONDITION_NOT_MET, "output");
   CHECK_ERROR(PD_TensorReshape(out, demo->input_ndim, demo->input_shape),
@@ -537,9 +535,61 @@ static void TestErrors(const Demo* demo) {
   PD_TensorDestroy(out);
 }
 
+// float16 and bfloat16 in and out, as their bit patterns (C has no such
+// types), on the model of unittests/test_utils/half_model.h: sum = 2 * x16 +
+// xb16 as float32, float16 and bfloat16.
+static void TestHalfPrecision(const char* dir) {
+  PD_Predictor* predictor = CreateFromDir(dir, 1);
+  CHECK(predictor != NULL);
+  if (predictor == NULL) return;
+  // x16: 1.5, -2, 0.25, 65504 (the largest float16), 0, -0.5.
+  const uint16_t x16[6] = {0x3E00, 0xC000, 0x3400, 0x7BFF, 0x0000, 0xB800};
+  // xb16: 0.5, 3, -1, 0, -0, 256.
+  const uint16_t xb16[6] = {0x3F00, 0x4040, 0xBF80, 0x0000, 0x8000, 0x4380};
+  // sum: 3.5, -1, -0.5, 131008 (infinity as float16, 131072 as bfloat16),
+  // 0, 255.
+  const float sum[6] = {3.5f, -1.0f, -0.5f, 131008.0f, 0.0f, 255.0f};
+  const uint16_t sum16[6] = {0x4300, 0xBC00, 0xB800, 0x7C00, 0x0000, 0x5BF8};
+  const uint16_t sumb16[6] = {0x4060, 0xBF80, 0xBF00, 0x4800, 0x0000, 0x437F};
+  const int64_t shape[2] = {2, 3};
+  const char* inputs[2] = {"x16", "xb16"};
+  const uint16_t* input_data[2] = {x16, xb16};
+  const PD_DataType input_types[2] = {PD_FLOAT16, PD_BFLOAT16};
+  for (int i = 0; i < 2; ++i) {
+    PD_Tensor* in = NULL;
+    PD_DataType dtype = PD_FLOAT32;
+    CHECK(PD_PredictorGetInputHandle(predictor, inputs[i], &in) == PD_OK);
+    CHECK(PD_TensorGetDataType(in, &dtype) == PD_OK && dtype == input_types[i]);
+    CHECK(PD_TensorReshape(in, 2, shape) == PD_OK);
+    // The byte count is checked against the element size of the type.
+    CHECK_ERROR(PD_TensorCopyFromCpu(in, input_types[i], input_data[i], 6),
+                PD_INVALID_ARGUMENT, "12 bytes");
+    CHECK(PD_TensorCopyFromCpu(in, input_types[i], input_data[i], 12) == PD_OK);
+    PD_TensorDestroy(in);
+  }
+  CHECK(PD_PredictorRun(predictor) == PD_OK);
+  const char* outputs[3] = {"sum", "sum16", "sumb16"};
+  const PD_DataType output_types[3] = {PD_FLOAT32, PD_FLOAT16, PD_BFLOAT16};
+  const void* expected[3] = {sum, sum16, sumb16};
+  const size_t bytes[3] = {sizeof(sum), sizeof(sum16), sizeof(sumb16)};
+  for (int i = 0; i < 3; ++i) {
+    PD_Tensor* out = NULL;
+    PD_DataType dtype = PD_INT8;
+    unsigned char got[24] = {0};
+    CHECK(PD_PredictorGetOutputHandle(predictor, outputs[i], &out) == PD_OK);
+    CHECK(PD_TensorGetDataType(out, &dtype) == PD_OK &&
+          dtype == output_types[i]);
+    CHECK(PD_TensorCopyToCpu(out, got, bytes[i]) == PD_OK &&
+          memcmp(got, expected[i], bytes[i]) == 0);
+    PD_TensorDestroy(out);
+  }
+  PD_PredictorDestroy(predictor);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s MODEL_DIR\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s MODEL_DIR [HALF_PRECISION_MODEL_DIR]\n",
+            argv[0]);
     return 2;
   }
   Demo demo;
@@ -563,6 +613,7 @@ int main(int argc, char** argv) {
   TestModelSources(&demo);
   TestLoD(&demo);
   TestErrors(&demo);
+  if (argc == 3) TestHalfPrecision(argv[2]);
 
   free(demo.input);
   free(demo.expected);

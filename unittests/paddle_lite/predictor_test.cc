@@ -4,13 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <thread>
 
 #include "framework/model_io.h"
 #include "framework/npy.h"
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 #include "unittests/test_utils/scratch_dir.h"
@@ -233,6 +236,62 @@ TEST(Predictor, SavedRealModelRoundTripsWithIdenticalOutputs) {
   EXPECT_EQ(original, again);
   // and the params file is byte-identical to PaddlePaddle's.
   EXPECT_EQ(Slurp(prefix + ".pdiparams"), Slurp(dir + "/inference.pdiparams"));
+}
+
+// FLOAT16 and BFLOAT16 in and out through the public handles: copied as
+// their bit patterns, and read back with their declared types.
+TEST(Predictor, CopiesHalfPrecisionTensorsInAndOut) {
+  testing::ScratchDir dir("half");
+  const std::string prefix = dir.path() + "/model";
+  testing::SaveHalfPrecisionModel(prefix);
+  auto p = CreatePredictor(Config(prefix + ".pdmodel", prefix + ".pdiparams"));
+  std::map<std::string, DataType> declared;
+  for (const auto& info : p->GetInputInfo()) declared[info.name] = info.type;
+  for (const auto& info : p->GetOutputInfo()) declared[info.name] = info.type;
+  EXPECT_EQ(declared["x16"], DataType::FLOAT16);
+  EXPECT_EQ(declared["xb16"], DataType::BFLOAT16);
+  EXPECT_EQ(declared["sum"], DataType::FLOAT32);
+  EXPECT_EQ(declared["sum16"], DataType::FLOAT16);
+  EXPECT_EQ(declared["sumb16"], DataType::BFLOAT16);
+
+  // Exact in both types, and the largest float16 (65504), whose double
+  // overflows float16 to infinity.
+  const std::vector<float> a = {1.5f, -2.0f, 0.25f, 65504.0f, 0.0f, -0.5f};
+  const std::vector<float> b = {0.5f, 3.0f, -1.0f, 0.0f, -0.0f, 256.0f};
+  std::vector<float16> a16;
+  std::vector<bfloat16> b16;
+  for (float v : a) a16.emplace_back(v);
+  for (float v : b) b16.emplace_back(v);
+  auto x16 = p->GetInputHandle("x16");
+  x16->Reshape({2, 3});
+  x16->CopyFromCpu(a16.data());
+  auto xb16 = p->GetInputHandle("xb16");
+  xb16->Reshape({2, 3});
+  xb16->CopyFromCpu(b16.data());
+  p->Run();
+
+  auto sum = p->GetOutputHandle("sum");
+  auto sum16 = p->GetOutputHandle("sum16");
+  auto sumb16 = p->GetOutputHandle("sumb16");
+  EXPECT_EQ(sum16->type(), DataType::FLOAT16);
+  EXPECT_EQ(sumb16->type(), DataType::BFLOAT16);
+  std::vector<float> got(6);
+  std::vector<float16> got16(6);
+  std::vector<bfloat16> gotb16(6);
+  sum->CopyToCpu(got.data());
+  sum16->CopyToCpu(got16.data());
+  sumb16->CopyToCpu(gotb16.data());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float want = 2 * a[i] + b[i];
+    EXPECT_EQ(got[i], want) << i;
+    EXPECT_EQ(got16[i].bits, float16(want).bits) << i;
+    EXPECT_EQ(gotb16[i].bits, bfloat16(want).bits) << i;
+  }
+  EXPECT_TRUE(std::isinf(static_cast<float>(got16[3])));
+  EXPECT_EQ(static_cast<float>(gotb16[3]), 131072.0f);
+  // Reading an output as another type is refused.
+  float wrong = 0;
+  EXPECT_THROW(sum16->CopyToCpu(&wrong), Exception);
 }
 
 }  // namespace

@@ -1,0 +1,19 @@
+// Writes the half-precision test model (unittests/test_utils/half_model.h)
+// as DIR/model.pdmodel and DIR/model.pdiparams, for c_api_test, which is C
+// and cannot build a program itself.
+//   write_half_model DIR
+#include <sys/stat.h>
+
+#include <iostream>
+
+#include "unittests/test_utils/half_model.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: write_half_model DIR\n";
+    return 2;
+  }
+  mkdir(argv[1], 0755);
+  paddle_lite::testing::SaveHalfPrecisionModel(std::string(argv[1]) + "/model");
+  return 0;
+}
