@@ -79,7 +79,9 @@ Status ContentsToBytes(const inference::InferTensorContents& contents,
       }
       return Status{};
     default:
-      return Bad(what + "its datatype has no typed contents here");
+      // FP16 and BF16: the protocol has no typed contents for them.
+      return Bad(what + ProtocolTypeName(type) +
+                 " has no typed contents; send it in raw_input_contents");
   }
 }
 

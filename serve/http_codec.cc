@@ -67,6 +67,11 @@ bool GetCount(dom::element value, int64_t* count) {
   return value.get_int64().get(*count) == simdjson::SUCCESS && *count >= 0;
 }
 
+// FP16 and BF16 elements: 16-bit patterns, converted through float.
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, paddle_lite::float16> ||
+                         std::is_same_v<T, paddle_lite::bfloat16>;
+
 // One JSON value as an element of type T (bool for BOOL); false when it
 // is not one: a number of the wrong kind or out of T's range, a string, a
 // null, an array.
@@ -74,6 +79,14 @@ template <typename T>
 bool Convert(dom::element v, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.get_bool().get(*out) == simdjson::SUCCESS;
+  } else if constexpr (kIsHalf<T>) {
+    // Read as a float, then narrowed to T, rounded to nearest even; a value
+    // that would narrow to infinity is refused, as for FP32. (Text of a
+    // value of T, as AppendValues writes it, reads back bit for bit.)
+    float f;
+    if (!Convert(v, &f)) return false;
+    *out = T(f);
+    return std::isfinite(static_cast<float>(*out));
   } else if constexpr (std::is_floating_point_v<T>) {
     // Integers too, converted once (through a double they could round
     // twice).
@@ -225,8 +238,8 @@ Status DecodeInput(dom::element in,
   }
   if (!ParseProtocolType(type_name, &t->type)) {
     return Bad(what + "datatype '" + type_name +
-               "' is not supported (FP32, FP64, INT8, UINT8, INT16, INT32, "
-               "INT64, BOOL)");
+               "' is not supported (FP32, FP64, FP16, BF16, INT8, UINT8, "
+               "INT16, INT32, INT64, BOOL)");
   }
   dom::element shape;
   dom::array dims;
@@ -341,6 +354,23 @@ void AppendInteger(std::string* out, T value) {
   out->append(text, std::to_chars(text, text + sizeof(text), value).ptr);
 }
 
+// A float or double as JSON text at `at`, returning its end: the shortest
+// text that reads back as the same value (std::to_chars); NaN and
+// infinities, which JSON lacks, as null.
+template <typename F>
+char* AppendFloatText(char* at, char* end, F v) {
+  if (!std::isfinite(v)) return std::copy_n("null", 4, at);
+  char* const text = at;
+  at = std::to_chars(at, end, v).ptr;
+  // An integral value keeps a fraction ("1.0", "-0.0", as nlohmann-json
+  // wrote them): JSON readers take "1" for an integer, and "-0" for 0.
+  if (std::find_if(text, at, [](char c) { return c == '.' || c == 'e'; }) ==
+      at) {
+    at = std::copy_n(".0", 2, at);
+  }
+  return at;
+}
+
 // The elements as JSON numbers (true and false for BOOL, bool's bytes read
 // as bytes), comma separated. Floating point values are written as the
 // shortest text that reads back as the same value of their type
@@ -368,20 +398,12 @@ void AppendValues(std::string* out, std::string_view bytes) {
       }
       T v;
       std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isfinite(v)) {
-          char* const text = at;
-          at = std::to_chars(at, end, v).ptr;
-          // An integral value keeps a fraction ("1.0", "-0.0", as
-          // nlohmann-json wrote them): JSON readers take "1" for an
-          // integer, and "-0" for 0.
-          if (std::find_if(text, at,
-                           [](char c) { return c == '.' || c == 'e'; }) == at) {
-            at = std::copy_n(".0", 2, at);
-          }
-        } else {
-          at = std::copy_n("null", 4, at);  // JSON has no NaN or infinity
-        }
+      if constexpr (kIsHalf<T>) {
+        // As the float it widens to: that float's shortest text reads back
+        // as the same float, which narrows back to the same bits.
+        at = AppendFloatText(at, end, static_cast<float>(v));
+      } else if constexpr (std::is_floating_point_v<T>) {
+        at = AppendFloatText(at, end, v);
       } else if constexpr (sizeof(T) == 1) {
         at = std::to_chars(at, end, static_cast<int>(v)).ptr;  // a number
       } else {

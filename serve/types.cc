@@ -11,9 +11,10 @@ struct TypeName {
   const char* name;
   size_t size;
 };
-// The types a Tensor handle copies (FP16 and BF16 are not among them).
+// The types a Tensor handle copies.
 constexpr TypeName kTypes[] = {
     {DataType::FLOAT32, "FP32", 4}, {DataType::FLOAT64, "FP64", 8},
+    {DataType::FLOAT16, "FP16", 2}, {DataType::BFLOAT16, "BF16", 2},
     {DataType::INT8, "INT8", 1},    {DataType::UINT8, "UINT8", 1},
     {DataType::INT16, "INT16", 2},  {DataType::INT32, "INT32", 4},
     {DataType::INT64, "INT64", 8},  {DataType::BOOL, "BOOL", 1},
@@ -24,8 +25,6 @@ const char* ProtocolTypeName(DataType type) {
   for (auto& t : kTypes) {
     if (t.type == type) return t.name;
   }
-  if (type == DataType::FLOAT16) return "FP16";
-  if (type == DataType::BFLOAT16) return "BF16";
   return "UNKNOWN";
 }
 
@@ -43,7 +42,7 @@ size_t ElementSize(DataType type) {
   for (auto& t : kTypes) {
     if (t.type == type) return t.size;
   }
-  return 2;  // FP16, BF16
+  return 0;
 }
 
 }  // namespace serve

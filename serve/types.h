@@ -36,13 +36,14 @@ struct Status {
 /// The protocol's datatype name ("FP32", "INT64", ...) of a runtime type.
 const char* ProtocolTypeName(paddle_lite::DataType type);
 /// The runtime type of a protocol datatype name; false when unknown or not
-/// supported by the runtime's tensors (BYTES, FP16, BF16, UINT16, ...).
+/// supported by the runtime's tensors (BYTES, UINT16, UINT32, UINT64).
 bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
 /// Bytes per element.
 size_t ElementSize(paddle_lite::DataType type);
 
-/// Calls f(T{}) with the C++ type of `type`'s elements (bool for BOOL);
-/// false for the types a Tensor handle does not copy (FP16, BF16).
+/// Calls f(T{}) with the C++ type of `type`'s elements (bool for BOOL,
+/// paddle_lite::float16 and bfloat16 for FP16 and BF16); false for a type
+/// the protocol's tensors cannot hold.
 template <typename F>
 bool VisitType(paddle_lite::DataType type, F&& f) {
   using paddle_lite::DataType;
@@ -70,6 +71,12 @@ bool VisitType(paddle_lite::DataType type, F&& f) {
       return true;
     case DataType::BOOL:
       f(bool{});
+      return true;
+    case DataType::FLOAT16:
+      f(paddle_lite::float16{});
+      return true;
+    case DataType::BFLOAT16:
+      f(paddle_lite::bfloat16{});
       return true;
     default:
       return false;

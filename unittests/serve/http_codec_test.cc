@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -346,6 +347,23 @@ TEST(HttpCodec, ResponseNumbersAsText) {
 
 // Floats written by the encoder (the shortest text of each float) and read
 // by the decoder come back bit for bit, through a double on the way in.
+// The encoder's own text of an output's data (a JSON array), not a
+// reparsed copy.
+std::string EncodedData(const TensorData& t) {
+  InferResponse response;
+  response.outputs = {t};
+  int64_t json_length = 0;
+  const std::string encoded =
+      EncodeInferResponse(response, "", WireOptions{}, &json_length);
+  EXPECT_NE(encoded.find(std::string("\"datatype\":\"") +
+                         ProtocolTypeName(t.type) + "\""),
+            std::string::npos);
+  const size_t from = encoded.find("\"data\":[") + 7;
+  const size_t to = encoded.find(']', from) + 1;
+  EXPECT_LT(from, to);
+  return from < to ? encoded.substr(from, to - from) : "";
+}
+
 TEST(HttpCodec, FloatsRoundTripBitForBit) {
   std::mt19937 random(15);
   std::uniform_int_distribution<uint32_t> bits;
@@ -370,18 +388,8 @@ TEST(HttpCodec, FloatsRoundTripBitForBit) {
   t.shape = {static_cast<int64_t>(floats.size())};
   t.bytes.assign(reinterpret_cast<const char*>(floats.data()),
                  floats.size() * sizeof(float));
-  InferResponse response;
-  response.outputs = {t};
-  int64_t json_length = 0;
-  const std::string encoded =
-      EncodeInferResponse(response, "", WireOptions{}, &json_length);
-  // The encoder's own text of the data, not a reparsed copy.
-  const size_t from = encoded.find("\"data\":[") + 7;
-  const size_t to = encoded.find(']', from) + 1;
-  ASSERT_LT(from, to);
-  const std::string request =
-      OneInput("FP32", "[" + std::to_string(floats.size()) + "]",
-               encoded.substr(from, to - from));
+  const std::string request = OneInput(
+      "FP32", "[" + std::to_string(floats.size()) + "]", EncodedData(t));
   InferRequest r;
   WireOptions o;
   ASSERT_TRUE(DecodeInferRequest(request, -1, &r, &o).ok());
@@ -389,6 +397,64 @@ TEST(HttpCodec, FloatsRoundTripBitForBit) {
   EXPECT_EQ(std::memcmp(r.inputs[0].elements().data(), t.bytes.data(),
                         t.bytes.size()),
             0);
+}
+
+// The 16-bit patterns of a decoded FP16 or BF16 input.
+std::vector<uint16_t> HalfBits(const std::string& datatype,
+                               const std::string& data) {
+  const auto count = 1 + std::count(data.begin(), data.end(), ',');
+  return Decoded<uint16_t>(datatype, "[" + std::to_string(count) + "]", data);
+}
+
+TEST(HttpCodec, HalfPrecisionJsonDataIsRoundedAndRangeChecked) {
+  // Exact values, the largest of each type, and values rounded to nearest
+  // even: 1 + 2^-11 is halfway between float16 1 and 1 + 2^-10.
+  EXPECT_EQ(HalfBits("FP16", "[1.5, -2, 0.25, 65504, -0.0, 1.00048828125, 3]"),
+            (std::vector<uint16_t>{0x3E00, 0xC000, 0x3400, 0x7BFF, 0x8000,
+                                   0x3C00, 0x4200}));
+  EXPECT_EQ(HalfBits("BF16", "[0.5, -1, 3.3895313892515355e+38, 1.00390625]"),
+            (std::vector<uint16_t>{0x3F00, 0xBF80, 0x7F7F, 0x3F80}));
+  // The smallest float16 subnormal, and half of it (rounds to 0).
+  EXPECT_EQ(HalfBits("FP16", "[5.960464477539063e-08, 2.98e-08]"),
+            (std::vector<uint16_t>{0x0001, 0x0000}));
+  // What would narrow to infinity is refused, naming the element: 65520 is
+  // halfway between 65504 and 65536 (infinity) and rounds to even.
+  EXPECT_REFUSED(OneInput("FP16", "[3]", "[1, 65519, 65520]"),
+                 "element 2 (row major) is 65520");
+  EXPECT_REFUSED(OneInput("FP16", "[1]", "[-1e6]"), "element 0");
+  EXPECT_REFUSED(OneInput("BF16", "[2]", "[1, 3.4e38]"), "element 1");
+  EXPECT_REFUSED(OneInput("BF16", "[1]", "[\"1\"]"), "element 0");
+  EXPECT_REFUSED(OneInput("FP16", "[1]", "[null]"), "element 0");
+}
+
+// Every finite float16 and bfloat16 value, written as the encoder writes
+// it and read back: the same bits, -0 included.
+TEST(HttpCodec, EveryHalfPrecisionValueRoundTripsBitForBit) {
+  for (const DataType type : {DataType::FLOAT16, DataType::BFLOAT16}) {
+    std::vector<uint16_t> patterns;
+    for (uint32_t b = 0; b <= 0xFFFF; ++b) {
+      const uint16_t bits = static_cast<uint16_t>(b);
+      float widened;
+      if (type == DataType::FLOAT16) {
+        paddle_lite::float16 h;
+        h.bits = bits;
+        widened = static_cast<float>(h);
+      } else {
+        paddle_lite::bfloat16 h;
+        h.bits = bits;
+        widened = static_cast<float>(h);
+      }
+      if (std::isfinite(widened)) patterns.push_back(bits);
+    }
+    TensorData t;
+    t.name = "x";
+    t.type = type;
+    t.shape = {static_cast<int64_t>(patterns.size())};
+    t.bytes.assign(reinterpret_cast<const char*>(patterns.data()),
+                   patterns.size() * sizeof(uint16_t));
+    const char* name = type == DataType::FLOAT16 ? "FP16" : "BF16";
+    EXPECT_EQ(HalfBits(name, EncodedData(t)), patterns) << name;
+  }
 }
 
 }  // namespace

@@ -297,6 +297,78 @@ def check_infer_demo(port, client, httpclient):
             "demo JSON infer with nested data", body[:300])
 
 
+def check_half_precision(port, grpc_port, client, httpclient):
+    """FP16 and BF16 over HTTP (JSON and binary) and gRPC, on the model of
+    unittests/test_utils/half_model.h: sum = 2 * x16 + xb16, as FP32, FP16
+    (sum16) and BF16 (sumb16)."""
+    import ml_dtypes  # tritonclient's own dependency, for BF16
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    md = client.get_model_metadata("half")
+    types = {t["name"]: t["datatype"] for t in md["inputs"] + md["outputs"]}
+    R.check(types == {"x16": "FP16", "xb16": "BF16", "sum": "FP32",
+                      "sum16": "FP16", "sumb16": "BF16"},
+            "half: metadata names FP16 and BF16", str(types))
+    a = np.array([[1.5, -2, 0.25], [1000, 0, -0.5]], np.float16)
+    b = np.array([[0.5, 3, -1], [0, -0.0, 256]], ml_dtypes.bfloat16)
+    want = 2 * a.astype(np.float32) + b.astype(np.float32)
+    want16 = want.astype(np.float16)
+    wantb16 = want.astype(ml_dtypes.bfloat16)
+
+    def same(res, how):
+        got = res.as_numpy("sum")
+        got16 = res.as_numpy("sum16")
+        gotb16 = res.as_numpy("sumb16")
+        ok = (got is not None and got16 is not None and gotb16 is not None and
+              np.array_equal(got, want) and
+              np.array_equal(got16.view(np.uint16), want16.view(np.uint16)) and
+              np.array_equal(np.asarray(gotb16, ml_dtypes.bfloat16)
+                             .view(np.uint16), wantb16.view(np.uint16)))
+        R.check(ok, "half: FP16 and BF16 in and out, %s" % how,
+                "%r %r %r" % (got, got16, gotb16))
+
+    # tritonclient sends BF16 only as binary data over HTTP.
+    for binary in (False, True):
+        x16 = httpclient.InferInput("x16", list(a.shape), "FP16")
+        x16.set_data_from_numpy(a, binary_data=binary)
+        xb16 = httpclient.InferInput("xb16", list(b.shape), "BF16")
+        xb16.set_data_from_numpy(b, binary_data=True)
+        outputs = [httpclient.InferRequestedOutput("sum", binary_data=binary),
+                   httpclient.InferRequestedOutput("sum16", binary_data=binary),
+                   httpclient.InferRequestedOutput("sumb16", binary_data=True)]
+        same(client.infer("half", [x16, xb16], outputs=outputs),
+             "HTTP, FP16 and FP32 as %s" % ("binary" if binary else "JSON"))
+    g = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    inputs = [grpcclient.InferInput("x16", list(a.shape), "FP16"),
+              grpcclient.InferInput("xb16", list(b.shape), "BF16")]
+    inputs[0].set_data_from_numpy(a)
+    inputs[1].set_data_from_numpy(b)
+    same(g.infer("half", inputs), "gRPC")
+    g.close()
+    # BF16 as JSON both ways, which tritonclient does not send.
+    status, _, body = post_json(port, "half", {"inputs": [
+        {"name": "x16", "shape": [2, 3], "datatype": "FP16",
+         "data": a.astype(np.float32).tolist()},
+        {"name": "xb16", "shape": [2, 3], "datatype": "BF16",
+         "data": b.astype(np.float32).tolist()}],
+        "outputs": [{"name": "sumb16"}]})
+    doc = json.loads(body) if status == 200 else {}
+    got = (np.array(doc["outputs"][0]["data"], np.float32)
+           if status == 200 else None)
+    R.check(status == 200 and doc["outputs"][0]["datatype"] == "BF16" and
+            np.array_equal(got, wantb16.astype(np.float32).flatten()),
+            "half: BF16 as JSON in and out", body[:300])
+    # A value that would narrow to infinity is refused, naming it.
+    status, _, body = post_json(port, "half", {"inputs": [
+        {"name": "x16", "shape": [1, 3], "datatype": "FP16",
+         "data": [1, 2, 70000]},
+        {"name": "xb16", "shape": [1, 3], "datatype": "BF16",
+         "data": [1, 2, 3]}]})
+    R.check(status == 400 and "element 2 (row major) is 70000" in
+            error_of(body), "half: an FP16 value past its range -> 400",
+            "%s %s" % (status, body[:300]))
+
+
 def check_keep_alive(port):
     """One kept-alive connection serves many requests: httplib's default
     closed it after 5, so clients reconnected every 5th request."""
@@ -983,6 +1055,9 @@ def main():
     ap.add_argument("--server", required=True)
     ap.add_argument("--pdlite", required=True)
     ap.add_argument("--build-dir", required=True)
+    ap.add_argument("--half-model", required=True,
+                    help="the half-precision model (unittests/CMakeLists.txt "
+                         "writes it: target half_model)")
     args = ap.parse_args()
     venv, python = ensure_venv(args.build_dir)
     if os.path.realpath(sys.prefix) != os.path.realpath(venv):
@@ -1007,6 +1082,7 @@ def main():
 
         add("demo", DEMO, {"instances": 2, "max_batch_size": 8,
                            "batch_delay_us": 500})
+        add("half", os.path.abspath(args.half_model))
         if with_shared:
             add("cls", os.path.join(MODELS, "ppocr_cls_mobile_v2"))
             add("det", os.path.join(MODELS, "det_ppyolo_tiny"),
@@ -1023,6 +1099,7 @@ def main():
             url="127.0.0.1:%d" % a.port, concurrency=2)
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
+        check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_keep_alive(a.port)
         check_curl(a.port, tmp)
         if with_shared:

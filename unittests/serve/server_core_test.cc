@@ -10,9 +10,11 @@
 #include <fstream>
 #include <future>
 #include <thread>
+#include <tuple>
 
 #include "framework/npy.h"
 #include "serve/server.h"
+#include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/scratch_dir.h"
 
@@ -273,6 +275,86 @@ TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
   }
   // The runs were batched: fewer runs than requests.
   EXPECT_LT(Runs(&server, "batched"), static_cast<int>(rows.size()));
+}
+
+// FP16 and BF16 inputs and outputs, alone and batched, on the model of
+// unittests/test_utils/half_model.h: sum = 2 * x16 + xb16.
+TEST(ServerCore, HalfPrecisionTensorsAloneAndBatched) {
+  paddle_lite::testing::ScratchDir model_dir("half_model");
+  paddle_lite::testing::SaveHalfPrecisionModel(model_dir.path() + "/model");
+  Repository repo;
+  repo.Add("half", model_dir.path());
+  repo.Add("half_batched", model_dir.path(),
+           R"({"max_batch_size": 8, "batch_delay_us": 300000})");
+  InferenceServer server(repo.path());
+  const ModelVersion* model = nullptr;
+  ASSERT_TRUE(server.Find("half", "", &model).ok());
+  ASSERT_TRUE(model->ready()) << model->error();
+  ASSERT_EQ(model->inputs().size(), 2u);
+  EXPECT_STREQ(ProtocolTypeName(model->inputs()[0].type), "FP16");
+  EXPECT_STREQ(ProtocolTypeName(model->inputs()[1].type), "BF16");
+
+  using paddle_lite::bfloat16;
+  using paddle_lite::float16;
+  // Request i has i + 1 rows of 3 values.
+  auto request = [](const std::string& name, int i) {
+    InferRequest r;
+    r.model = name;
+    std::vector<float16> a;
+    std::vector<bfloat16> b;
+    for (int k = 0; k < 3 * (i + 1); ++k) {
+      a.emplace_back(0.5f * k - i);
+      b.emplace_back(100.0f * i + k);
+    }
+    for (auto [input, type, data, bytes] :
+         {std::make_tuple("x16", DataType::FLOAT16,
+                          static_cast<const void*>(a.data()), 2 * a.size()),
+          std::make_tuple("xb16", DataType::BFLOAT16,
+                          static_cast<const void*>(b.data()), 2 * b.size())}) {
+      TensorData t;
+      t.name = input;
+      t.type = type;
+      t.shape = {i + 1, 3};
+      t.bytes.assign(static_cast<const char*>(data), bytes);
+      r.inputs.push_back(std::move(t));
+    }
+    return r;
+  };
+  std::vector<std::future<InferResponse>> batched;
+  for (int i = 0; i < 4; ++i) {
+    batched.push_back(std::async(std::launch::async, [&, i] {
+      return server.Infer(request("half_batched", i));
+    }));
+  }
+  for (int i = 0; i < 4; ++i) {
+    for (InferResponse response :
+         {server.Infer(request("half", i)), batched[i].get()}) {
+      ASSERT_TRUE(response.status.ok()) << response.status.message;
+      ASSERT_EQ(response.outputs.size(), 3u);
+      for (const TensorData& out : response.outputs) {
+        EXPECT_EQ(out.shape, (std::vector<int64_t>{i + 1, 3})) << out.name;
+      }
+      const TensorData& sum = response.outputs[0];
+      const TensorData& sum16 = response.outputs[1];
+      const TensorData& sumb16 = response.outputs[2];
+      EXPECT_EQ(sum16.type, DataType::FLOAT16);
+      EXPECT_EQ(sumb16.type, DataType::BFLOAT16);
+      ASSERT_EQ(sum16.bytes.size(), 2u * 3 * (i + 1));
+      ASSERT_EQ(sumb16.bytes.size(), sum16.bytes.size());
+      std::vector<float> got = AsFloats(sum);
+      for (int k = 0; k < 3 * (i + 1); ++k) {
+        const float want = 2 * static_cast<float>(float16(0.5f * k - i)) +
+                           static_cast<float>(bfloat16(100.0f * i + k));
+        EXPECT_EQ(got[k], want) << i << " " << k;
+        uint16_t bits16, bitsb16;
+        std::memcpy(&bits16, sum16.bytes.data() + 2 * k, 2);
+        std::memcpy(&bitsb16, sumb16.bytes.data() + 2 * k, 2);
+        EXPECT_EQ(bits16, float16(want).bits) << i << " " << k;
+        EXPECT_EQ(bitsb16, bfloat16(want).bits) << i << " " << k;
+      }
+    }
+  }
+  EXPECT_LT(Runs(&server, "half_batched"), 4);
 }
 
 TEST(ServerCore, BatchingARealModelGivesTheResultsOfUnbatchedRuns) {

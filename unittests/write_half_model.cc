@@ -1,6 +1,6 @@
 // Writes the half-precision test model (unittests/test_utils/half_model.h)
-// as DIR/model.pdmodel and DIR/model.pdiparams, for c_api_test, which is C
-// and cannot build a program itself.
+// as DIR/model.pdmodel and DIR/model.pdiparams, for the tests that cannot
+// build a program themselves: c_api_test (C) and serve_test.py.
 //   write_half_model DIR
 #include <sys/stat.h>
 
