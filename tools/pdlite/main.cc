@@ -95,6 +95,9 @@ run      runs the model on .npy inputs, prints each output's name, shape,
          --expected it compares with DIR/expected_<output>.npy and exits 3
          on a mismatch. --inputs DIR takes input_<name>.npy (and
          input_<name>.lod.txt) from DIR for every input not given.
+         .npy has no bfloat16: a float32 .npy feeds a bfloat16 (or
+         float16) input, rounded to it, and a bfloat16 output is written
+         as float32.
          --report prints where each op ran (place, library) and every
          copy of the last run between places, with its bytes.
 inspect  prints the program's version, inputs, outputs, op counts and the

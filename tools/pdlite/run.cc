@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "framework/model_io.h"
 #include "framework/npy.h"
@@ -33,19 +34,51 @@ std::string FileSafeName(std::string name) {
   return name;
 }
 
+// Rounds float32 values to a 16-bit float type (to nearest even).
+template <typename Half>
+std::vector<Half> Narrowed(const float* values, int64_t count) {
+  std::vector<Half> out;
+  out.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) out.emplace_back(values[i]);
+  return out;
+}
+
 void FeedInput(paddle_lite::Tensor* handle, const fw::Tensor& value) {
   handle->Reshape(value.dims());
+  // .npy has no bfloat16 (numpy lacks it): a float32 array feeds a
+  // BFLOAT16 input, and a FLOAT16 one too, rounded to it.
+  const paddle_lite::DataType declared = handle->type();
+  if (value.dtype() == fw::DataType::kFloat32) {
+    if (declared == paddle_lite::DataType::FLOAT16) {
+      handle->CopyFromCpu(
+          Narrowed<paddle_lite::float16>(value.data<float>(), value.numel())
+              .data());
+      return;
+    }
+    if (declared == paddle_lite::DataType::BFLOAT16) {
+      handle->CopyFromCpu(
+          Narrowed<paddle_lite::bfloat16>(value.data<float>(), value.numel())
+              .data());
+      return;
+    }
+  }
   fw::VisitDataType(value.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (std::is_class_v<T>) {
-      throw paddle_lite::Exception(paddle_lite::ErrorCode::kUnimplemented,
-                                   "Input '" + handle->name() +
-                                       "': float16/bfloat16 .npy inputs are "
-                                       "not supported by the API.");
-    } else {
-      handle->CopyFromCpu(value.data<T>());
-    }
+    handle->CopyFromCpu(value.data<T>());
   });
+}
+
+// What --output-dir writes: the output itself, or for a bfloat16 one,
+// which .npy cannot hold, its values widened to float32 (exactly).
+fw::Tensor AsNpy(const fw::Tensor& t) {
+  if (t.dtype() != fw::DataType::kBFloat16) return t;
+  fw::Tensor wide;
+  wide.Resize(t.dims());
+  float* dst = wide.mutable_data<float>(paddle_lite::platform::CPUPlace{});
+  const auto* src = t.data<paddle_lite::bfloat16>();
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = static_cast<float>(src[i]);
+  wide.set_lod(t.lod());
+  return wide;
 }
 
 // Copies an output handle into an internal tensor (for .npy and checks).
@@ -56,7 +89,7 @@ fw::Tensor ToTensor(const paddle_lite::Tensor& out) {
   void* dst = t.mutable_data(paddle_lite::platform::CPUPlace{}, type);
   fw::VisitDataType(type, [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (!std::is_class_v<T>) out.CopyToCpu(static_cast<T*>(dst));
+    out.CopyToCpu(static_cast<T*>(dst));
   });
   t.set_lod(out.lod());
   return t;
@@ -353,7 +386,7 @@ int RunCommand(const RepeatedFlags& repeated) {
         }
         if (round == 0 && !FLAGS_output_dir.empty()) {
           MakeDirs(FLAGS_output_dir);
-          fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", t);
+          fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", AsNpy(t));
           if (!t.lod().empty()) {
             std::ofstream lod(FLAGS_output_dir + "/" + file + ".lod.txt");
             for (auto& level : t.lod()) {

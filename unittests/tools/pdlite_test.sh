@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Command-line behaviour of pdlite: exit codes, usage, outputs written.
-#   pdlite_test.sh PDLITE SOURCE_DIR
+#   pdlite_test.sh PDLITE SOURCE_DIR HALF_MODEL_DIR
+# (HALF_MODEL_DIR: unittests/test_utils/half_model.h's model, which
+# unittests/CMakeLists.txt writes into the build tree.)
 set -u
 pdlite="$1"
 demo="$2/models/demo_convnet"
+half="$3"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -85,6 +88,43 @@ expect 1 "InvalidArgument: .*not a PaddlePaddle ProgramDesc" -- "$pdlite" inspec
 expect 0 "conv2d  \{float32, cpu, AnyLayout, PLAIN\}  .*kernels/cpu/plain/conv2d.cc  \[core\]" -- "$pdlite" kernels --op conv2d
 expect 1 "no kernel is registered for op 'nope'" -- "$pdlite" kernels --op nope
 expect 2 "belong to \`run\`" -- "$pdlite" inspect --model "$demo" --input x=a.npy
+
+# float16 and bfloat16: a float16 .npy feeds a FLOAT16 input; .npy has no
+# bfloat16, so a float32 one feeds a BFLOAT16 input, rounded to it; a
+# bfloat16 output is written widened to float32. sum = 2 * x16 + xb16.
+python3 - "$tmp/half_in" "$tmp/half_ref" <<'PY'
+import os, struct, sys
+def npy(path, descr, fmt, values):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (1, 3), }" % descr
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1") + struct.pack("<3" + fmt, *values))
+inputs, ref = sys.argv[1], sys.argv[2]
+os.makedirs(inputs)
+os.makedirs(ref)
+npy(inputs + "/input_x16.npy", "<f2", "e", [1.5, -2, 0.25])
+npy(inputs + "/input_xb16.npy", "<f4", "f", [0.5, 3, 1 + 3 * 2 ** -9])
+# 1 + 3 * 2**-9 rounds to bfloat16 1 + 2**-7 (cut short, it would be 1),
+# so sum[2] is 0.5 + 1.0078125.
+npy(ref + "/expected_sum.npy", "<f4", "f", [3.5, -1, 1.5078125])
+npy(ref + "/expected_sum16.npy", "<f2", "e", [3.5, -1, 1.5078125])
+npy(ref + "/expected_sumb16.npy", "<f4", "f", [3.5, -1, 1.5078125])
+PY
+expect 0 "OK: every output matches" -- "$pdlite" run --model "$half" \
+  --inputs "$tmp/half_in" --expected "$tmp/half_ref" --atol 0 --rtol 0 \
+  --output-dir "$tmp/half_out"
+if python3 - "$tmp/half_out" <<'PY'
+import sys
+out = sys.argv[1]
+def descr(name):
+    with open("%s/%s.npy" % (out, name), "rb") as f:
+        return f.read(64).decode("latin1")
+sys.exit(0 if "'<f2'" in descr("sum16") and "'<f4'" in descr("sumb16") else 1)
+PY
+then passed=$((passed + 1)); else
+  echo "FAIL: run wrote sum16 not as <f2 or sumb16 not as <f4"
+  failed=$((failed + 1)); fi
 
 echo "pdlite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
