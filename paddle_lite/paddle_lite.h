@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "platform/errors.h"
@@ -47,6 +48,8 @@ const char* DataTypeName(DataType type);
 /// `static_cast<float>(h)`).
 using float16 = platform::float16;
 using bfloat16 = platform::bfloat16;
+static_assert(sizeof(float16) == 2 && std::is_trivially_copyable_v<float16>);
+static_assert(sizeof(bfloat16) == 2 && std::is_trivially_copyable_v<bfloat16>);
 
 /// Level-of-detail: sequence offsets per level, e.g. {{0, 3, 5}}.
 using LoD = std::vector<std::vector<size_t>>;

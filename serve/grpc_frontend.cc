@@ -147,8 +147,7 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
     tensor.name = in.name();
     if (!ParseProtocolType(in.datatype(), &tensor.type)) {
       return Bad(what + "datatype '" + in.datatype() +
-                 "' is not one this server runs (FP32, FP64, INT8, INT16, "
-                 "INT32, INT64, UINT8, BOOL)");
+                 "' is not one this server runs (" + ProtocolTypeNames() + ")");
     }
     for (const int64_t d : in.shape()) {
       if (d < 0) {

@@ -72,6 +72,25 @@ template <typename T>
 constexpr bool kIsHalf = std::is_same_v<T, paddle_lite::float16> ||
                          std::is_same_v<T, paddle_lite::bfloat16>;
 
+// `x` as a float rounded to odd: the float toward zero, with its last bit
+// set when that lost anything. Rounding that float to nearest at 22 bits
+// or fewer (float16's 11, bfloat16's 8) rounds `x` itself correctly: a
+// float rounded to nearest could land exactly halfway between two values
+// of the narrower type and then round the wrong way ("1.0004883" as FP16
+// would give 1).
+float RoundToOddFloat(long double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<long double>(f) == x) return f;
+  if (std::fabs(static_cast<long double>(f)) > std::fabs(x)) {
+    f = std::nextafter(f, 0.0f);
+  }
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 // One JSON value as an element of type T (bool for BOOL); false when it
 // is not one: a number of the wrong kind or out of T's range, a string, a
 // null, an array.
@@ -80,12 +99,27 @@ bool Convert(dom::element v, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.get_bool().get(*out) == simdjson::SUCCESS;
   } else if constexpr (kIsHalf<T>) {
-    // Read as a float, then narrowed to T, rounded to nearest even; a value
-    // that would narrow to infinity is refused, as for FP32. (Text of a
-    // value of T, as AppendValues writes it, reads back bit for bit.)
-    float f;
-    if (!Convert(v, &f)) return false;
-    *out = T(f);
+    // Rounded once to T, to nearest even, through a float rounded to odd;
+    // a value that would round to infinity is refused, as for FP32.
+    long double exact;  // holds any int64, uint64 or double exactly
+    int64_t i;
+    uint64_t u;
+    double d;
+    switch (v.type()) {
+      case dom::element_type::INT64:
+        if (v.get_int64().get(i) != simdjson::SUCCESS) return false;
+        exact = i;
+        break;
+      case dom::element_type::UINT64:
+        if (v.get_uint64().get(u) != simdjson::SUCCESS) return false;
+        exact = u;
+        break;
+      default:
+        if (v.get_double().get(d) != simdjson::SUCCESS) return false;
+        exact = d;
+        break;
+    }
+    *out = T(RoundToOddFloat(exact));
     return std::isfinite(static_cast<float>(*out));
   } else if constexpr (std::is_floating_point_v<T>) {
     // Integers too, converted once (through a double they could round
@@ -237,9 +271,8 @@ Status DecodeInput(dom::element in,
     return Bad(what + "needs a \"datatype\" string");
   }
   if (!ParseProtocolType(type_name, &t->type)) {
-    return Bad(what + "datatype '" + type_name +
-               "' is not supported (FP32, FP64, FP16, BF16, INT8, UINT8, "
-               "INT16, INT32, INT64, BOOL)");
+    return Bad(what + "datatype '" + type_name + "' is not supported (" +
+               ProtocolTypeNames() + ")");
   }
   dom::element shape;
   dom::array dims;

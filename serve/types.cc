@@ -38,6 +38,15 @@ bool ParseProtocolType(const std::string& name, DataType* type) {
   return false;
 }
 
+const std::string& ProtocolTypeNames() {
+  static const std::string names = [] {
+    std::string out;
+    for (auto& t : kTypes) out += std::string(out.empty() ? "" : ", ") + t.name;
+    return out;
+  }();
+  return names;
+}
+
 size_t ElementSize(DataType type) {
   for (auto& t : kTypes) {
     if (t.type == type) return t.size;

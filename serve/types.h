@@ -38,7 +38,10 @@ const char* ProtocolTypeName(paddle_lite::DataType type);
 /// The runtime type of a protocol datatype name; false when unknown or not
 /// supported by the runtime's tensors (BYTES, UINT16, UINT32, UINT64).
 bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
-/// Bytes per element.
+/// Every datatype ParseProtocolType takes, for messages: "FP32, FP64, ...".
+const std::string& ProtocolTypeNames();
+/// Bytes per element; every paddle_lite::DataType has a size (0 only for a
+/// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);
 
 /// Calls f(T{}) with the C++ type of `type`'s elements (bool for BOOL,

@@ -414,6 +414,13 @@ TEST(HttpCodec, HalfPrecisionJsonDataIsRoundedAndRangeChecked) {
                                    0x3C00, 0x4200}));
   EXPECT_EQ(HalfBits("BF16", "[0.5, -1, 3.3895313892515355e+38, 1.00390625]"),
             (std::vector<uint16_t>{0x3F00, 0xBF80, 0x7F7F, 0x3F80}));
+  // Rounded once: just past halfway, though the nearest float of each is
+  // exactly halfway (through a float they would round down), as integers
+  // too, one of them past a double's 53 bits.
+  EXPECT_EQ(HalfBits("FP16", "[1.0004883, 65519.999]"),
+            (std::vector<uint16_t>{0x3C01, 0x7BFF}));
+  EXPECT_EQ(HalfBits("BF16", "[1.0039063, 16842753, 1157425104234217473]"),
+            (std::vector<uint16_t>{0x3F81, 0x4B81, 0x5D81}));
   // The smallest float16 subnormal, and half of it (rounds to 0).
   EXPECT_EQ(HalfBits("FP16", "[5.960464477539063e-08, 2.98e-08]"),
             (std::vector<uint16_t>{0x0001, 0x0000}));
@@ -425,6 +432,20 @@ TEST(HttpCodec, HalfPrecisionJsonDataIsRoundedAndRangeChecked) {
   EXPECT_REFUSED(OneInput("BF16", "[2]", "[1, 3.4e38]"), "element 1");
   EXPECT_REFUSED(OneInput("BF16", "[1]", "[\"1\"]"), "element 0");
   EXPECT_REFUSED(OneInput("FP16", "[1]", "[null]"), "element 0");
+}
+
+// Every runtime type has a protocol name that reads back, and a size.
+TEST(HttpCodec, EveryRuntimeTypeHasAProtocolType) {
+  for (int i = static_cast<int>(DataType::FLOAT32);
+       i <= static_cast<int>(DataType::BOOL); ++i) {
+    const auto type = static_cast<DataType>(i);
+    DataType parsed;
+    EXPECT_TRUE(ParseProtocolType(ProtocolTypeName(type), &parsed)) << i;
+    EXPECT_EQ(parsed, type) << i;
+    EXPECT_GT(ElementSize(type), 0u) << i;
+    EXPECT_NE(ProtocolTypeNames().find(ProtocolTypeName(type)),
+              std::string::npos);
+  }
 }
 
 // Every finite float16 and bfloat16 value, written as the encoder writes

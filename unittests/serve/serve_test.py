@@ -210,6 +210,17 @@ def ref_file(model_dir, kind, name):
 
 # ---- the parts --------------------------------------------------------------
 
+def grpc_refusal(stub, req):
+    """(status code, message) of a ModelInfer call expected to fail; (None,
+    "") when it did not."""
+    import grpc
+    try:
+        stub.ModelInfer(req, timeout=60)
+        return None, ""
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
 def demo_data():
     import numpy as np
     x = np.load(os.path.join(DEMO, "input_x.npy"))
@@ -345,6 +356,21 @@ def check_half_precision(port, grpc_port, client, httpclient):
     inputs[1].set_data_from_numpy(b)
     same(g.infer("half", inputs), "gRPC")
     g.close()
+    # The protocol has no typed contents for FP16 and BF16.
+    import grpc
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    with grpc.insecure_channel("127.0.0.1:%d" % grpc_port) as channel:
+        stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+        req = service_pb2.ModelInferRequest(model_name="half")
+        t = req.inputs.add(name="x16", datatype="FP16", shape=[1, 3])
+        t.contents.fp32_contents.extend([1, 2, 3])
+        t = req.inputs.add(name="xb16", datatype="BF16", shape=[1, 3])
+        t.contents.fp32_contents.extend([1, 2, 3])
+        code, message = grpc_refusal(stub, req)
+        R.check(code == grpc.StatusCode.INVALID_ARGUMENT and
+                "FP16 has no typed contents" in message,
+                "half: gRPC typed contents for FP16 -> INVALID_ARGUMENT",
+                "%s %s" % (code, message))
     # BF16 as JSON both ways, which tritonclient does not send.
     status, _, body = post_json(port, "half", {"inputs": [
         {"name": "x16", "shape": [2, 3], "datatype": "FP16",
@@ -818,11 +844,7 @@ def check_grpc_typed_contents(port, x, y):
                         "%s %r" % (status, message))
         # Typed contents and raw contents together are refused.
         req.raw_input_contents.append(x.astype("<f4").tobytes())
-        try:
-            stub.ModelInfer(req, timeout=60)
-            code, message = None, ""
-        except grpc.RpcError as e:
-            code, message = e.code(), e.details()
+        code, message = grpc_refusal(stub, req)
         R.check(code == grpc.StatusCode.INVALID_ARGUMENT and
                 "send one" in message,
                 "grpc bad input: contents and raw contents -> "
