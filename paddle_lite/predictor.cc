@@ -54,15 +54,18 @@ fw::DataType ToInternal(DataType t) {
   return fw::DataType::kUndefined;
 }
 
-DataType ToPublic(fw::DataType t) {
+// The public type of `variable`'s elements (named in the error: a corrupt
+// program may declare a type that no public DataType names).
+DataType ToPublic(fw::DataType t, const std::string& variable) {
   for (auto p :
        {DataType::FLOAT32, DataType::FLOAT64, DataType::FLOAT16,
         DataType::BFLOAT16, DataType::INT8, DataType::UINT8, DataType::INT16,
         DataType::INT32, DataType::INT64, DataType::BOOL}) {
     if (ToInternal(p) == t) return p;
   }
-  PADDLE_THROW(platform::errors::Unimplemented("Tensor of type ", t,
-                                               " has no public DataType."));
+  PADDLE_THROW(platform::errors::Unimplemented(
+      "The variable '", variable, "' is of type ", t,
+      ", which no public DataType names."));
 }
 
 }  // namespace
@@ -781,7 +784,7 @@ std::vector<TensorInfo> DeclaredInfo(const fw::ProgramDesc& program,
     TensorInfo info;
     info.name = name;
     if (auto* var = program.FindVarRecursive(0, name)) {
-      info.type = ToPublic(var->dtype);
+      info.type = ToPublic(var->dtype, name);
       info.shape = var->dims;
       info.lod_level = var->lod_level;
     }
@@ -1308,9 +1311,9 @@ DataType Tensor::type() const {
   if (!t.IsInitialized() && impl_->is_input) {
     const auto* desc =
         impl_->predictor->program->FindVarRecursive(0, impl_->name());
-    if (desc) return ToPublic(desc->dtype);
+    if (desc) return ToPublic(desc->dtype, impl_->name());
   }
-  return ToPublic(t.dtype());
+  return ToPublic(t.dtype(), impl_->name());
 }
 
 LoD Tensor::lod() const { return impl_->tensor().lod(); }
