@@ -126,7 +126,7 @@ def error_of(body):
 class Server:
     """pdlite_server on a free loopback port, its log in the temp folder."""
 
-    def __init__(self, command, repository, log_path, extra=()):
+    def __init__(self, command, repository, log_path, extra=(), env=None):
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen(
@@ -134,7 +134,7 @@ class Server:
                        "127.0.0.1", "--http-port", "0", "--grpc-port", "0",
                        "--verbose"] +
             list(extra),
-            stdout=subprocess.PIPE, stderr=self.log)
+            stdout=subprocess.PIPE, stderr=self.log, env=env)
         line = self.proc.stdout.readline().decode()
         m = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
         if not m:
@@ -393,6 +393,19 @@ def check_half_precision(port, grpc_port, client, httpclient):
     R.check(status == 400 and "element 2 (row major) is 70000" in
             error_of(body), "half: an FP16 value past its range -> 400",
             "%s %s" % (status, body[:300]))
+
+
+def check_openmp_wait_policy(server, policy, spincount):
+    """The server runs with OpenMP threads that spin a bounded while, unless
+    its environment said how they wait (docs/serving.md, "OpenMP
+    threads")."""
+    with open("/proc/%d/environ" % server.proc.pid, "rb") as f:
+        env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0")
+                   if b"=" in kv)
+    got = (env.get(b"OMP_WAIT_POLICY"), env.get(b"GOMP_SPINCOUNT"))
+    want = (policy.encode(), spincount.encode() if spincount else None)
+    R.check(got == want, "OpenMP wait policy %s, spin count %s" % (
+        policy, spincount), repr(got))
 
 
 def check_keep_alive(port):
@@ -1114,11 +1127,15 @@ def main():
         with open(os.path.join(repo, "broken", "1", "model.pdmodel"), "w") as f:
             f.write("not a program")
 
+        openmp_unset = {k: v for k, v in os.environ.items()
+                        if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
         a = Server([args.server], repo, os.path.join(tmp, "a.log"),
-                   ["--max-body-mb", "8", "--max-json-decoding-mb", "7"])
+                   ["--max-body-mb", "8", "--max-json-decoding-mb", "7"],
+                   env=openmp_unset)
         servers.append(a)
         client = httpclient.InferenceServerClient(
             url="127.0.0.1:%d" % a.port, concurrency=2)
+        check_openmp_wait_policy(a, "ACTIVE", "20000")
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
@@ -1147,8 +1164,11 @@ def main():
         os.symlink(DEMO, os.path.join(repo_b, "slow", "1"))
         with open(os.path.join(repo_b, "slow", "config.json"), "w") as f:
             json.dump({"max_batch_size": 64, "batch_delay_us": 1500000}, f)
-        b = Server([args.pdlite, "serve"], repo_b, os.path.join(tmp, "b.log"))
+        # A wait policy the caller set is kept.
+        b = Server([args.pdlite, "serve"], repo_b, os.path.join(tmp, "b.log"),
+                   env=dict(openmp_unset, OMP_WAIT_POLICY="PASSIVE"))
         servers.append(b)
+        check_openmp_wait_policy(b, "PASSIVE", None)
         status, _, _ = request(b.port, "GET", "/v2/health/ready")
         R.check(status == 200, "ready when every model loaded")
         check_queue_full(b.port)
