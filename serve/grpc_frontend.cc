@@ -247,18 +247,61 @@ Status NotTheMessage() {
 // one client (see docs/serving.md, "Benchmarks"). A queued request holds
 // no thread: the worker that runs it finishes the call. The health and
 // metadata calls never block, so they answer in the callback.
-using RawCallbackService =
-    inference::GRPCInferenceService::WithRawCallbackMethod_ServerLive<
-        inference::GRPCInferenceService::WithRawCallbackMethod_ServerReady<
-            inference::GRPCInferenceService::WithRawCallbackMethod_ModelReady<
-                inference::GRPCInferenceService::
-                    WithRawCallbackMethod_ServerMetadata<
-                        inference::GRPCInferenceService::
-                            WithRawCallbackMethod_ModelMetadata<
-                                inference::GRPCInferenceService::
-                                    WithRawCallbackMethod_ModelInfer<
-                                        inference::GRPCInferenceService::
-                                            Service>>>>>>;
+// The repository calls block while a model loads or drains: rare calls
+// of an operator, they hold one of gRPC's callback threads meanwhile.
+using Grpc = inference::GRPCInferenceService;
+using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
+    Grpc::WithRawCallbackMethod_ServerReady<Grpc::WithRawCallbackMethod_ModelReady<
+        Grpc::WithRawCallbackMethod_ServerMetadata<
+            Grpc::WithRawCallbackMethod_ModelMetadata<
+                Grpc::WithRawCallbackMethod_ModelInfer<
+                    Grpc::WithRawCallbackMethod_ModelStatistics<
+                        Grpc::WithRawCallbackMethod_RepositoryIndex<
+                            Grpc::WithRawCallbackMethod_RepositoryModelLoad<
+                                Grpc::
+                                    WithRawCallbackMethod_RepositoryModelUnload<
+                                        Grpc::Service>>>>>>>>>>;
+
+// A repository call's parameters: Load's config.json text ("" for none),
+// with what tritonclient sends accepted and anything else refused.
+template <typename Request>
+Status RepositoryParameters(const Request& request,
+                            bool load,
+                            std::string* config) {
+  const std::string what = "model '" + request.model_name() + "'";
+  if (!request.repository_name().empty()) {
+    return Status::Error(StatusCode::kNotFound,
+                         what + ": unknown repository '" +
+                             request.repository_name() +
+                             "'; the server has one, named \"\"");
+  }
+  for (const auto& [key, value] : request.parameters()) {
+    if (!load && key == "unload_dependents") {
+      // No model depends on another here (no ensembles): nothing to do.
+      if (value.parameter_choice_case() !=
+          inference::ModelRepositoryParameter::kBoolParam) {
+        return Bad(what + ": \"unload_dependents\" must be a bool_param");
+      }
+    } else if (load && key == "config") {
+      if (value.parameter_choice_case() !=
+              inference::ModelRepositoryParameter::kStringParam ||
+          value.string_param().empty()) {
+        return Bad(what +
+                   ": \"config\" must be a string_param holding "
+                   "config.json's JSON");
+      }
+      *config = value.string_param();
+    } else if (load && key.rfind("file:", 0) == 0) {
+      return Bad(what +
+                 ": loading a model from files sent with the request is not "
+                 "supported; put them in the model repository");
+    } else {
+      return Bad(what + ": unknown parameter \"" + key + "\" for " +
+                 (load ? "load" : "unload"));
+    }
+  }
+  return Status();
+}
 
 class GrpcFrontend::Service final : public RawCallbackService {
  public:
@@ -297,7 +340,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         context, request_bytes, response_bytes,
         [this](const inference::ModelReadyRequest& request,
                inference::ModelReadyResponse* response) {
-          const ModelVersion* model = nullptr;
+          std::shared_ptr<const ModelVersion> model;
           Status status =
               server_->Find(request.name(), request.version(), &model);
           if (status.ok()) response->set_ready(model->ready());
@@ -312,10 +355,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return Unary<inference::ServerMetadataRequest,
                  inference::ServerMetadataResponse>(
         context, request_bytes, response_bytes,
-        [](const auto&, inference::ServerMetadataResponse* response) {
+        [this](const auto&, inference::ServerMetadataResponse* response) {
           response->set_name(kServerName);
           response->set_version(kServerVersion);
-          for (const std::string& e : InferenceServer::Extensions()) {
+          for (const std::string& e : server_->Extensions()) {
             response->add_extensions(e);
           }
           return Status();
@@ -332,6 +375,109 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::ModelMetadataRequest& request,
                inference::ModelMetadataResponse* response) {
           return DescribeModel(request, response);
+        });
+  }
+
+  grpc::ServerUnaryReactor* ModelStatistics(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ModelStatisticsRequest,
+                 inference::ModelStatisticsResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::ModelStatisticsRequest& request,
+               inference::ModelStatisticsResponse* response) {
+          std::vector<VersionStatistics> all;
+          Status status =
+              server_->Statistics(request.name(), request.version(), &all);
+          auto set = [](const DurationStat& d,
+                        inference::StatisticDuration* out) {
+            out->set_count(d.count);
+            out->set_ns(d.ns);
+          };
+          for (const VersionStatistics& s : all) {
+            auto* m = response->add_model_stats();
+            m->set_name(s.name);
+            m->set_version(s.version);
+            m->set_last_inference(s.last_inference_ms);
+            m->set_inference_count(s.inference_count);
+            m->set_execution_count(s.execution_count);
+            auto* stats = m->mutable_inference_stats();
+            set(s.success, stats->mutable_success());
+            set(s.fail, stats->mutable_fail());
+            set(s.queue, stats->mutable_queue());
+            set(s.compute_input, stats->mutable_compute_input());
+            set(s.compute_infer, stats->mutable_compute_infer());
+            set(s.compute_output, stats->mutable_compute_output());
+            stats->mutable_cache_hit();  // no response cache: zero
+            stats->mutable_cache_miss();
+            for (const BatchStat& b : s.batches) {
+              auto* batch = m->add_batch_stats();
+              batch->set_batch_size(static_cast<uint64_t>(b.batch_size));
+              set(b.compute_input, batch->mutable_compute_input());
+              set(b.compute_infer, batch->mutable_compute_infer());
+              set(b.compute_output, batch->mutable_compute_output());
+            }
+          }
+          return status;
+        });
+  }
+
+  grpc::ServerUnaryReactor* RepositoryIndex(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::RepositoryIndexRequest,
+                 inference::RepositoryIndexResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::RepositoryIndexRequest& request,
+               inference::RepositoryIndexResponse* response) {
+          if (!request.repository_name().empty()) {
+            return Status::Error(StatusCode::kNotFound,
+                                 "unknown repository '" +
+                                     request.repository_name() +
+                                     "'; the server has one, named \"\"");
+          }
+          for (const RepositoryEntry& e : server_->Index(request.ready())) {
+            auto* entry = response->add_models();
+            entry->set_name(e.name);
+            entry->set_version(e.version);
+            entry->set_state(e.state);
+            entry->set_reason(e.reason);
+          }
+          return Status();
+        });
+  }
+
+  grpc::ServerUnaryReactor* RepositoryModelLoad(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::RepositoryModelLoadRequest,
+                 inference::RepositoryModelLoadResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::RepositoryModelLoadRequest& request,
+               inference::RepositoryModelLoadResponse*) {
+          std::string config;
+          Status status = RepositoryParameters(request, true, &config);
+          if (!status.ok()) return status;
+          return server_->Load(request.model_name(), config);
+        });
+  }
+
+  grpc::ServerUnaryReactor* RepositoryModelUnload(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::RepositoryModelUnloadRequest,
+                 inference::RepositoryModelUnloadResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::RepositoryModelUnloadRequest& request,
+               inference::RepositoryModelUnloadResponse*) {
+          std::string unused;
+          Status status = RepositoryParameters(request, false, &unused);
+          if (!status.ok()) return status;
+          return server_->Unload(request.model_name());
         });
   }
 
@@ -359,7 +505,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       return refuse(NotTheMessage<inference::ModelInferRequest>());
     }
     // An unknown model or version is NOT_FOUND whatever the inputs are.
-    const ModelVersion* found = nullptr;
+    std::shared_ptr<const ModelVersion> found;
     Status status = server_->Find(call->wire.model_name(),
                                   call->wire.model_version(), &found);
     if (!status.ok()) return refuse(status);
@@ -451,7 +597,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
   Status DescribeModel(const inference::ModelMetadataRequest& request,
                        inference::ModelMetadataResponse* response) {
-    const ModelVersion* model = nullptr;
+    std::shared_ptr<const ModelVersion> model;
     Status status = server_->Find(request.name(), request.version(), &model);
     if (!status.ok()) return status;
     if (!model->ready()) {

@@ -111,7 +111,7 @@ int64_t ByteCount(const char* value) {
 }
 
 // A path under /v2/models/: the model, its version ("" when not named) and
-// what is asked of it ("", "ready" or "infer"); false for other paths.
+// what is asked of it ("", "ready", "infer" or "stats"); false for other paths.
 bool ParseModelPath(const std::string& path,
                     std::string* model,
                     std::string* version,
@@ -138,11 +138,151 @@ bool ParseModelPath(const std::string& path,
     return true;
   }
   if (next + 1 == parts.size() &&
-      (parts[next] == "ready" || parts[next] == "infer")) {
+      (parts[next] == "ready" || parts[next] == "infer" ||
+       parts[next] == "stats")) {
     *action = parts[next];
     return true;
   }
   return false;
+}
+
+json DurationJson(const DurationStat& d) {
+  return {{"count", d.count}, {"ns", d.ns}};
+}
+
+// The statistics extension's answer, in Triton's field names.
+json StatisticsJson(const std::vector<VersionStatistics>& all) {
+  json models = json::array();
+  for (const VersionStatistics& s : all) {
+    json batches = json::array();
+    for (const BatchStat& b : s.batches) {
+      batches.push_back({{"batch_size", b.batch_size},
+                         {"compute_input", DurationJson(b.compute_input)},
+                         {"compute_infer", DurationJson(b.compute_infer)},
+                         {"compute_output", DurationJson(b.compute_output)}});
+    }
+    models.push_back(
+        {{"name", s.name},
+         {"version", s.version},
+         {"last_inference", s.last_inference_ms},
+         {"inference_count", s.inference_count},
+         {"execution_count", s.execution_count},
+         {"inference_stats",
+          {{"success", DurationJson(s.success)},
+           {"fail", DurationJson(s.fail)},
+           {"queue", DurationJson(s.queue)},
+           {"compute_input", DurationJson(s.compute_input)},
+           {"compute_infer", DurationJson(s.compute_infer)},
+           {"compute_output", DurationJson(s.compute_output)},
+           // No response cache here: always zero, present as Triton's are.
+           {"cache_hit", DurationJson({})},
+           {"cache_miss", DurationJson({})}}},
+         {"batch_stats", batches}});
+  }
+  return {{"model_stats", models}};
+}
+
+// A path of the model repository extension: "/v2/repository/index" gives
+// action "index"; "/v2/repository/models/<model>/load" (or "/unload") the
+// model and "load" ("unload"); false for other paths.
+bool ParseRepositoryPath(const std::string& path,
+                         std::string* model,
+                         std::string* action) {
+  if (path == "/v2/repository/index") {
+    *action = "index";
+    return true;
+  }
+  static const std::string kPrefix = "/v2/repository/models/";
+  if (path.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  const size_t slash = path.find('/', kPrefix.size());
+  if (slash == std::string::npos || slash == kPrefix.size()) return false;
+  *model = path.substr(kPrefix.size(), slash - kPrefix.size());
+  *action = path.substr(slash + 1);
+  return *action == "load" || *action == "unload";
+}
+
+// The body of a repository call: empty, or a JSON object (tritonclient
+// sends "" for the index and {} or {"parameters": ...} for the others).
+Status ParseControlBody(const std::string& body,
+                        const std::string& what,
+                        json* parsed) {
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    *parsed = json::object();
+    return Status();
+  }
+  *parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!parsed->is_object()) {
+    return Bad(what + ": the body is not a JSON object");
+  }
+  return Status();
+}
+
+// Answers the model repository extension's calls.
+Reply RepositoryCall(InferenceServer* server,
+                     const std::string& model,
+                     const std::string& action,
+                     const std::string& body) {
+  json request;
+  const std::string what =
+      action == "index" ? "the repository index" : "model '" + model + "'";
+  Status status = ParseControlBody(body, what, &request);
+  if (!status.ok()) return ErrorReply(status);
+  if (action == "index") {
+    bool ready_only = false;
+    if (request.contains("ready")) {
+      if (!request["ready"].is_boolean()) {
+        return ErrorReply(Bad(what + ": \"ready\" must be true or false"));
+      }
+      ready_only = request["ready"].get<bool>();
+    }
+    json index = json::array();
+    for (const RepositoryEntry& e : server->Index(ready_only)) {
+      json entry = {{"name", e.name}};
+      if (!e.version.empty()) entry["version"] = e.version;
+      if (!e.state.empty()) entry["state"] = e.state;
+      if (!e.reason.empty()) entry["reason"] = e.reason;
+      index.push_back(entry);
+    }
+    return JsonReply(200, index);
+  }
+  std::string config;
+  if (request.contains("parameters")) {
+    const json& parameters = request["parameters"];
+    if (!parameters.is_object()) {
+      return ErrorReply(Bad(what + ": \"parameters\" must be an object"));
+    }
+    for (auto& [key, value] : parameters.items()) {
+      if (action == "unload" && key == "unload_dependents") {
+        // No model depends on another here (no ensembles): nothing to do.
+        if (!value.is_boolean()) {
+          return ErrorReply(
+              Bad(what + ": \"unload_dependents\" must be true or false"));
+        }
+      } else if (action == "load" && key == "config") {
+        if (!value.is_string()) {
+          return ErrorReply(
+              Bad(what + ": \"config\" must be a string holding config.json's "
+                         "JSON"));
+        }
+        config = value.get<std::string>();
+        if (config.empty()) {
+          return ErrorReply(Bad(what + ": \"config\" is empty"));
+        }
+      } else if (action == "load" && key.rfind("file:", 0) == 0) {
+        return ErrorReply(Bad(what +
+                              ": loading a model from files sent with the "
+                              "request is not supported; put them in the "
+                              "model repository"));
+      } else {
+        return ErrorReply(
+            Bad(what + ": unknown parameter \"" + key + "\" for " + action));
+      }
+    }
+  }
+  status =
+      action == "load" ? server->Load(model, config) : server->Unload(model);
+  if (!status.ok()) return ErrorReply(status);
+  return JsonReply(200, json::object());
 }
 
 }  // namespace
@@ -455,7 +595,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     std::string why;
     for (auto& name : server->ModelNames()) {
       for (auto& v : server->Versions(name)) {
-        const ModelVersion* m = nullptr;
+        std::shared_ptr<const ModelVersion> m;
         server->Find(name, v, &m);
         if (m && !m->ready()) {
           why += (why.empty() ? "" : "; ") +
@@ -470,7 +610,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   if (get && path == "/v2") {
     return JsonReply(200, {{"name", kServerName},
                            {"version", kServerVersion},
-                           {"extensions", InferenceServer::Extensions()}});
+                           {"extensions", server->Extensions()}});
   }
   if (get && path == "/metrics") {
     Reply r;
@@ -479,9 +619,23 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     return r;
   }
   std::string model, version, action;
+  if (get && path == "/v2/models/stats") {
+    std::vector<VersionStatistics> all;
+    server->Statistics("", "", &all);
+    return JsonReply(200, StatisticsJson(all));
+  }
+  if (post && ParseRepositoryPath(path, &model, &action)) {
+    return RepositoryCall(server, model, action, body);
+  }
   const bool model_path = ParseModelPath(path, &model, &version, &action);
+  if (model_path && get && action == "stats") {
+    std::vector<VersionStatistics> all;
+    Status status = server->Statistics(model, version, &all);
+    if (!status.ok()) return ErrorReply(status);
+    return JsonReply(200, StatisticsJson(all));
+  }
   if (model_path && get && (action.empty() || action == "ready")) {
-    const ModelVersion* m = nullptr;
+    std::shared_ptr<const ModelVersion> m;
     Status status = server->Find(model, version, &m);
     if (status.ok() && !m->ready()) {
       status = Status::Error(StatusCode::kInvalidArgument,
@@ -506,7 +660,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   if (model_path && post && action == "infer") {
     // An unknown model or version is a 404 whatever the body holds, and
     // its body is not decoded.
-    const ModelVersion* found = nullptr;
+    std::shared_ptr<const ModelVersion> found;
     Status known = server->Find(model, version, &found);
     if (!known.ok()) return ErrorReply(known);
     InferRequest request;

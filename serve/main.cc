@@ -22,7 +22,8 @@ int Usage(const std::string& problem) {
   std::cerr << R"(usage: pdlite serve --model-repository DIR [--http-port 8000]
                     [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 1024]
                     [--grpc-threads 256] [--max-body-mb 64]
-                    [--max-json-decoding-mb 4 x max-body-mb] [--verbose]
+                    [--max-json-decoding-mb 4 x max-body-mb]
+                    [--model-control-mode none|explicit] [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
@@ -31,6 +32,9 @@ HOST:PORT" (HTTP) and "grpc listening on HOST:PORT" on stdout say where.
 --max-body-mb bounds HTTP bodies and gRPC messages alike.
 --max-json-decoding-mb bounds the JSON of HTTP infer requests decoded at
 once (a JSON document takes up to about 17 times its size while decoded).
+--model-control-mode explicit lets clients load, reload and unload models
+(the protocol's model repository extension); every model still loads at
+start. With none (the default) those calls are refused.
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
 )";
   return 2;
@@ -98,6 +102,7 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   std::string repository;
+  bool model_control = false;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
   for (int i = 1; i < argc; ++i) {
@@ -125,6 +130,11 @@ int main(int argc, char** argv) {
     long long n = 0;
     if (arg == "--model-repository") {
       repository = value;
+    } else if (arg == "--model-control-mode") {
+      if (value != "none" && value != "explicit") {
+        return Usage("--model-control-mode is none or explicit");
+      }
+      model_control = value == "explicit";
     } else if (arg == "--host") {
       options.host = value;
     } else if (arg == "--http-port") {
@@ -166,7 +176,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<pdlite::serve::InferenceServer> server;
   try {
-    server = std::make_unique<pdlite::serve::InferenceServer>(repository);
+    server = std::make_unique<pdlite::serve::InferenceServer>(repository,
+                                                              model_control);
   } catch (const std::exception& e) {
     std::cerr << "pdlite serve: " << e.what() << "\n";
     return 1;

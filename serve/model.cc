@@ -36,11 +36,11 @@ bool ParseModelConfig(const std::string& text,
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    *error = std::string("config.json is not valid JSON: ") + e.what();
+    *error = std::string("not valid JSON: ") + e.what();
     return false;
   }
   if (!j.is_object()) {
-    *error = "config.json must hold a JSON object";
+    *error = "not a JSON object";
     return false;
   }
   for (auto& item : j.items()) {
@@ -50,7 +50,7 @@ bool ParseModelConfig(const std::string& text,
     auto integer = [&](int64_t min, int64_t max, auto* field) {
       if (!value.is_number_integer() || value.get<int64_t>() < min ||
           value.get<int64_t>() > max) {
-        *error = "config.json: \"" + key + "\" must be an integer in [" +
+        *error = "\"" + key + "\" must be an integer in [" +
                  std::to_string(min) + ", " + std::to_string(max) + "], got " +
                  value.dump();
         return false;
@@ -74,13 +74,12 @@ bool ParseModelConfig(const std::string& text,
       ok = integer(0, int64_t{1} << 40, &config->timeout_ms);
     } else if (key == "device") {
       if (!value.is_string()) {
-        *error =
-            "config.json: \"device\" must be a string, got " + value.dump();
+        *error = "\"device\" must be a string, got " + value.dump();
         return false;
       }
       config->device = value.get<std::string>();
     } else {
-      *error = "config.json: unknown key \"" + key +
+      *error = "unknown key \"" + key +
                "\" (known: instances, threads, device, max_batch_size, "
                "batch_delay_us, queue_limit, timeout_ms)";
       return false;
@@ -99,6 +98,8 @@ struct ModelVersion::Pending {
   Clock::time_point started;
   int64_t timeout_us = 0;
   double compute_s = 0;
+  // The run that answered it (its batch's, when batched).
+  RunTimes times;
   ModelVersion::Done done;
 };
 
@@ -313,13 +314,34 @@ Status ModelVersion::Validate(const InferRequest& request) const {
 
 void ModelVersion::Complete(Pending* pending, InferResponse response) {
   const auto now = Clock::now();
+  const Clock::duration queued = pending->started == Clock::time_point{}
+                                     ? now - pending->enqueued
+                                     : pending->started - pending->enqueued;
   if (metrics_) {
-    const double queued = pending->started == Clock::time_point{}
-                              ? Seconds(now - pending->enqueued)
-                              : Seconds(pending->started - pending->enqueued);
-    metrics_->RecordRequest(name_, version_, response.status.ok(), queued,
-                            pending->compute_s,
+    metrics_->RecordRequest(name_, version_, response.status.ok(),
+                            Seconds(queued), pending->compute_s,
                             Seconds(now - pending->enqueued));
+  }
+  {
+    auto ns = [](Clock::duration d) {
+      return static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+    };
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    if (response.status.ok()) {
+      stats_.success.Add(ns(now - pending->enqueued));
+      stats_.queue.Add(ns(queued));
+      stats_.compute_input.Add(pending->times.input_ns);
+      stats_.compute_infer.Add(pending->times.infer_ns);
+      stats_.compute_output.Add(pending->times.output_ns);
+      stats_.inference_count += static_cast<uint64_t>(CountedRows(*pending));
+      stats_.last_inference_ms = static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count());
+    } else {
+      stats_.fail.Add(ns(now - pending->enqueued));
+    }
   }
   // Taken out first: `done` may free what owns the pending request.
   Done done = std::move(pending->done);
@@ -343,13 +365,41 @@ void ModelVersion::Expire(Pending* pending) {
                                      " us in the queue")));
 }
 
-InferResponse ModelVersion::RunTimed(Instance* instance,
-                                     Pending* pending) const {
+InferResponse ModelVersion::RunTimed(Instance* instance, Pending* pending) {
   pending->started = Clock::now();
-  InferResponse response = RunOne(instance->predictor.get(), pending->request);
+  InferResponse response =
+      RunOne(instance->predictor.get(), pending->request, &pending->times);
   pending->compute_s = Seconds(Clock::now() - pending->started);
   if (metrics_) metrics_->RecordBatch(name_, version_, 1);
+  RecordExecution(CountedRows(*pending), pending->times);
   return response;
+}
+
+int64_t ModelVersion::CountedRows(const Pending& pending) const {
+  return config_.max_batch_size > 0 && pending.rows > 0 ? pending.rows : 1;
+}
+
+void ModelVersion::RecordExecution(int64_t batch_size, const RunTimes& times) {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  ++stats_.execution_count;
+  auto it = batch_stats_.find(batch_size);
+  if (it == batch_stats_.end()) {
+    if (batch_stats_.size() >= kMaxBatchStats) return;
+    it = batch_stats_.emplace(batch_size, BatchStat{}).first;
+    it->second.batch_size = batch_size;
+  }
+  it->second.compute_input.Add(times.input_ns);
+  it->second.compute_infer.Add(times.infer_ns);
+  it->second.compute_output.Add(times.output_ns);
+}
+
+VersionStatistics ModelVersion::Statistics() const {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  VersionStatistics out = stats_;
+  out.name = name_;
+  out.version = version_;
+  for (auto& [size, stat] : batch_stats_) out.batches.push_back(stat);
+  return out;
 }
 
 void ModelVersion::InferAsync(InferRequest request, Done done) {
@@ -547,10 +597,19 @@ void ModelVersion::WorkerLoop(Instance* instance) {
 }
 
 InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
-                                   const InferRequest& request) const {
+                                   const InferRequest& request,
+                                   RunTimes* times) const {
   InferResponse response;
   response.model = name_;
   response.version = version_;
+  auto lap = [last = Clock::now()]() mutable {
+    const auto now = Clock::now();
+    const auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last)
+            .count();
+    last = now;
+    return static_cast<uint64_t>(ns);
+  };
   try {
     for (auto& in : request.inputs) {
       auto handle = predictor->GetInputHandle(in.name);
@@ -565,7 +624,9 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
       // The handle keeps the previous request's LoD otherwise.
       handle->SetLoD(in.lod);
     }
+    times->input_ns = lap();
     predictor->Run();
+    times->infer_ns = lap();
     std::vector<std::string> names = request.outputs;
     if (names.empty()) {
       for (auto& o : outputs_) names.push_back(o.name);
@@ -594,6 +655,7 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
       }
       response.outputs.push_back(std::move(out));
     }
+    times->output_ns = lap();
   } catch (const paddle_lite::Exception& e) {
     // Bad values and too-large inputs are the request's fault.
     bool client = e.code() == paddle_lite::ErrorCode::kInvalidArgument ||
@@ -642,7 +704,8 @@ void ModelVersion::RunGroup(Instance* instance,
     merged.inputs.push_back(std::move(m));
   }
   const auto started = Clock::now();
-  InferResponse r = RunOne(instance->predictor.get(), merged);
+  RunTimes times;
+  InferResponse r = RunOne(instance->predictor.get(), merged, &times);
   const double compute_s = Seconds(Clock::now() - started);
   bool splittable = r.status.ok();
   for (auto& out : r.outputs) {
@@ -663,6 +726,7 @@ void ModelVersion::RunGroup(Instance* instance,
   if (metrics_) {
     metrics_->RecordBatch(name_, version_, static_cast<int>(group.size()));
   }
+  RecordExecution(total, times);
   int64_t offset = 0;
   for (auto& p : group) {
     InferResponse part;
@@ -690,6 +754,7 @@ void ModelVersion::RunGroup(Instance* instance,
     offset += p->rows;
     p->started = started;
     p->compute_s = compute_s;
+    p->times = times;
     Complete(p.get(), std::move(part));
   }
 }

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +38,38 @@ struct ModelConfig {
 bool ParseModelConfig(const std::string& text,
                       ModelConfig* config,
                       std::string* error);
+
+/// A count of events and their total duration.
+struct DurationStat {
+  uint64_t count = 0;
+  uint64_t ns = 0;
+  void Add(uint64_t duration_ns) {
+    ++count;
+    ns += duration_ns;
+  }
+};
+
+/// Runs of one batch size: how long their inputs took to copy in, the
+/// model to run, and the outputs to copy out.
+struct BatchStat {
+  int64_t batch_size = 0;
+  DurationStat compute_input, compute_infer, compute_output;
+};
+
+/// A model version's figures since it loaded, as the protocol's
+/// statistics extension (Triton's) reports them.
+struct VersionStatistics {
+  std::string name;
+  std::string version;
+  uint64_t last_inference_ms = 0;  // since the Unix epoch; 0: none yet
+  uint64_t inference_count = 0;    // rows answered (1 per unbatched request)
+  uint64_t execution_count = 0;    // model runs
+  // Per request: answered, refused or failed (end to end in the model
+  // version), and for those answered, the queue and their run's parts.
+  DurationStat success, fail, queue;
+  DurationStat compute_input, compute_infer, compute_output;
+  std::vector<BatchStat> batches;  // ascending batch size
+};
 
 class ModelVersion {
  public:
@@ -74,6 +107,8 @@ class ModelVersion {
   /// waiting for it.
   void InferAsync(InferRequest request, Done done);
 
+  VersionStatistics Statistics() const;
+
   /// Requests waiting in the queue, and whether an instance is running
   /// one (for tests and metrics).
   size_t queued() const;
@@ -85,6 +120,10 @@ class ModelVersion {
  private:
   struct Pending;
   struct Instance;
+  // How long one run's parts took.
+  struct RunTimes {
+    uint64_t input_ns = 0, infer_ns = 0, output_ns = 0;
+  };
 
   Status Validate(const InferRequest& request) const;
   // Records the request's metrics and hands its answer to its caller.
@@ -94,7 +133,7 @@ class ModelVersion {
   // Answers a request whose deadline passed in the queue.
   void Expire(Pending* pending);
   // Runs one request alone, timing it and counting a batch of one.
-  InferResponse RunTimed(Instance* instance, Pending* pending) const;
+  InferResponse RunTimed(Instance* instance, Pending* pending);
   void WorkerLoop(Instance* instance);
   // Answers queued requests whose deadline passed while every instance
   // was busy (the workers check deadlines only when they take a request).
@@ -109,7 +148,12 @@ class ModelVersion {
   void RunGroup(Instance* instance,
                 std::vector<std::shared_ptr<Pending>>& group);
   InferResponse RunOne(paddle_lite::Predictor* predictor,
-                       const InferRequest& request) const;
+                       const InferRequest& request,
+                       RunTimes* times) const;
+  // The rows a request counts for in the statistics: dim 0 for a model
+  // that batches, else 1.
+  int64_t CountedRows(const Pending& pending) const;
+  void RecordExecution(int64_t batch_size, const RunTimes& times);
 
   std::string name_;
   std::string version_;
@@ -129,6 +173,12 @@ class ModelVersion {
   bool stopping_ = false;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::thread expirer_;
+  // The statistics extension's figures. Batch sizes past kMaxBatchStats
+  // distinct ones are counted in the totals only: a client chooses them.
+  static constexpr size_t kMaxBatchStats = 64;
+  mutable std::mutex stats_mutex_;
+  VersionStatistics stats_;
+  std::map<int64_t, BatchStat> batch_stats_;
   // When ExpireLoop wakes next; a request due sooner wakes it.
   std::chrono::steady_clock::time_point expire_at_ =
       std::chrono::steady_clock::time_point::max();

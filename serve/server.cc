@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,7 +24,9 @@ bool IsVersionName(const std::string& name) {
 }
 }  // namespace
 
-InferenceServer::InferenceServer(const std::string& repository) {
+InferenceServer::InferenceServer(const std::string& repository,
+                                 bool model_control)
+    : repository_(repository), model_control_(model_control) {
   std::error_code ec;
   fs::directory_iterator it(repository, ec);
   if (ec) {
@@ -33,59 +36,73 @@ InferenceServer::InferenceServer(const std::string& repository) {
   for (auto& entry : it) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
-    auto& versions = models_[name];
-    ModelConfig config;
-    std::string config_error;
-    const fs::path config_path = entry.path() / "config.json";
-    if (fs::exists(config_path)) {
-      std::ifstream file(config_path);
-      std::stringstream text;
-      text << file.rdbuf();
-      if (!ParseModelConfig(text.str(), &config, &config_error)) {
-        config_error = config_path.string() + ": " + config_error;
-      }
+    models_[name] = LoadModel(name, nullptr);
+  }
+}
+
+InferenceServer::VersionMap InferenceServer::LoadModel(
+    const std::string& name, const std::string* config_json) {
+  const fs::path folder = fs::path(repository_) / name;
+  VersionMap versions;
+  ModelConfig config;
+  std::string config_error;
+  const fs::path config_path = folder / "config.json";
+  if (config_json) {
+    if (!ParseModelConfig(*config_json, &config, &config_error)) {
+      config_error = "the load request's config: " + config_error;
     }
-    for (auto& sub : fs::directory_iterator(entry.path())) {
-      const std::string version = sub.path().filename().string();
-      if (!sub.is_directory() || !IsVersionName(version)) continue;
-      std::unique_ptr<ModelVersion> loaded;
-      if (!config_error.empty()) {
-        loaded = std::make_unique<ModelVersion>(name, version, config_error);
-      } else {
-        loaded = std::make_unique<ModelVersion>(
-            name, version, sub.path().string(), config, &metrics_);
-      }
-      if (loaded->ready()) {
-        LOG(INFO) << "model '" << name << "' version " << version << " ready ("
-                  << config.instances << " instance(s), " << config.threads
-                  << " thread(s) each"
-                  << (config.max_batch_size
-                          ? ", batches up to " +
-                                std::to_string(config.max_batch_size)
-                          : std::string())
-                  << ")";
-      } else {
-        LOG(ERROR) << "model '" << name << "' version " << version
-                   << " failed to load: " << loaded->error();
-      }
-      versions[std::stoll(version)] = std::move(loaded);
-    }
-    if (versions.empty()) {
-      // Reported rather than dropped, so a typo in the layout is visible.
-      const std::string why =
-          config_error.empty()
-              ? "no numbered version folder in " + entry.path().string()
-              : config_error;
-      LOG(ERROR) << "model '" << name << "': " << why;
-      versions[0] = std::make_unique<ModelVersion>(name, "0", why);
+  } else if (fs::exists(config_path)) {
+    std::ifstream file(config_path);
+    std::stringstream text;
+    text << file.rdbuf();
+    if (!ParseModelConfig(text.str(), &config, &config_error)) {
+      config_error = config_path.string() + ": " + config_error;
     }
   }
+  std::error_code ec;
+  for (auto& sub : fs::directory_iterator(folder, ec)) {
+    const std::string version = sub.path().filename().string();
+    if (!sub.is_directory() || !IsVersionName(version)) continue;
+    std::shared_ptr<ModelVersion> loaded;
+    if (!config_error.empty()) {
+      loaded = std::make_shared<ModelVersion>(name, version, config_error);
+    } else {
+      loaded = std::make_shared<ModelVersion>(
+          name, version, sub.path().string(), config, &metrics_);
+    }
+    if (loaded->ready()) {
+      LOG(INFO) << "model '" << name << "' version " << version << " ready ("
+                << config.instances << " instance(s), " << config.threads
+                << " thread(s) each"
+                << (config.max_batch_size
+                        ? ", batches up to " +
+                              std::to_string(config.max_batch_size)
+                        : std::string())
+                << ")";
+    } else {
+      LOG(ERROR) << "model '" << name << "' version " << version
+                 << " failed to load: " << loaded->error();
+    }
+    versions[std::stoll(version)] = std::move(loaded);
+  }
+  if (versions.empty()) {
+    // Reported rather than dropped, so a typo in the layout is visible.
+    std::string why = config_error;
+    if (why.empty()) {
+      why = ec ? "cannot read " + folder.string() + ": " + ec.message()
+               : "no numbered version folder in " + folder.string();
+    }
+    LOG(ERROR) << "model '" << name << "': " << why;
+    versions[0] = std::make_shared<ModelVersion>(name, "0", why);
+  }
+  return versions;
 }
 
 InferenceServer::~InferenceServer() { Stop(); }
 
 bool InferenceServer::Ready() const {
   if (stopping_) return false;
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) {
     for (auto& [number, model] : versions) {
       if (!model->ready()) return false;
@@ -94,16 +111,28 @@ bool InferenceServer::Ready() const {
   return true;
 }
 
-std::vector<std::string> InferenceServer::Extensions() {
+std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
-  return {"binary_tensor_data", "pdlite_lod"};
+  std::vector<std::string> out = {"binary_tensor_data", "statistics",
+                                  "pdlite_lod"};
+  if (model_control_) out.push_back("model_repository");
+  return out;
 }
 
-ModelVersion* InferenceServer::FindMutable(const std::string& model,
-                                           const std::string& version,
-                                           Status* status) const {
+std::shared_ptr<ModelVersion> InferenceServer::FindShared(
+    const std::string& model,
+    const std::string& version,
+    Status* status) const {
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
   auto it = models_.find(model);
   if (it == models_.end()) {
+    auto unloaded = not_loaded_.find(model);
+    if (unloaded != not_loaded_.end()) {
+      *status = Status::Error(
+          StatusCode::kNotFound,
+          "model '" + model + "' is not loaded: " + unloaded->second);
+      return nullptr;
+    }
     std::string known;
     for (auto& [name, v] : models_)
       known += (known.empty() ? "'" : ", '") + name + "'";
@@ -113,10 +142,10 @@ ModelVersion* InferenceServer::FindMutable(const std::string& model,
     return nullptr;
   }
   const auto& versions = it->second;
-  if (version.empty()) return versions.rbegin()->second.get();
+  if (version.empty()) return versions.rbegin()->second;
   if (IsVersionName(version)) {
     auto v = versions.find(std::stoll(version));
-    if (v != versions.end()) return v->second.get();
+    if (v != versions.end()) return v->second;
   }
   std::string known;
   for (auto& [n, v] : versions)
@@ -129,15 +158,43 @@ ModelVersion* InferenceServer::FindMutable(const std::string& model,
 
 Status InferenceServer::Find(const std::string& model,
                              const std::string& version,
-                             const ModelVersion** found) const {
+                             std::shared_ptr<const ModelVersion>* found) const {
   Status status;
-  *found = FindMutable(model, version, &status);
+  *found = FindShared(model, version, &status);
+  return status;
+}
+
+Status InferenceServer::Statistics(const std::string& model,
+                                   const std::string& version,
+                                   std::vector<VersionStatistics>* out) const {
+  out->clear();
+  if (model.empty() || version.empty()) {
+    std::vector<std::shared_ptr<ModelVersion>> versions;
+    {
+      std::shared_lock<std::shared_mutex> lock(models_mutex_);
+      for (auto& [name, numbered] : models_) {
+        if (!model.empty() && name != model) continue;
+        for (auto& [n, v] : numbered) versions.push_back(v);
+      }
+    }
+    if (!model.empty() && versions.empty()) {
+      Status status;
+      FindShared(model, version, &status);  // says why, naming the models
+      return status;
+    }
+    for (auto& v : versions) out->push_back(v->Statistics());
+    return Status();
+  }
+  Status status;
+  std::shared_ptr<ModelVersion> found = FindShared(model, version, &status);
+  if (found) out->push_back(found->Statistics());
   return status;
 }
 
 std::vector<std::string> InferenceServer::Versions(
     const std::string& model) const {
   std::vector<std::string> out;
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
   auto it = models_.find(model);
   if (it == models_.end()) return out;
   for (auto& [n, v] : it->second) out.push_back(v->version());
@@ -146,14 +203,166 @@ std::vector<std::string> InferenceServer::Versions(
 
 std::vector<std::string> InferenceServer::ModelNames() const {
   std::vector<std::string> out;
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
   for (auto& [name, v] : models_) out.push_back(name);
   return out;
+}
+
+std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
+  // Folders of the repository that hold no model now (added since, or
+  // unloaded) are listed too, as Triton lists them.
+  std::set<std::string> folders;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(repository_, ec)) {
+    if (entry.is_directory(ec))
+      folders.insert(entry.path().filename().string());
+  }
+  std::vector<RepositoryEntry> out;
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  for (auto& [name, versions] : models_) folders.erase(name);
+  auto model = models_.begin();
+  auto folder = folders.begin();
+  // Both sorted by name: merged, so the index is in name order.
+  while (model != models_.end() || folder != folders.end()) {
+    if (folder == folders.end() ||
+        (model != models_.end() && model->first < *folder)) {
+      for (auto& [n, v] : model->second) {
+        if (ready_only && !v->ready()) continue;
+        out.push_back({v->name(), v->version(),
+                       v->ready() ? "READY" : "UNAVAILABLE", v->error()});
+      }
+      ++model;
+    } else {
+      if (!ready_only) {
+        auto why = not_loaded_.find(*folder);
+        if (why == not_loaded_.end()) {
+          out.push_back({*folder, "", "", ""});
+        } else {
+          out.push_back({*folder, "", "UNAVAILABLE", why->second});
+        }
+      }
+      ++folder;
+    }
+  }
+  return out;
+}
+
+Status InferenceServer::ModelControlAllowed(const std::string& model) const {
+  if (!model_control_) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "model '" + model +
+                             "': loading and unloading models is off; start "
+                             "the server with --model-control-mode explicit");
+  }
+  // A name is one folder of the repository, never a path out of it.
+  if (model.empty() || model == "." || model == ".." ||
+      model.find('/') != std::string::npos ||
+      model.find('\0') != std::string::npos) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "'" + model +
+                             "' is not a model name: a name is one folder of "
+                             "the model repository");
+  }
+  if (stopping_) {
+    return Status::Error(StatusCode::kUnavailable,
+                         "model '" + model + "': the server is shutting down");
+  }
+  return Status();
+}
+
+Status InferenceServer::Load(const std::string& model,
+                             const std::string& config_json) {
+  Status allowed = ModelControlAllowed(model);
+  if (!allowed.ok()) return allowed;
+  std::lock_guard<std::mutex> control(control_mutex_);
+  if (stopping_) return ModelControlAllowed(model);
+  std::error_code ec;
+  const fs::path folder = fs::path(repository_) / model;
+  if (!fs::is_directory(folder, ec)) {
+    return Status::Error(StatusCode::kNotFound,
+                         "model '" + model + "': no folder " + folder.string() +
+                             " in the model repository");
+  }
+  VersionMap fresh =
+      LoadModel(model, config_json.empty() ? nullptr : &config_json);
+  std::string failed;
+  for (auto& [n, v] : fresh) {
+    if (!v->ready()) {
+      failed += (failed.empty() ? "" : "; ") +
+                ("version " + v->version() + ": " + v->error());
+    }
+  }
+  VersionMap old;
+  {
+    std::unique_lock<std::shared_mutex> lock(models_mutex_);
+    auto it = models_.find(model);
+    bool old_serves = it != models_.end();
+    if (old_serves) {
+      for (auto& [n, v] : it->second) old_serves &= v->ready();
+    }
+    if (!failed.empty() && old_serves) {
+      lock.unlock();
+      for (auto& [n, v] : fresh) v->Stop();
+      return Status::Error(
+          StatusCode::kInvalidArgument,
+          "model '" + model +
+              "' failed to load, and serves as before: " + failed);
+    }
+    if (!failed.empty()) {
+      // Not loaded before (or not ready): kept out, the reason recorded
+      // for the index, so that one bad load does not make the server
+      // unready while its other models serve.
+      not_loaded_[model] = "its last load failed: " + failed;
+      if (it != models_.end()) {
+        old = std::move(it->second);
+        models_.erase(it);
+      }
+    } else {
+      not_loaded_.erase(model);
+      if (it != models_.end()) old = std::move(it->second);
+      models_[model] = std::move(fresh);
+    }
+  }
+  // Requests that found the old versions are answered by them.
+  for (auto& [n, v] : old) v->Stop();
+  if (!failed.empty()) {
+    for (auto& [n, v] : fresh) v->Stop();
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "model '" + model + "' failed to load: " + failed);
+  }
+  LOG(INFO) << "model '" << model << "' loaded";
+  return Status();
+}
+
+Status InferenceServer::Unload(const std::string& model) {
+  Status allowed = ModelControlAllowed(model);
+  if (!allowed.ok()) return allowed;
+  std::lock_guard<std::mutex> control(control_mutex_);
+  if (stopping_) return ModelControlAllowed(model);
+  VersionMap old;
+  {
+    std::unique_lock<std::shared_mutex> lock(models_mutex_);
+    auto it = models_.find(model);
+    if (it == models_.end()) {
+      return Status::Error(StatusCode::kNotFound,
+                           "model '" + model + "' is not loaded");
+    }
+    old = std::move(it->second);
+    models_.erase(it);
+    not_loaded_[model] = "unloaded";
+  }
+  for (auto& [n, v] : old) v->Stop();
+  LOG(INFO) << "model '" << model << "' unloaded";
+  return Status();
 }
 
 void InferenceServer::InferAsync(InferRequest request,
                                  ModelVersion::Done done) {
   Status status;
-  ModelVersion* model = FindMutable(request.model, request.version, &status);
+  // Held while the request is handed over: an unload that takes the
+  // version away meanwhile answers what it queued before releasing it.
+  std::shared_ptr<ModelVersion> model =
+      FindShared(request.model, request.version, &status);
   if (!model) {
     InferResponse response;
     response.model = request.model;
@@ -179,7 +388,9 @@ InferResponse InferenceServer::Infer(InferRequest request) {
 }
 
 void InferenceServer::Stop() {
+  std::lock_guard<std::mutex> control(control_mutex_);
   stopping_ = true;
+  std::shared_lock<std::shared_mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) {
     for (auto& [n, model] : versions) model->Stop();
   }

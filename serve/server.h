@@ -6,6 +6,8 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -19,26 +21,44 @@ namespace serve {
 constexpr const char* kServerName = "pdlite";
 constexpr const char* kServerVersion = "0.1.0";
 
+/// One entry of the model repository extension's index.
+struct RepositoryEntry {
+  std::string name;
+  std::string version;  // "" for a model with no version loaded
+  std::string state;    // "READY", "UNAVAILABLE", or "" (never loaded)
+  std::string reason;   // why it is unavailable
+};
+
 class InferenceServer {
  public:
   /// Loads every model of a Triton-style repository: DIR/<model>/<n>/
   /// holds version n's files, DIR/<model>/config.json its settings. A model
   /// that fails to load is kept, not ready, with the error; the others
   /// serve. Throws std::runtime_error when DIR cannot be read at all.
-  explicit InferenceServer(const std::string& repository);
+  /// `model_control`: whether clients may load and unload models (the
+  /// protocol's model repository extension); off, those calls are refused.
+  explicit InferenceServer(const std::string& repository,
+                           bool model_control = false);
   ~InferenceServer();
 
   bool Live() const { return true; }
-  /// Every model loaded and the server not shutting down.
+  /// Every model served is ready, and the server is not shutting down.
   bool Ready() const;
   /// The protocol extensions this server implements.
-  static std::vector<std::string> Extensions();
+  std::vector<std::string> Extensions() const;
 
   /// The version `version` of `model` ("" = the highest); NotFound naming
-  /// what exists otherwise. The pointer lives as long as the server.
+  /// what exists otherwise. The version stays usable while `found` holds
+  /// it, even if it is unloaded meanwhile (it then refuses new requests).
   Status Find(const std::string& model,
               const std::string& version,
-              const ModelVersion** found) const;
+              std::shared_ptr<const ModelVersion>* found) const;
+  /// The statistics extension: every version of every model when `model`
+  /// is "", every version of `model` when `version` is "", else that
+  /// version; NotFound as for Find.
+  Status Statistics(const std::string& model,
+                    const std::string& version,
+                    std::vector<VersionStatistics>* out) const;
   /// Version names of `model`, ascending; empty for an unknown model.
   std::vector<std::string> Versions(const std::string& model) const;
   std::vector<std::string> ModelNames() const;
@@ -50,20 +70,51 @@ class InferenceServer {
   /// InferAsync, waiting for the answer.
   InferResponse Infer(InferRequest request);
 
+  // The model repository extension. Each call is refused unless the
+  // server was made with model_control, and waits for any other running.
+
+  /// Every model folder of the repository and every model loaded, one
+  /// entry per version loaded; `ready_only`: only the versions that serve.
+  std::vector<RepositoryEntry> Index(bool ready_only) const;
+  /// Loads DIR/<model> afresh: the versions found now, with its
+  /// config.json, or `config_json` (the same keys) when not empty. A model
+  /// that serves keeps serving until the new versions are ready, and
+  /// serves unchanged when any of them fails to load (the error says so).
+  Status Load(const std::string& model, const std::string& config_json);
+  /// Stops serving `model`: new requests are refused as for an unknown
+  /// model; those taken are answered first.
+  Status Unload(const std::string& model);
+
   /// Refuses new requests; answers those queued; joins the workers.
   void Stop();
 
   Metrics& metrics() { return metrics_; }
 
  private:
-  ModelVersion* FindMutable(const std::string& model,
-                            const std::string& version,
-                            Status* status) const;
+  using VersionMap = std::map<int64_t, std::shared_ptr<ModelVersion>>;
 
+  std::shared_ptr<ModelVersion> FindShared(const std::string& model,
+                                           const std::string& version,
+                                           Status* status) const;
+  // Loads every version folder of DIR/<model>; `config_json` as in Load.
+  // Never empty: a model with no version, or a bad config, gets one
+  // version that is not ready, with the reason.
+  VersionMap LoadModel(const std::string& model,
+                       const std::string* config_json);
+  Status ModelControlAllowed(const std::string& model) const;
+
+  const std::string repository_;
+  const bool model_control_;
   Metrics metrics_;
+  // Held by Load, Unload and Stop, so that they run one at a time.
+  mutable std::mutex control_mutex_;
+  // Guards models_ and not_loaded_; requests take it shared.
+  mutable std::shared_mutex models_mutex_;
   // model name -> version number -> loaded version.
-  std::map<std::string, std::map<int64_t, std::unique_ptr<ModelVersion>>>
-      models_;
+  std::map<std::string, VersionMap> models_;
+  // Why a model of the repository is not loaded: unloaded, or its last
+  // load failed.
+  std::map<std::string, std::string> not_loaded_;
   std::atomic<bool> stopping_{false};
 };
 

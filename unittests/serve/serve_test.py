@@ -839,7 +839,14 @@ def check_grpc_typed_contents(port, x, y):
                 ("ModelMetadata", (("name not UTF-8", b"\x0a\x01\x80"),)),
                 ("ServerLive", (("not protobuf", b"\x0a\x05ab"),)),
                 ("ServerReady", (("not protobuf", b"\xff" * 3),)),
-                ("ServerMetadata", (("not protobuf", b"\x08"),))):
+                ("ServerMetadata", (("not protobuf", b"\x08"),)),
+                ("ModelStatistics", (("name not UTF-8",
+                                      b"\x0a\x02\xff\xfe"),)),
+                ("RepositoryIndex", (("repository name not UTF-8",
+                                      b"\x0a\x02\xff\xfe"),)),
+                ("RepositoryModelLoad", (("not protobuf", b"\xff" * 7),)),
+                ("RepositoryModelUnload", (("model name not UTF-8",
+                                            b"\x12\x02\xff\xfe"),))):
             raw_call = channel.unary_unary(
                 "/inference.GRPCInferenceService/" + method,
                 request_serializer=lambda b: b,
@@ -1051,6 +1058,227 @@ def check_grpc_timeout(port, http_port):
             "answered", str(results[0][0]))
 
 
+def check_statistics(port, grpc_port, client):
+    """The statistics extension, read by tritonclient over HTTP and gRPC:
+    three requests of two rows each to demo (batching on, nothing else
+    sending) add 3 successes, 6 inferences and one run each."""
+    import tritonclient.grpc as grpcclient
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+
+    def http_stats():
+        return client.get_inference_statistics("demo")["model_stats"][0]
+
+    def grpc_stats():
+        got = gc.get_inference_statistics("demo", as_json=True)
+        return got["model_stats"][0]
+
+    def n(stats, *keys):
+        for k in keys:
+            stats = stats.get(k, {})
+        return int(stats) if stats != {} else 0  # as_json: uint64 as text
+
+    before = http_stats()
+    body, n_header, want = big_binary_request(2)
+    for _ in range(3):
+        status, headers, got = request(
+            port, "POST", "/v2/models/demo/infer", body,
+            {"Inference-Header-Content-Length": str(n_header)})
+        R.check(status == 200 and close(parse_binary_response(got, headers),
+                                        want)[0],
+                "statistics: a 2-row request answered", str(status))
+    for name, after in (("http", http_stats()), ("grpc", grpc_stats())):
+        deltas = {k: n(after, *k) - n(before, *k) for k in (
+            ("inference_count",), ("execution_count",),
+            ("inference_stats", "success", "count"),
+            ("inference_stats", "queue", "count"),
+            ("inference_stats", "compute_infer", "count"))}
+        R.check(list(deltas.values()) == [6, 3, 3, 3, 3] and
+                after["name"] == "demo" and after["version"] == "1" and
+                n(after, "inference_stats", "compute_infer", "ns") > 0 and
+                n(after, "last_inference") > 1.7e12,
+                "%s statistics: 3 requests of 2 rows counted" % name,
+                "%s %s" % (deltas, after))
+        sizes = {n(b, "batch_size"): n(b, "compute_infer", "count")
+                 for b in after.get("batch_stats", [])}
+        R.check(sizes.get(2, 0) >= 3,
+                "%s statistics: runs of batch size 2 counted" % name,
+                str(sizes))
+    names = {m["name"] for m in
+             gc.get_inference_statistics(as_json=True)["model_stats"]}
+    R.check({"demo", "half"} <= names,
+            "grpc statistics: every model when none is named", str(names))
+    status, _, got = request(port, "GET", "/v2/models/nope/stats")
+    R.check(status == 404 and "unknown model 'nope'" in error_of(got),
+            "statistics: unknown model -> 404", "%s %r" % (status, got))
+    code, message = grpc_error(lambda: gc.get_inference_statistics("demo",
+                                                                   "9"))
+    R.check(code == "StatusCode.NOT_FOUND" and "has no version '9'" in message,
+            "grpc statistics: unknown version -> NOT_FOUND",
+            "%s %r" % (code, message))
+    R.check("statistics" in client.get_server_metadata()["extensions"],
+            "statistics: extension listed")
+    gc.close()
+
+
+def check_model_control_off(port, grpc_port):
+    """Without --model-control-mode explicit, loads and unloads are refused;
+    the index, which changes nothing, is answered."""
+    import tritonclient.grpc as grpcclient
+    status, _, body = request(port, "POST", "/v2/repository/models/demo/load",
+                              "{}")
+    R.check(status == 400 and "--model-control-mode explicit" in
+            error_of(body), "repository: load refused without model control",
+            "%s %r" % (status, body))
+    client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    code, message = grpc_error(lambda: client.unload_model("demo"))
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "--model-control-mode explicit" in message,
+            "grpc repository: unload refused without model control",
+            "%s %r" % (code, message))
+    R.check("model_repository" not in
+            client.get_server_metadata(as_json=True).get("extensions", []),
+            "repository: extension not listed without model control")
+    index = client.get_model_repository_index(as_json=True).get("models", [])
+    R.check({"name": "demo", "version": "1", "state": "READY"} in index,
+            "grpc repository: index answered without model control",
+            str(index))
+    client.close()
+    R.check(request(port, "GET", "/v2/models/demo/ready")[0] == 200,
+            "repository: demo still ready after refused calls")
+
+
+def check_repository(server, repo):
+    """Loading, reloading and unloading with --model-control-mode explicit,
+    by Triton's clients over HTTP and gRPC, while another client keeps
+    asking the model: each of its answers is right or a refusal."""
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    port, grpc_port = server.port, server.grpc_port
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    R.check("model_repository" in
+            hc.get_server_metadata().get("extensions", []),
+            "repository: extension listed with model control")
+    index = hc.get_model_repository_index()
+    R.check(sorted((m["name"], m.get("version"), m.get("state"))
+                   for m in index) ==
+            [("demo", "1", "READY"), ("slow", "1", "READY")],
+            "repository: HTTP index lists every version READY", str(index))
+
+    body, n_header, want = big_binary_request(2)
+    stop = threading.Event()
+    tally = {"right": 0, "refused": 0, "wrong": []}
+
+    def keep_asking():
+        while not stop.is_set():
+            status, headers, got = request(
+                port, "POST", "/v2/models/demo/infer", body,
+                {"Inference-Header-Content-Length": str(n_header)})
+            if status == 200 and close(parse_binary_response(got, headers),
+                                       want)[0]:
+                tally["right"] += 1
+            elif status in (404, 503):
+                tally["refused"] += 1
+            else:
+                tally["wrong"].append((status, got[:200]))
+
+    asker = threading.Thread(target=keep_asking)
+    asker.start()
+    try:
+        time.sleep(0.2)
+        gc.unload_model("demo")
+        code, message = grpc_error(lambda: gc.is_model_ready("demo"))
+        R.check(code == "StatusCode.NOT_FOUND" and
+                "model 'demo' is not loaded: unloaded" in message,
+                "grpc repository: ModelReady on an unloaded model is "
+                "NOT_FOUND, saying so", "%s %r" % (code, message))
+        status, _, got = request(port, "POST", "/v2/models/demo/infer", body,
+                                 {"Inference-Header-Content-Length":
+                                  str(n_header)})
+        R.check(status == 404 and
+                "model 'demo' is not loaded: unloaded" in error_of(got),
+                "repository: infer on an unloaded model is 404, saying so",
+                "%s %r" % (status, got[:300]))
+        index = gc.get_model_repository_index(as_json=True)["models"]
+        R.check({"name": "demo", "state": "UNAVAILABLE",
+                 "reason": "unloaded"} in index,
+                "grpc repository: index shows demo unloaded", str(index))
+        R.check(request(port, "GET", "/v2/health/ready")[0] == 200,
+                "repository: the server stays ready with a model unloaded")
+        time.sleep(0.1)
+        hc.load_model("demo")
+        R.check(hc.is_model_ready("demo"),
+                "repository: demo ready again after an HTTP load")
+        # A new version in the repository, picked up by a reload.
+        os.symlink(DEMO, os.path.join(repo, "demo", "2"))
+        gc.load_model("demo")
+        meta = hc.get_model_metadata("demo")
+        R.check(meta.get("versions") == ["1", "2"],
+                "repository: a reload finds version 2", str(meta))
+        # A broken new version: the load fails, the model serves as before.
+        os.makedirs(os.path.join(repo, "demo", "3"))
+        with open(os.path.join(repo, "demo", "3", "model.pdmodel"), "w") as f:
+            f.write("not a program")
+        status, _, got = request(
+            port, "POST", "/v2/repository/models/demo/load", "")
+        R.check(status == 400 and "serves as before: version 3:" in
+                error_of(got), "repository: a failed reload keeps serving",
+                "%s %r" % (status, got[:300]))
+        R.check(hc.get_model_metadata("demo").get("versions") == ["1", "2"],
+                "repository: versions unchanged after a failed reload")
+        shutil.rmtree(os.path.join(repo, "demo", "3"))
+        # The config in the request, as tritonclient sends it.
+        gc.load_model("demo", config=json.dumps({"queue_limit": 3,
+                                                 "instances": 2}))
+        code, message = grpc_error(
+            lambda: gc.load_model("demo", config='{"instance": 2}'))
+        R.check(code == "StatusCode.INVALID_ARGUMENT" and
+                "the load request's config: unknown key" in message,
+                "grpc repository: a bad config in the request is refused",
+                "%s %r" % (code, message))
+        time.sleep(0.2)
+    finally:
+        stop.set()
+        asker.join()
+    R.check(not tally["wrong"] and tally["right"] > 0,
+            "repository: a client asking throughout got right answers or "
+            "refusals (%d right, %d refused)" % (tally["right"],
+                                                   tally["refused"]),
+            str(tally["wrong"][:3]))
+    # Bad calls.
+    for what, path, payload, want_status, want_error in (
+            ("unknown model", "/v2/repository/models/nope/load", "{}", 404,
+             "no folder"),
+            ("files in the request", "/v2/repository/models/demo/load",
+             json.dumps({"parameters": {"file:1/model.pdmodel": "eA=="}}),
+             400, "not supported"),
+            ("unknown parameter", "/v2/repository/models/demo/unload",
+             json.dumps({"parameters": {"force": True}}), 400,
+             'unknown parameter "force"'),
+            ("body not JSON", "/v2/repository/models/demo/load", "{", 400,
+             "not a JSON object"),
+            ("index ready not a bool", "/v2/repository/index",
+             '{"ready": 1}', 400, '"ready" must be true or false'),
+            ("a path for a name", "/v2/repository/models/..%2Fdemo/load",
+             "{}", 404, "no endpoint")):
+        status, _, got = request(port, "POST", path, payload)
+        R.check(status == want_status and want_error in error_of(got),
+                "repository bad call: %s -> %d" % (what, want_status),
+                "%s %r" % (status, got[:300]))
+    code, message = grpc_error(lambda: gc.load_model("../demo"))
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "is not a model name" in message,
+            "grpc repository: a path for a name is refused",
+            "%s %r" % (code, message))
+    # Back as the other checks expect it: version 1, config.json.
+    os.remove(os.path.join(repo, "demo", "2"))
+    hc.load_model("demo")
+    R.check(hc.get_model_metadata("demo").get("versions") == ["1"],
+            "repository: reloaded as at the start")
+    hc.close()
+    gc.close()
+
+
 def check_sigterm_drains(server):
     port = server.port
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
@@ -1146,6 +1374,8 @@ def main():
         check_bad_inputs_with_parallel_client(a.port, client, httpclient)
         check_grpc(a.grpc_port, with_shared)
         check_metrics(a.port)
+        check_statistics(a.port, a.grpc_port, client)
+        check_model_control_off(a.port, a.grpc_port)
         client.close()
         R.check(a.stop(signal.SIGINT) == 0, "SIGINT: exit 0", a.log_tail())
         with open(a.log_path, errors="replace") as f:
@@ -1166,6 +1396,7 @@ def main():
             json.dump({"max_batch_size": 64, "batch_delay_us": 1500000}, f)
         # A wait policy the caller set is kept.
         b = Server([args.pdlite, "serve"], repo_b, os.path.join(tmp, "b.log"),
+                   ["--model-control-mode", "explicit"],
                    env=dict(openmp_unset, OMP_WAIT_POLICY="PASSIVE"))
         servers.append(b)
         check_openmp_wait_policy(b, "PASSIVE", None)
@@ -1175,6 +1406,7 @@ def main():
         check_grpc_queue_full(b.grpc_port, b.port)
         check_timeout(b.port)
         check_grpc_timeout(b.grpc_port, b.port)
+        check_repository(b, repo_b)
         check_sigterm_drains(b)
     except Exception as e:  # report, clean up, fail
         import traceback
