@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -247,8 +251,6 @@ Status NotTheMessage() {
 // one client (see docs/serving.md, "Benchmarks"). A queued request holds
 // no thread: the worker that runs it finishes the call. The health and
 // metadata calls never block, so they answer in the callback.
-// The repository calls block while a model loads or drains: rare calls
-// of an operator, they hold one of gRPC's callback threads meanwhile.
 using Grpc = inference::GRPCInferenceService;
 using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
     Grpc::WithRawCallbackMethod_ServerReady<Grpc::WithRawCallbackMethod_ModelReady<
@@ -302,6 +304,52 @@ Status RepositoryParameters(const Request& request,
   }
   return Status();
 }
+
+namespace {
+
+// One thread that runs tasks in order; joined once the tasks posted are
+// done.
+class ControlThread {
+ public:
+  ControlThread() : thread_([this] { Loop(); }) {}
+  ~ControlThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    posted_.notify_one();
+    thread_.join();
+  }
+  void Post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    posted_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      posted_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable posted_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started once the members above exist
+};
+
+}  // namespace
 
 class GrpcFrontend::Service final : public RawCallbackService {
  public:
@@ -453,8 +501,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
-    return Unary<inference::RepositoryModelLoadRequest,
-                 inference::RepositoryModelLoadResponse>(
+    return UnaryOnControlThread<inference::RepositoryModelLoadRequest,
+                                inference::RepositoryModelLoadResponse>(
         context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelLoadRequest& request,
                inference::RepositoryModelLoadResponse*) {
@@ -469,8 +517,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
-    return Unary<inference::RepositoryModelUnloadRequest,
-                 inference::RepositoryModelUnloadResponse>(
+    return UnaryOnControlThread<inference::RepositoryModelUnloadRequest,
+                                inference::RepositoryModelUnloadResponse>(
         context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelUnloadRequest& request,
                inference::RepositoryModelUnloadResponse*) {
@@ -568,6 +616,35 @@ class GrpcFrontend::Service final : public RawCallbackService {
                                   grpc::ByteBuffer* response_bytes,
                                   Handle handle) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(
+        Answer<Request, Response>(request_bytes, response_bytes, handle));
+    return reactor;
+  }
+
+  // Unary, answered on the control thread: loads take seconds and unloads
+  // wait for the model's requests, which would hold one of gRPC's
+  // callback threads meanwhile. gRPC keeps the call's buffers until it is
+  // finished.
+  template <typename Request, typename Response, typename Handle>
+  grpc::ServerUnaryReactor* UnaryOnControlThread(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes,
+      Handle handle) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    control_.Post([this, reactor, request_bytes, response_bytes, handle] {
+      reactor->Finish(
+          Answer<Request, Response>(request_bytes, response_bytes, handle));
+    });
+    return reactor;
+  }
+
+  // A unary call's answer: its message parsed, `handle` (which fills the
+  // response and returns its status) called, the response serialized.
+  template <typename Request, typename Response, typename Handle>
+  grpc::Status Answer(const grpc::ByteBuffer* request_bytes,
+                      grpc::ByteBuffer* response_bytes,
+                      const Handle& handle) {
     grpc::Status answer;
     try {
       Request request;
@@ -591,8 +668,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       answer = grpc::Status(grpc::StatusCode::INTERNAL,
                             std::string("the call failed: ") + e.what());
     }
-    reactor->Finish(answer);
-    return reactor;
+    return answer;
   }
 
   Status DescribeModel(const inference::ModelMetadataRequest& request,
@@ -650,6 +726,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
   bool verbose_;
   const int max_infer_calls_;
   std::atomic<int> infer_calls_{0};
+  // Last: its thread finishes before the members above go.
+  ControlThread control_;
 };
 
 GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)

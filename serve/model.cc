@@ -371,7 +371,10 @@ InferResponse ModelVersion::RunTimed(Instance* instance, Pending* pending) {
       RunOne(instance->predictor.get(), pending->request, &pending->times);
   pending->compute_s = Seconds(Clock::now() - pending->started);
   if (metrics_) metrics_->RecordBatch(name_, version_, 1);
-  RecordExecution(CountedRows(*pending), pending->times);
+  // As Triton's: a run that failed has no parts worth averaging.
+  if (response.status.ok()) {
+    RecordExecution(CountedRows(*pending), pending->times);
+  }
   return response;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace pdlite {
 namespace serve {
@@ -36,12 +37,14 @@ InferenceServer::InferenceServer(const std::string& repository,
   for (auto& entry : it) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
-    models_[name] = LoadModel(name, nullptr);
+    models_[name] = LoadModel(name, nullptr, nullptr);
   }
 }
 
 InferenceServer::VersionMap InferenceServer::LoadModel(
-    const std::string& name, const std::string* config_json) {
+    const std::string& name,
+    const std::string* config_json,
+    std::string* no_version) {
   const fs::path folder = fs::path(repository_) / name;
   VersionMap versions;
   ModelConfig config;
@@ -94,6 +97,7 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     }
     LOG(ERROR) << "model '" << name << "': " << why;
     versions[0] = std::make_shared<ModelVersion>(name, "0", why);
+    if (no_version) *no_version = why;
   }
   return versions;
 }
@@ -102,7 +106,7 @@ InferenceServer::~InferenceServer() { Stop(); }
 
 bool InferenceServer::Ready() const {
   if (stopping_) return false;
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  std::lock_guard<std::mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) {
     for (auto& [number, model] : versions) {
       if (!model->ready()) return false;
@@ -123,7 +127,7 @@ std::shared_ptr<ModelVersion> InferenceServer::FindShared(
     const std::string& model,
     const std::string& version,
     Status* status) const {
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  std::lock_guard<std::mutex> lock(models_mutex_);
   auto it = models_.find(model);
   if (it == models_.end()) {
     auto unloaded = not_loaded_.find(model);
@@ -168,10 +172,15 @@ Status InferenceServer::Statistics(const std::string& model,
                                    const std::string& version,
                                    std::vector<VersionStatistics>* out) const {
   out->clear();
+  if (model.empty() && !version.empty()) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "statistics of version '" + version +
+                             "' of which model? A version needs a model name");
+  }
   if (model.empty() || version.empty()) {
     std::vector<std::shared_ptr<ModelVersion>> versions;
     {
-      std::shared_lock<std::shared_mutex> lock(models_mutex_);
+      std::lock_guard<std::mutex> lock(models_mutex_);
       for (auto& [name, numbered] : models_) {
         if (!model.empty() && name != model) continue;
         for (auto& [n, v] : numbered) versions.push_back(v);
@@ -194,7 +203,7 @@ Status InferenceServer::Statistics(const std::string& model,
 std::vector<std::string> InferenceServer::Versions(
     const std::string& model) const {
   std::vector<std::string> out;
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  std::lock_guard<std::mutex> lock(models_mutex_);
   auto it = models_.find(model);
   if (it == models_.end()) return out;
   for (auto& [n, v] : it->second) out.push_back(v->version());
@@ -203,7 +212,7 @@ std::vector<std::string> InferenceServer::Versions(
 
 std::vector<std::string> InferenceServer::ModelNames() const {
   std::vector<std::string> out;
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  std::lock_guard<std::mutex> lock(models_mutex_);
   for (auto& [name, v] : models_) out.push_back(name);
   return out;
 }
@@ -218,7 +227,7 @@ std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
       folders.insert(entry.path().filename().string());
   }
   std::vector<RepositoryEntry> out;
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
+  std::lock_guard<std::mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) folders.erase(name);
   auto model = models_.begin();
   auto folder = folders.begin();
@@ -283,22 +292,26 @@ Status InferenceServer::Load(const std::string& model,
                          "model '" + model + "': no folder " + folder.string() +
                              " in the model repository");
   }
-  VersionMap fresh =
-      LoadModel(model, config_json.empty() ? nullptr : &config_json);
+  // Why the load failed: the model's reason when it has no version (its
+  // placeholder version "0" is not a folder), else each failing version's.
   std::string failed;
-  for (auto& [n, v] : fresh) {
-    if (!v->ready()) {
-      failed += (failed.empty() ? "" : "; ") +
-                ("version " + v->version() + ": " + v->error());
+  VersionMap fresh =
+      LoadModel(model, config_json.empty() ? nullptr : &config_json, &failed);
+  if (failed.empty()) {
+    for (auto& [n, v] : fresh) {
+      if (!v->ready()) {
+        failed += (failed.empty() ? "" : "; ") +
+                  ("version " + v->version() + ": " + v->error());
+      }
     }
   }
   VersionMap old;
   {
-    std::unique_lock<std::shared_mutex> lock(models_mutex_);
+    std::unique_lock<std::mutex> lock(models_mutex_);
     auto it = models_.find(model);
-    bool old_serves = it != models_.end();
-    if (old_serves) {
-      for (auto& [n, v] : it->second) old_serves &= v->ready();
+    bool old_serves = false;
+    if (it != models_.end()) {
+      for (auto& [n, v] : it->second) old_serves |= v->ready();
     }
     if (!failed.empty() && old_serves) {
       lock.unlock();
@@ -309,9 +322,9 @@ Status InferenceServer::Load(const std::string& model,
               "' failed to load, and serves as before: " + failed);
     }
     if (!failed.empty()) {
-      // Not loaded before (or not ready): kept out, the reason recorded
-      // for the index, so that one bad load does not make the server
-      // unready while its other models serve.
+      // Not served before: kept out, the reason recorded for the index,
+      // so that one bad load does not make the server unready while its
+      // other models serve.
       not_loaded_[model] = "its last load failed: " + failed;
       if (it != models_.end()) {
         old = std::move(it->second);
@@ -323,8 +336,7 @@ Status InferenceServer::Load(const std::string& model,
       models_[model] = std::move(fresh);
     }
   }
-  // Requests that found the old versions are answered by them.
-  for (auto& [n, v] : old) v->Stop();
+  Retire(&old);
   if (!failed.empty()) {
     for (auto& [n, v] : fresh) v->Stop();
     return Status::Error(StatusCode::kInvalidArgument,
@@ -334,6 +346,29 @@ Status InferenceServer::Load(const std::string& model,
   return Status();
 }
 
+void InferenceServer::Retire(VersionMap* versions) {
+  // A request that found a version before it left models_ still hands
+  // itself over: the version takes requests until it is the last holder's
+  // (polled: loads and unloads are rare), and then answers what it
+  // queued. Stopping it at once would refuse those requests.
+  const auto give_up = std::chrono::steady_clock::now() + kRetireWait;
+  for (auto& [n, v] : *versions) {
+    while (v.use_count() > 1 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (v.use_count() > 1) {
+      LOG(WARNING) << "model '" << v->name() << "' version " << v->version()
+                   << ": still held after "
+                   << std::chrono::duration_cast<std::chrono::seconds>(
+                          kRetireWait)
+                          .count()
+                   << " s; stopped anyway";
+    }
+    v->Stop();
+  }
+  versions->clear();
+}
+
 Status InferenceServer::Unload(const std::string& model) {
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
@@ -341,7 +376,7 @@ Status InferenceServer::Unload(const std::string& model) {
   if (stopping_) return ModelControlAllowed(model);
   VersionMap old;
   {
-    std::unique_lock<std::shared_mutex> lock(models_mutex_);
+    std::unique_lock<std::mutex> lock(models_mutex_);
     auto it = models_.find(model);
     if (it == models_.end()) {
       return Status::Error(StatusCode::kNotFound,
@@ -351,7 +386,7 @@ Status InferenceServer::Unload(const std::string& model) {
     models_.erase(it);
     not_loaded_[model] = "unloaded";
   }
-  for (auto& [n, v] : old) v->Stop();
+  Retire(&old);
   LOG(INFO) << "model '" << model << "' unloaded";
   return Status();
 }
@@ -390,10 +425,15 @@ InferResponse InferenceServer::Infer(InferRequest request) {
 void InferenceServer::Stop() {
   std::lock_guard<std::mutex> control(control_mutex_);
   stopping_ = true;
-  std::shared_lock<std::shared_mutex> lock(models_mutex_);
-  for (auto& [name, versions] : models_) {
-    for (auto& [n, model] : versions) model->Stop();
+  std::vector<std::shared_ptr<ModelVersion>> all;
+  {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    for (auto& [name, versions] : models_) {
+      for (auto& [n, model] : versions) all.push_back(model);
+    }
   }
+  // Outside the lock: lookups go on meanwhile, and are refused.
+  for (auto& model : all) model->Stop();
 }
 
 }  // namespace serve

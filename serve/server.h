@@ -4,10 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -97,19 +97,24 @@ class InferenceServer {
                                            const std::string& version,
                                            Status* status) const;
   // Loads every version folder of DIR/<model>; `config_json` as in Load.
-  // Never empty: a model with no version, or a bad config, gets one
-  // version that is not ready, with the reason.
+  // Never empty: a model with no version folder gets a version "0" that is
+  // not ready, and the reason in `no_version` (when not null).
   VersionMap LoadModel(const std::string& model,
-                       const std::string* config_json);
+                       const std::string* config_json,
+                       std::string* no_version);
   Status ModelControlAllowed(const std::string& model) const;
+  // Stops versions taken out of models_ once no request is still handing
+  // itself to them (at most kRetireWait), and releases them.
+  void Retire(VersionMap* versions);
+  static constexpr std::chrono::seconds kRetireWait{60};
 
   const std::string repository_;
   const bool model_control_;
   Metrics metrics_;
   // Held by Load, Unload and Stop, so that they run one at a time.
   mutable std::mutex control_mutex_;
-  // Guards models_ and not_loaded_; requests take it shared.
-  mutable std::shared_mutex models_mutex_;
+  // Guards models_ and not_loaded_; held only to look up or swap.
+  mutable std::mutex models_mutex_;
   // model name -> version number -> loaded version.
   std::map<std::string, VersionMap> models_;
   // Why a model of the repository is not loaded: unloaded, or its last

@@ -669,9 +669,34 @@ TEST(ServerCore, LoadFindsNewVersionsAndKeepsServingWhenTheyFail) {
   }
 }
 
+TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  fs::create_directories(repo.path() + "/demo/2");
+  std::ofstream(repo.path() + "/demo/2/model.pdmodel") << "not a program";
+  InferenceServer server(repo.path(), /*model_control=*/true);
+  EXPECT_FALSE(server.Ready());  // version 2 failed at the start
+  Status status = server.Load("demo", "");
+  EXPECT_EQ(status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message.find("serves as before: version 2: "),
+            std::string::npos)
+      << status.message;
+  InferRequest one = DemoRequest(1, 0);
+  one.version = "1";
+  EXPECT_TRUE(server.Infer(one).status.ok());
+  // A model with no version folder: the reason, with no made-up version.
+  fs::create_directories(repo.path() + "/empty");
+  status = server.Load("empty", "");
+  EXPECT_NE(status.message.find(
+                "model 'empty' failed to load: no numbered version folder"),
+            std::string::npos)
+      << status.message;
+}
+
 // Clients keep sending while the model is unloaded and loaded again:
-// each answer is the model's, or a refusal, never a crash or a wrong one
-// (and under ThreadSanitizer, no race).
+// each answer is the model's, or "not found" while it is unloaded; never
+// a crash, a wrong answer, or a refusal by a version being replaced (and
+// under ThreadSanitizer, no race).
 TEST(ServerCore, RequestsDuringLoadsAndUnloadsAreAnsweredOrRefused) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
@@ -688,9 +713,8 @@ TEST(ServerCore, RequestsDuringLoadsAndUnloadsAreAnsweredOrRefused) {
         if (r.status.ok()) {
           ++ok;
           if (AsFloats(r.outputs.at(0)) != expected) ++wrong;
-        } else if (r.status.code == StatusCode::kNotFound ||
-                   r.status.code == StatusCode::kUnavailable) {
-          ++refused;
+        } else if (r.status.code == StatusCode::kNotFound) {
+          ++refused;  // while unloaded; a reload refuses nothing
         } else {
           ++wrong;
         }
@@ -779,6 +803,8 @@ TEST(ServerCore, StatisticsCountRequestsRunsAndRows) {
   EXPECT_EQ(stats[0].name, "batched");
   EXPECT_EQ(stats[1].name, "demo");
   EXPECT_EQ(server.Statistics("nope", "", &stats).code, StatusCode::kNotFound);
+  EXPECT_EQ(server.Statistics("", "1", &stats).code,
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(server.Statistics("demo", "2", &stats).code, StatusCode::kNotFound);
 }
 
