@@ -33,9 +33,10 @@ packages=(
   # `pdlite serve` (serve/, docs/serving.md): libmicrohttpd (its HTTP
   # server), cpp-httplib (the benchmark's load client), nlohmann-json,
   # simdjson (request bodies), gRPC with its protoc plugin; its test also
-  # talks to it with curl
+  # talks to it with curl, and makes a throwaway TLS certificate with
+  # openssl
   libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libsimdjson-dev
-  libgrpc++-dev protobuf-compiler-grpc curl
+  libgrpc++-dev protobuf-compiler-grpc curl openssl
   ${extra[@]+"${extra[@]}"}
   "$@"
 )

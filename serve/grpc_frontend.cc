@@ -743,8 +743,16 @@ int GrpcFrontend::Start() {
       std::make_unique<Service>(server_, options_.verbose, options_.threads);
   grpc::ServerBuilder builder;
   int port = -1;
+  std::shared_ptr<grpc::ServerCredentials> credentials =
+      grpc::InsecureServerCredentials();
+  if (!options_.tls_cert_pem.empty()) {
+    grpc::SslServerCredentialsOptions tls;
+    tls.pem_key_cert_pairs.push_back(
+        {options_.tls_key_pem, options_.tls_cert_pem});
+    credentials = grpc::SslServerCredentials(tls);
+  }
   builder.AddListeningPort(options_.host + ":" + std::to_string(options_.port),
-                           grpc::InsecureServerCredentials(), &port);
+                           credentials, &port);
   const int max_bytes = static_cast<int>(std::min<size_t>(
       options_.max_message_bytes, std::numeric_limits<int>::max()));
   builder.SetMaxReceiveMessageSize(max_bytes);

@@ -46,6 +46,10 @@ struct GrpcOptions {
   // once and are not counted.
   int threads = 256;
   size_t max_message_bytes = size_t{64} << 20;
+  // PEM text of the server's certificate (chain) and private key: TLS
+  // when both are set.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
   bool verbose = false;
 };
 

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -313,6 +315,25 @@ struct HttpFrontend::Callbacks {
   // What is read and dropped of a body over the limit, beyond twice it.
   static constexpr size_t kDropBytes = size_t{64} << 20;
 
+  // libmicrohttpd's messages (with TLS on): why it refused a certificate
+  // or key, all of them; then a handshake that failed, one in 100, so
+  // that clients cannot fill the log (a plain HTTP client on the TLS port
+  // is one message each).
+  static void Log(void* cls, const char* format, va_list args) {
+    char text[512];
+    std::vsnprintf(text, sizeof text, format, args);
+    std::string line(text);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) {
+      line.pop_back();
+    }
+    if (!static_cast<HttpFrontend*>(cls)->started_) {
+      LOG(ERROR) << "libmicrohttpd: " << line;
+      return;
+    }
+    LOG_EVERY_N(WARNING, 100)
+        << "libmicrohttpd: " << line << " (one in 100 of these is logged)";
+  }
+
   static MHD_Result Access(void* cls,
                            MHD_Connection* connection,
                            const char* url,
@@ -542,11 +563,26 @@ int HttpFrontend::Bind() {
       {MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds, nullptr},
   };
   items.push_back({MHD_OPTION_CONNECTION_LIMIT, options_.threads, nullptr});
+  if (!options_.tls_cert_pem.empty()) {
+    // GnuTLS, through libmicrohttpd; it keeps pointers to the PEM text,
+    // which options_ holds as long as the daemon runs. Its reasons for
+    // refusing them go to the log.
+    flags |= MHD_USE_TLS | MHD_USE_ERROR_LOG;
+    // First, or libmicrohttpd logs the options before it to stderr.
+    items.insert(items.begin(),
+                 {MHD_OPTION_EXTERNAL_LOGGER,
+                  reinterpret_cast<intptr_t>(&Callbacks::Log), this});
+    items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0,
+                     const_cast<char*>(options_.tls_cert_pem.c_str())});
+    items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0,
+                     const_cast<char*>(options_.tls_key_pem.c_str())});
+  }
   items.push_back({MHD_OPTION_END, 0, nullptr});
   daemon_ = MHD_start_daemon(flags, static_cast<uint16_t>(options_.port),
                              nullptr, nullptr, &Callbacks::Access, this,
                              MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
   if (daemon_ == nullptr) return -1;
+  started_ = true;
   const MHD_DaemonInfo* info =
       MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
   return info != nullptr ? info->port : options_.port;

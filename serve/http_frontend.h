@@ -36,6 +36,10 @@ struct HttpOptions {
   // whose JSON does not fit beside the others' is refused (503); one
   // larger than the whole budget, always (413). 0: 4 x max_body_bytes.
   size_t max_json_decoding_bytes = 0;
+  // PEM text of the server's certificate (chain) and private key: HTTPS
+  // when both are set.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
   bool verbose = false;
 };
 
@@ -66,6 +70,7 @@ class HttpFrontend {
   InferenceServer* server_;
   HttpOptions options_;
   MHD_Daemon* daemon_ = nullptr;  // from Bind() to the end of Serve()
+  std::atomic<bool> started_{false};  // the daemon runs (for its log)
   std::atomic<bool> stopping_{false};
   ByteBudget json_decoding_;  // --max-json-decoding-mb
   std::atomic<int> open_connections_{0};

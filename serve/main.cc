@@ -5,9 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -23,7 +26,8 @@ int Usage(const std::string& problem) {
                     [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 1024]
                     [--grpc-threads 256] [--max-body-mb 64]
                     [--max-json-decoding-mb 4 x max-body-mb]
-                    [--model-control-mode none|explicit] [--verbose]
+                    [--model-control-mode none|explicit]
+                    [--tls-cert FILE --tls-key FILE] [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
@@ -35,9 +39,43 @@ once (a JSON document takes up to about 17 times its size while decoded).
 --model-control-mode explicit lets clients load, reload and unload models
 (the protocol's model repository extension); every model still loads at
 start. With none (the default) those calls are refused.
+--tls-cert and --tls-key (PEM: the certificate, with its chain, and its
+private key) serve HTTPS and gRPC over TLS on the same ports.
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
 )";
   return 2;
+}
+
+// Reads a PEM file; false, naming the file, when it cannot be read or
+// holds no PEM block whose label ends with `label` ("PRIVATE KEY" takes
+// PKCS#8, RSA and EC keys alike).
+bool ReadPem(const std::string& path,
+             const std::string& label,
+             std::string* text,
+             std::string* error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file.is_open()) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::stringstream contents;
+  contents << file.rdbuf();
+  *text = contents.str();
+  static const std::string kBegin = "-----BEGIN ";
+  for (size_t at = text->find(kBegin); at != std::string::npos;
+       at = text->find(kBegin, at + 1)) {
+    const size_t name_at = at + kBegin.size();
+    const size_t end = text->find("-----", name_at);
+    if (end == std::string::npos) break;
+    const std::string name = text->substr(name_at, end - name_at);
+    if (name.size() >= label.size() &&
+        name.compare(name.size() - label.size(), label.size(), label) == 0) {
+      return true;
+    }
+  }
+  *error =
+      path + " holds no PEM " + label + " (-----BEGIN ..." + label + "-----)";
+  return false;
 }
 
 bool ParseInt(const std::string& text,
@@ -102,6 +140,7 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   std::string repository;
+  std::string tls_cert_file, tls_key_file;
   bool model_control = false;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
@@ -135,6 +174,10 @@ int main(int argc, char** argv) {
         return Usage("--model-control-mode is none or explicit");
       }
       model_control = value == "explicit";
+    } else if (arg == "--tls-cert") {
+      tls_cert_file = value;
+    } else if (arg == "--tls-key") {
+      tls_key_file = value;
     } else if (arg == "--host") {
       options.host = value;
     } else if (arg == "--http-port") {
@@ -163,6 +206,19 @@ int main(int argc, char** argv) {
     }
   }
   if (repository.empty()) return Usage("--model-repository is required");
+  if (tls_cert_file.empty() != tls_key_file.empty()) {
+    return Usage("--tls-cert and --tls-key go together");
+  }
+  if (!tls_cert_file.empty()) {
+    std::string error;
+    if (!ReadPem(tls_cert_file, "CERTIFICATE", &options.tls_cert_pem, &error) ||
+        !ReadPem(tls_key_file, "PRIVATE KEY", &options.tls_key_pem, &error)) {
+      std::cerr << "pdlite serve: " << error << "\n";
+      return 1;
+    }
+    grpc_options.tls_cert_pem = options.tls_cert_pem;
+    grpc_options.tls_key_pem = options.tls_key_pem;
+  }
 
   // SIGTERM and SIGINT are taken by one thread with sigwait, so they are
   // blocked in every thread started from here on (workers, HTTP pool).
@@ -186,7 +242,14 @@ int main(int argc, char** argv) {
   int port = http.Bind();
   if (port < 0) {
     std::cerr << "pdlite serve: cannot listen on " << options.host << ":"
-              << options.port << "\n";
+              << options.port
+              << (tls_cert_file.empty()
+                      ? std::string()
+                      : " with the certificate " + tls_cert_file +
+                            " and the key " + tls_key_file +
+                            " (the log says why libmicrohttpd refused them, "
+                            "if it did)")
+              << "\n";
     return 1;
   }
   std::cout << "listening on " << options.host << ":" << port << std::endl;

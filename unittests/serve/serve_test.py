@@ -1281,6 +1281,115 @@ def check_repository(server, repo):
     gc.close()
 
 
+def check_tls(server_command, tmp, env):
+    """--tls-cert/--tls-key: HTTPS and gRPC over TLS, by Triton's clients
+    trusting a throwaway self-signed certificate; plain clients on the TLS
+    ports are refused without hurting the server; bad files stop it at
+    start, naming the file."""
+    import ssl
+    import gevent.ssl
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+
+    def make_key_and_cert(name):
+        key = os.path.join(tmp, name + "_key.pem")
+        cert = os.path.join(tmp, name + "_cert.pem")
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+             "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+             "-out", cert, "-days", "1", "-subj", "/CN=localhost",
+             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+            check=True, capture_output=True)
+        return key, cert
+
+    key, cert = make_key_and_cert("tls")
+    other_key, _ = make_key_and_cert("tls_other")
+    repo = os.path.join(tmp, "repo_tls")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+
+    # Files that cannot serve: refused at start, naming the file.
+    garbage = os.path.join(tmp, "not_a_key.pem")
+    with open(garbage, "w") as f:
+        f.write("not a key")
+    for what, extra, want_code, want in (
+            ("a certificate without a key", ["--tls-cert", cert], 2,
+             "--tls-cert and --tls-key go together"),
+            ("a missing key file",
+             ["--tls-cert", cert, "--tls-key", key + ".missing"], 1,
+             "cannot read " + key + ".missing"),
+            ("a key file that is no key",
+             ["--tls-cert", cert, "--tls-key", garbage], 1,
+             garbage + " holds no PEM PRIVATE KEY"),
+            ("the key of another certificate",
+             ["--tls-cert", cert, "--tls-key", other_key], 1,
+             "with the certificate " + cert)):
+        run = subprocess.run(
+            server_command + ["--model-repository", repo, "--host",
+                              "127.0.0.1", "--http-port", "0",
+                              "--grpc-port", "0"] + extra,
+            capture_output=True, timeout=120, env=env)
+        R.check(run.returncode == want_code and
+                want in run.stderr.decode(errors="replace"),
+                "tls: %s stops the server at start (exit %d)" % (what,
+                                                                 want_code),
+                "exit %s: %s" % (run.returncode, run.stderr[-600:]))
+
+    server = Server(server_command, repo, os.path.join(tmp, "tls.log"),
+                    ["--tls-cert", cert, "--tls-key", key], env=env)
+    try:
+        x, y = demo_data()
+        context = ssl.create_default_context(cafile=cert)
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port,
+                                           context=context, timeout=60)
+        conn.request("GET", "/v2/health/ready")
+        R.check(conn.getresponse().status == 200, "tls: HTTPS ready")
+        conn.close()
+        hc = httpclient.InferenceServerClient(
+            url="127.0.0.1:%d" % server.port, ssl=True,
+            ssl_context_factory=lambda cafile=None:
+                gevent.ssl.create_default_context(cafile=cert))
+        inp = httpclient.InferInput("x", list(x.shape), "FP32")
+        inp.set_data_from_numpy(x, binary_data=True)
+        ok, why = close(hc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
+        R.check(ok, "tls: tritonclient HTTPS infer matches", why)
+        hc.close()
+        gc = grpcclient.InferenceServerClient(
+            url="127.0.0.1:%d" % server.grpc_port, ssl=True,
+            root_certificates=cert)
+        inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+        inp.set_data_from_numpy(x)
+        ok, why = close(gc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
+        R.check(ok, "tls: tritonclient gRPC over TLS infer matches", why)
+        gc.close()
+        # Plain clients on the TLS ports: refused, the server unharmed.
+        try:
+            status = request(server.port, "GET", "/v2/health/ready",
+                             timeout=10)[0]
+        except (OSError, http.client.HTTPException):
+            status = None
+        R.check(status is None, "tls: plain HTTP on the HTTPS port fails",
+                str(status))
+        plain = grpcclient.InferenceServerClient(
+            url="127.0.0.1:%d" % server.grpc_port)
+        code, _ = grpc_error(lambda: plain.is_server_live(
+            client_timeout=10))
+        R.check(code is not None, "tls: plain gRPC on the TLS port fails",
+                str(code))
+        plain.close()
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port,
+                                           context=context, timeout=60)
+        conn.request("GET", "/v2/health/live")
+        R.check(conn.getresponse().status == 200,
+                "tls: HTTPS still served after the plain clients")
+        conn.close()
+        code = server.stop()
+        R.check(code == 0, "tls: SIGTERM: exit 0", "exit %s" % code)
+    finally:
+        if server.proc.poll() is None:
+            server.stop(signal.SIGKILL)
+
+
 def check_sigterm_drains(server):
     port = server.port
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
@@ -1410,6 +1519,7 @@ def main():
         check_grpc_timeout(b.grpc_port, b.port)
         check_repository(b, repo_b)
         check_sigterm_drains(b)
+        check_tls([args.server], tmp, openmp_unset)
     except Exception as e:  # report, clean up, fail
         import traceback
         traceback.print_exc()
