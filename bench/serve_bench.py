@@ -437,13 +437,16 @@ def bare_baseline(pdlite, model_dir, inputs_dir, seconds, device):
 
 # ---- main -------------------------------------------------------------------
 
-def start_server(server, repo, log_path, http_threads, grpc_threads):
+def start_server(server, repo, log_path, http_threads, grpc_threads,
+                 http_spin_us):
     log = open(log_path, "wb")
     args = [server, "--model-repository", repo, "--host", "127.0.0.1",
             "--http-port", "0", "--grpc-port", "0",
             "--grpc-threads", str(grpc_threads)]
     if http_threads is not None:
         args += ["--http-threads", str(http_threads)]
+    if http_spin_us is not None:
+        args += ["--http-spin-us", str(http_spin_us)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log)
     ports = []
     for pattern in (r"listening on 127\.0\.0\.1:(\d+)",
@@ -500,6 +503,8 @@ def main():
     ap.add_argument("--http-threads", type=int, default=None,
                     help="the server's --http-threads (default: its own, "
                          "a thread for each of up to 1024 connections)")
+    ap.add_argument("--http-spin-us", type=int, default=None,
+                    help="the server's --http-spin-us (default: its own)")
     ap.add_argument("--grpc-threads", type=int, default=128,
                     help="the server's --grpc-threads (default 128, above "
                          "the 64 clients: ModelInfer calls past it are "
@@ -578,7 +583,7 @@ def main():
                 json.dump(config, f)
         proc, log, port, grpc_port = start_server(
             args.server, repo, os.path.join(tmp, "server.log"),
-            args.http_threads, args.grpc_threads)
+            args.http_threads, args.grpc_threads, args.http_spin_us)
         if os.path.exists(args.tcp_round_trip):
             # No transport can go below this: the loopback copy and two
             # processes waking each other up. The request's bytes are the
@@ -611,6 +616,7 @@ def main():
                     "cls_batch_off", raw_x, x1.shape, raw_expected, output, 1,
                     args.warmup, args.seconds, refused=True)
         results["server"] = {"http_threads": args.http_threads,
+                             "http_spin_us": args.http_spin_us,
                              "grpc_threads": args.grpc_threads,
                              "configs": CONFIGS}
         # Fresh interpreters: no gRPC state forked from this process.
@@ -677,9 +683,11 @@ def main():
     bare = results["bare"]
     print("\n`pdlite serve` on %s, batch 1 %s, %.0f s per cell "
           "(after %.0f s unmeasured); server --http-threads %s "
-          "--grpc-threads %d; batching off: %s; on: %s\n" % (
+          "--http-spin-us %s --grpc-threads %d; batching off: %s; "
+          "on: %s\n" % (
               os.path.basename(model_dir), list(x1.shape), args.seconds,
               args.warmup, args.http_threads or "(default)",
+              "(default)" if args.http_spin_us is None else args.http_spin_us,
               args.grpc_threads,
               json.dumps(CONFIGS["off"]), json.dumps(CONFIGS["on"])))
     print("| transport | batching | clients | client: procs x threads | "

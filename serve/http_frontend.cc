@@ -4,6 +4,7 @@
 #include <glog/logging.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -347,6 +348,7 @@ struct HttpFrontend::Callbacks {
     if (exchange == nullptr) {
       // The headers are in; the body (if any) comes in later calls.
       exchange = new Exchange;
+      self->active_requests_.fetch_add(1);
       exchange->method = method;
       exchange->path = url;
       auto* state = static_cast<ConnectionState*>(
@@ -492,6 +494,8 @@ struct HttpFrontend::Callbacks {
                 << "B in, " << exchange->out_bytes << "B out, " << ms << " ms";
     }
     delete exchange;
+    self->active_requests_.fetch_sub(1);
+    self->SpinForNextRequest(connection);
   }
 
   static void ConnectionEvent(void* cls,
@@ -512,6 +516,27 @@ struct HttpFrontend::Callbacks {
     }
   }
 };
+
+void HttpFrontend::SpinForNextRequest(MHD_Connection* connection) {
+  // Only while nothing else is being served, and one connection at a
+  // time: a spinning thread takes a core that requests could use.
+  if (options_.spin_us <= 0 || stopping_ || active_requests_ != 0) return;
+  int idle = 0;
+  if (!spinners_.compare_exchange_strong(idle, 1)) return;
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info != nullptr) {
+    const auto until =
+        Clock::now() + std::chrono::microseconds(options_.spin_us);
+    pollfd socket{info->connect_fd, POLLIN, 0};
+    // poll() with no timeout returns at once: the thread stays on its
+    // core until the request's first bytes (or a hang-up) are there.
+    while (::poll(&socket, 1, 0) == 0 && active_requests_ == 0 && !stopping_ &&
+           Clock::now() < until) {
+    }
+  }
+  spinners_ = 0;
+}
 
 HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
     : server_(server),

@@ -27,7 +27,8 @@ int Usage(const std::string& problem) {
                     [--grpc-threads 256] [--max-body-mb 64]
                     [--max-json-decoding-mb 4 x max-body-mb]
                     [--model-control-mode none|explicit]
-                    [--tls-cert FILE --tls-key FILE] [--verbose]
+                    [--tls-cert FILE --tls-key FILE] [--http-spin-us 0]
+                    [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
@@ -41,6 +42,9 @@ once (a JSON document takes up to about 17 times its size while decoded).
 start. With none (the default) those calls are refused.
 --tls-cert and --tls-key (PEM: the certificate, with its chain, and its
 private key) serve HTTPS and gRPC over TLS on the same ports.
+--http-spin-us N: after answering, while nothing else is being served, an
+HTTP connection's thread waits up to N us for its next request spinning
+rather than sleeping (lower latency at a few clients, for CPU time).
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
 )";
   return 2;
@@ -174,6 +178,9 @@ int main(int argc, char** argv) {
         return Usage("--model-control-mode is none or explicit");
       }
       model_control = value == "explicit";
+    } else if (arg == "--http-spin-us") {
+      if (!ParseInt(value, 0, 100000, &n)) return Usage("bad --http-spin-us");
+      options.spin_us = static_cast<int>(n);
     } else if (arg == "--tls-cert") {
       tls_cert_file = value;
     } else if (arg == "--tls-key") {

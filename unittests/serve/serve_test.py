@@ -1281,6 +1281,17 @@ def check_repository(server, repo):
     gc.close()
 
 
+def check_bad_flags(server_command, repo):
+    for extra, want in ((["--http-spin-us", "-1"], "bad --http-spin-us"),
+                        (["--model-control-mode", "poll"],
+                         "--model-control-mode is none or explicit")):
+        run = subprocess.run(server_command + ["--model-repository", repo] +
+                             extra, capture_output=True, timeout=60)
+        R.check(run.returncode == 2 and want in run.stderr.decode(),
+                "flags: %s is refused (exit 2)" % " ".join(extra),
+                "exit %s: %r" % (run.returncode, run.stderr[-300:]))
+
+
 def check_tls(server_command, tmp, env):
     """--tls-cert/--tls-key: HTTPS and gRPC over TLS, by Triton's clients
     trusting a throwaway self-signed certificate; plain clients on the TLS
@@ -1468,8 +1479,11 @@ def main():
 
         openmp_unset = {k: v for k, v in os.environ.items()
                         if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+        # With --http-spin-us, so that every check below also runs with
+        # connection threads that spin for the next request.
         a = Server([args.server], repo, os.path.join(tmp, "a.log"),
-                   ["--max-body-mb", "8", "--max-json-decoding-mb", "7"],
+                   ["--max-body-mb", "8", "--max-json-decoding-mb", "7",
+                    "--http-spin-us", "300"],
                    env=openmp_unset)
         servers.append(a)
         client = httpclient.InferenceServerClient(
@@ -1520,6 +1534,7 @@ def main():
         check_repository(b, repo_b)
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset)
+        check_bad_flags([args.server], repo_b)
     except Exception as e:  # report, clean up, fail
         import traceback
         traceback.print_exc()
