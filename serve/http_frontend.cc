@@ -462,7 +462,7 @@ struct HttpFrontend::Callbacks {
   static void Completed(void* cls,
                         MHD_Connection* connection,
                         void** request_context,
-                        MHD_RequestTerminationCode /*how*/) {
+                        MHD_RequestTerminationCode how) {
     auto* self = static_cast<HttpFrontend*>(cls);
     auto* exchange = static_cast<Exchange*>(*request_context);
     if (exchange == nullptr) return;
@@ -495,7 +495,10 @@ struct HttpFrontend::Callbacks {
     }
     delete exchange;
     self->active_requests_.fetch_sub(1);
-    self->SpinForNextRequest(connection);
+    // Not after an error or a hang-up: the connection is closing.
+    if (how == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+      self->SpinForNextRequest(connection);
+    }
   }
 
   static void ConnectionEvent(void* cls,
