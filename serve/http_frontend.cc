@@ -103,6 +103,26 @@ const char* Header(MHD_Connection* connection, const char* name) {
   return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
+// Whether a comma-separated header value (as Connection's) holds `token`,
+// compared without case.
+bool HasToken(const char* value, const char* token) {
+  if (value == nullptr) return false;
+  const size_t length = std::strlen(token);
+  for (const char* at = value; *at != '\0';) {
+    while (*at == ' ' || *at == '\t' || *at == ',') ++at;
+    const char* end = at;
+    while (*end != '\0' && *end != ',') ++end;
+    const char* last = end;
+    while (last > at && (last[-1] == ' ' || last[-1] == '\t')) --last;
+    if (static_cast<size_t>(last - at) == length &&
+        strncasecmp(at, token, length) == 0) {
+      return true;
+    }
+    at = end;
+  }
+  return false;
+}
+
 // A header's value as a byte count: -1 when absent, -2 when not a count.
 int64_t ByteCount(const char* value) {
   if (value == nullptr) return -1;
@@ -306,6 +326,9 @@ struct HttpFrontend::Exchange {
   std::string path;
   std::string* body = nullptr;  // its connection's buffer
   bool too_large = false;
+  // HTTP/1.1 without "Connection: close": the connection may carry the
+  // client's next request (what --http-spin-us waits for).
+  bool keep_alive = false;
   int status = 0;
   size_t in_bytes = 0;
   size_t out_bytes = 0;
@@ -339,7 +362,7 @@ struct HttpFrontend::Callbacks {
                            MHD_Connection* connection,
                            const char* url,
                            const char* method,
-                           const char* /*version*/,
+                           const char* version,
                            const char* upload_data,
                            size_t* upload_size,
                            void** request_context) {
@@ -351,6 +374,9 @@ struct HttpFrontend::Callbacks {
       self->active_requests_.fetch_add(1);
       exchange->method = method;
       exchange->path = url;
+      exchange->keep_alive =
+          strcasecmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+          !HasToken(Header(connection, MHD_HTTP_HEADER_CONNECTION), "close");
       auto* state = static_cast<ConnectionState*>(
           MHD_get_connection_info(connection,
                                   MHD_CONNECTION_INFO_SOCKET_CONTEXT)
@@ -366,6 +392,7 @@ struct HttpFrontend::Callbacks {
         // rather than a connection cut while they send.
         const char* expect = Header(connection, MHD_HTTP_HEADER_EXPECT);
         if (expect != nullptr && strcasecmp(expect, "100-continue") == 0) {
+          exchange->keep_alive = false;  // answered early: it closes
           return Send(self, connection, exchange, TooLarge(self));
         }
         exchange->too_large = true;
@@ -493,10 +520,12 @@ struct HttpFrontend::Callbacks {
                 << " " << exchange->status << " " << exchange->in_bytes
                 << "B in, " << exchange->out_bytes << "B out, " << ms << " ms";
     }
+    const bool keep_alive = exchange->keep_alive;
     delete exchange;
     self->active_requests_.fetch_sub(1);
-    // Not after an error or a hang-up: the connection is closing.
-    if (how == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+    // Not after an error or a hang-up, nor on a connection that closes
+    // after this answer: no request would come.
+    if (how == MHD_REQUEST_TERMINATED_COMPLETED_OK && keep_alive) {
       self->SpinForNextRequest(connection);
     }
   }
@@ -521,11 +550,17 @@ struct HttpFrontend::Callbacks {
 };
 
 void HttpFrontend::SpinForNextRequest(MHD_Connection* connection) {
-  // Only while nothing else is being served, and one connection at a
-  // time: a spinning thread takes a core that requests could use.
-  if (options_.spin_us <= 0 || stopping_ || active_requests_ != 0) return;
-  int idle = 0;
-  if (!spinners_.compare_exchange_strong(idle, 1)) return;
+  // Only while nothing else is being served (HTTP requests being read or
+  // answered, and any request in the server core, gRPC's included), and
+  // one connection at a time: a spinning thread takes a core that
+  // requests could use.
+  auto idle = [this] {
+    return active_requests_ == 0 && server_->metrics().inflight() == 0 &&
+           !stopping_;
+  };
+  if (options_.spin_us <= 0 || !idle()) return;
+  int none = 0;
+  if (!spinners_.compare_exchange_strong(none, 1)) return;
   const MHD_ConnectionInfo* info =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   if (info != nullptr) {
@@ -533,10 +568,14 @@ void HttpFrontend::SpinForNextRequest(MHD_Connection* connection) {
         Clock::now() + std::chrono::microseconds(options_.spin_us);
     pollfd socket{info->connect_fd, POLLIN, 0};
     // poll() with no timeout returns at once: the thread stays on its
-    // core until the request's first bytes (or a hang-up) are there.
-    while (::poll(&socket, 1, 0) == 0 && active_requests_ == 0 && !stopping_ &&
+    // core until the request's first bytes (or a hang-up) are there. A
+    // request already read into libmicrohttpd's (or GnuTLS's) buffer, as
+    // a pipelining client's is, waits the spin out.
+    int ready = 0;
+    while ((ready = ::poll(&socket, 1, 0)) == 0 && idle() &&
            Clock::now() < until) {
     }
+    server_->metrics().RecordSpin(ready > 0);
   }
   spinners_ = 0;
 }

@@ -74,6 +74,14 @@ bool ReadPem(const std::string& path,
     const std::string name = text->substr(name_at, end - name_at);
     if (name.size() >= label.size() &&
         name.compare(name.size() - label.size(), label.size(), label) == 0) {
+      if (name.rfind("ENCRYPTED", 0) == 0 ||
+          text->find("Proc-Type: 4,ENCRYPTED") != std::string::npos) {
+        *error = path +
+                 " holds an encrypted private key, and the server takes "
+                 "no passphrase: decrypt it (openssl pkey -in KEY -out "
+                 "PLAIN_KEY) and keep that file private";
+        return false;
+      }
       return true;
     }
   }
@@ -179,7 +187,7 @@ int main(int argc, char** argv) {
       }
       model_control = value == "explicit";
     } else if (arg == "--http-spin-us") {
-      if (!ParseInt(value, 0, 100000, &n)) return Usage("bad --http-spin-us");
+      if (!ParseInt(value, 0, 10000, &n)) return Usage("bad --http-spin-us");
       options.spin_us = static_cast<int>(n);
     } else if (arg == "--tls-cert") {
       tls_cert_file = value;
@@ -248,15 +256,16 @@ int main(int argc, char** argv) {
   pdlite::serve::HttpFrontend http(server.get(), options);
   int port = http.Bind();
   if (port < 0) {
-    std::cerr << "pdlite serve: cannot listen on " << options.host << ":"
-              << options.port
-              << (tls_cert_file.empty()
-                      ? std::string()
-                      : " with the certificate " + tls_cert_file +
-                            " and the key " + tls_key_file +
-                            " (the log says why libmicrohttpd refused them, "
-                            "if it did)")
-              << "\n";
+    if (tls_cert_file.empty()) {
+      std::cerr << "pdlite serve: cannot listen on " << options.host << ":"
+                << options.port << "\n";
+    } else {
+      std::cerr << "pdlite serve: cannot start HTTPS on " << options.host << ":"
+                << options.port << " with the certificate " << tls_cert_file
+                << " and the key " << tls_key_file
+                << " (the log above says why, when libmicrohttpd refused "
+                   "them; else the address is taken)\n";
+    }
     return 1;
   }
   std::cout << "listening on " << options.host << ":" << port << std::endl;
@@ -265,8 +274,14 @@ int main(int argc, char** argv) {
   if (grpc_options.port >= 0) {
     const int grpc_port = grpc.Start();
     if (grpc_port < 0) {
-      std::cerr << "pdlite serve: cannot serve gRPC on " << options.host << ":"
-                << grpc_options.port << "\n";
+      std::cerr << "pdlite serve: cannot serve gRPC"
+                << (tls_cert_file.empty() ? "" : " over TLS") << " on "
+                << options.host << ":" << grpc_options.port
+                << (tls_cert_file.empty()
+                        ? ""
+                        : " (gRPC's log above says why, when it refused the "
+                          "certificate or key)")
+                << "\n";
       return 1;
     }
     std::cout << "grpc listening on " << options.host << ":" << grpc_port

@@ -124,6 +124,13 @@ std::string Metrics::Render() const {
   out << "# HELP pdlite_inflight_requests Inference requests being "
          "handled.\n# TYPE pdlite_inflight_requests gauge\n"
       << "pdlite_inflight_requests " << inflight_.load() << "\n";
+  out << "# HELP pdlite_http_spins_total Times an HTTP connection spun "
+         "for its next request (--http-spin-us).\n"
+         "# TYPE pdlite_http_spins_total counter\n"
+      << "pdlite_http_spins_total " << spins_.load() << "\n";
+  out << "# HELP pdlite_http_spins_caught_total Spins that the next request "
+         "ended.\n# TYPE pdlite_http_spins_caught_total counter\n"
+      << "pdlite_http_spins_caught_total " << spins_caught_.load() << "\n";
   out << "# HELP process_resident_memory_bytes Resident memory size in "
          "bytes.\n# TYPE process_resident_memory_bytes gauge\n"
       << "process_resident_memory_bytes " << ProcessRssBytes() << "\n";

@@ -26,6 +26,13 @@ class Metrics {
                    const std::string& version,
                    int size);
   void AddInflight(int delta) { inflight_ += delta; }
+  int inflight() const { return inflight_.load(std::memory_order_relaxed); }
+  /// An HTTP connection spun for its next request (--http-spin-us);
+  /// `caught`: the request came while it spun.
+  void RecordSpin(bool caught) {
+    spins_.fetch_add(1, std::memory_order_relaxed);
+    if (caught) spins_caught_.fetch_add(1, std::memory_order_relaxed);
+  }
 
   /// The text exposition format, with the process's resident memory.
   std::string Render() const;
@@ -48,6 +55,8 @@ class Metrics {
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, PerModel> models_;
   std::atomic<int> inflight_{0};
+  std::atomic<uint64_t> spins_{0};
+  std::atomic<uint64_t> spins_caught_{0};
 };
 
 /// Resident set size of this process in bytes (0 when unknown).

@@ -1292,7 +1292,39 @@ def check_bad_flags(server_command, repo):
                 "exit %s: %r" % (run.returncode, run.stderr[-300:]))
 
 
-def check_tls(server_command, tmp, env):
+def metric(port, name):
+    """A counter of /metrics, read on a connection that closes (so that the
+    read itself does not spin)."""
+    _, _, body = request(port, "GET", "/metrics",
+                         headers={"Connection": "close"})
+    found = re.search(r"^%s (\d+)$" % name, body.decode(), re.M)
+    return int(found.group(1)) if found else -1
+
+
+def check_spin(port):
+    """--http-spin-us (server a runs with 300): a kept-alive connection
+    spins after each answer while the server is idle; one that closes
+    after its answer does not."""
+    before = metric(port, "pdlite_http_spins_total")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    for _ in range(5):
+        conn.request("GET", "/v2/health/ready")
+        conn.getresponse().read()
+    conn.close()
+    kept_alive = metric(port, "pdlite_http_spins_total")
+    R.check(before >= 0 and kept_alive - before >= 4,
+            "spin: a kept-alive connection spins after its answers",
+            "%d -> %d" % (before, kept_alive))
+    for _ in range(5):
+        request(port, "GET", "/v2/health/ready",
+                headers={"Connection": "close"})
+    closing = metric(port, "pdlite_http_spins_total")
+    R.check(closing == kept_alive,
+            "spin: a connection that closes after its answer does not spin",
+            "%d -> %d" % (kept_alive, closing))
+
+
+def check_tls(server_command, tmp, env, servers):
     """--tls-cert/--tls-key: HTTPS and gRPC over TLS, by Triton's clients
     trusting a throwaway self-signed certificate; plain clients on the TLS
     ports are refused without hurting the server; bad files stop it at
@@ -1320,6 +1352,10 @@ def check_tls(server_command, tmp, env):
     os.symlink(DEMO, os.path.join(repo, "demo", "1"))
 
     # Files that cannot serve: refused at start, naming the file.
+    encrypted_key = os.path.join(tmp, "tls_encrypted_key.pem")
+    subprocess.run(["openssl", "pkey", "-in", key, "-aes256", "-passout",
+                    "pass:secret", "-out", encrypted_key], check=True,
+                   capture_output=True)
     garbage = os.path.join(tmp, "not_a_key.pem")
     with open(garbage, "w") as f:
         f.write("not a key")
@@ -1334,7 +1370,10 @@ def check_tls(server_command, tmp, env):
              garbage + " holds no PEM PRIVATE KEY"),
             ("the key of another certificate",
              ["--tls-cert", cert, "--tls-key", other_key], 1,
-             "with the certificate " + cert)):
+             "do not match"),
+            ("an encrypted key",
+             ["--tls-cert", cert, "--tls-key", encrypted_key], 1,
+             "holds an encrypted private key")):
         run = subprocess.run(
             server_command + ["--model-repository", repo, "--host",
                               "127.0.0.1", "--http-port", "0",
@@ -1346,8 +1385,12 @@ def check_tls(server_command, tmp, env):
                                                                  want_code),
                 "exit %s: %s" % (run.returncode, run.stderr[-600:]))
 
+    # Spinning too: a request GnuTLS has read is in its buffer, not the
+    # socket's.
     server = Server(server_command, repo, os.path.join(tmp, "tls.log"),
-                    ["--tls-cert", cert, "--tls-key", key], env=env)
+                    ["--tls-cert", cert, "--tls-key", key,
+                     "--http-spin-us", "300"], env=env)
+    servers.append(server)
     try:
         x, y = demo_data()
         context = ssl.create_default_context(cafile=cert)
@@ -1499,6 +1542,7 @@ def main():
         check_bad_inputs_with_parallel_client(a.port, client, httpclient)
         check_grpc(a.grpc_port, with_shared)
         check_metrics(a.port)
+        check_spin(a.port)
         check_statistics(a.port, a.grpc_port, client)
         check_model_control_off(a.port, a.grpc_port)
         client.close()
@@ -1533,7 +1577,7 @@ def main():
         check_grpc_timeout(b.grpc_port, b.port)
         check_repository(b, repo_b)
         check_sigterm_drains(b)
-        check_tls([args.server], tmp, openmp_unset)
+        check_tls([args.server], tmp, openmp_unset, servers)
         check_bad_flags([args.server], repo_b)
     except Exception as e:  # report, clean up, fail
         import traceback
