@@ -70,8 +70,9 @@ class InferenceServer {
   /// InferAsync, waiting for the answer.
   InferResponse Infer(InferRequest request);
 
-  // The model repository extension. Each call is refused unless the
-  // server was made with model_control, and waits for any other running.
+  // The model repository extension. Load and Unload are refused unless
+  // the server was made with model_control, and wait for any other
+  // running; Index changes nothing and is always answered.
 
   /// Every model folder of the repository and every model loaded, one
   /// entry per version loaded; `ready_only`: only the versions that serve.
