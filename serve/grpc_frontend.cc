@@ -257,12 +257,13 @@ using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
         Grpc::WithRawCallbackMethod_ServerMetadata<
             Grpc::WithRawCallbackMethod_ModelMetadata<
                 Grpc::WithRawCallbackMethod_ModelInfer<
-                    Grpc::WithRawCallbackMethod_ModelStatistics<
-                        Grpc::WithRawCallbackMethod_RepositoryIndex<
-                            Grpc::WithRawCallbackMethod_RepositoryModelLoad<
-                                Grpc::
-                                    WithRawCallbackMethod_RepositoryModelUnload<
-                                        Grpc::Service>>>>>>>>>>;
+                    Grpc::WithRawCallbackMethod_ModelConfig<
+                        Grpc::WithRawCallbackMethod_ModelStatistics<
+                            Grpc::WithRawCallbackMethod_RepositoryIndex<
+                                Grpc::WithRawCallbackMethod_RepositoryModelLoad<
+                                    Grpc::
+                                        WithRawCallbackMethod_RepositoryModelUnload<
+                                            Grpc::Service>>>>>>>>>>>;
 
 // A repository call's parameters: Load's config.json text ("" for none),
 // with what tritonclient sends accepted and anything else refused.
@@ -423,6 +424,18 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::ModelMetadataRequest& request,
                inference::ModelMetadataResponse* response) {
           return DescribeModel(request, response);
+        });
+  }
+
+  grpc::ServerUnaryReactor* ModelConfig(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::ModelConfigRequest, inference::ModelConfigResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::ModelConfigRequest& request,
+               inference::ModelConfigResponse* response) {
+          return DescribeConfig(request, response->mutable_config());
         });
   }
 
@@ -671,17 +684,68 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return answer;
   }
 
+  // The version a metadata or config call asks for, when it is ready.
+  Status FindReady(const std::string& name,
+                   const std::string& version,
+                   std::shared_ptr<const ModelVersion>* model) {
+    Status status = server_->Find(name, version, model);
+    if (!status.ok()) return status;
+    if (!(*model)->ready()) {
+      return Status::Error(StatusCode::kUnavailable,
+                           "model '" + (*model)->name() + "' version " +
+                               (*model)->version() +
+                               " is not ready: " + (*model)->error());
+    }
+    return Status();
+  }
+
+  Status DescribeConfig(const inference::ModelConfigRequest& request,
+                        inference::ModelConfig* config) {
+    std::shared_ptr<const ModelVersion> model;
+    Status status = FindReady(request.name(), request.version(), &model);
+    if (!status.ok()) return status;
+    const ServedConfig served = model->Served();
+    config->set_name(model->name());
+    config->set_platform("paddle");
+    config->set_backend("pdlite");
+    config->set_max_batch_size(served.max_batch_size);
+    auto type = [](const std::string& name) {
+      inference::DataType value = inference::TYPE_INVALID;
+      inference::DataType_Parse(name, &value);
+      return value;
+    };
+    for (const ServedConfig::Tensor& t : served.inputs) {
+      auto* input = config->add_input();
+      input->set_name(t.name);
+      input->set_data_type(type(t.data_type));
+      for (const int64_t d : t.dims) input->add_dims(d);
+    }
+    for (const ServedConfig::Tensor& t : served.outputs) {
+      auto* output = config->add_output();
+      output->set_name(t.name);
+      output->set_data_type(type(t.data_type));
+      for (const int64_t d : t.dims) output->add_dims(d);
+    }
+    auto* group = config->add_instance_group();
+    group->set_name(model->name());
+    group->set_count(served.instance_count);
+    inference::ModelInstanceGroup::Kind kind =
+        inference::ModelInstanceGroup::KIND_CPU;
+    inference::ModelInstanceGroup::Kind_Parse(served.instance_kind, &kind);
+    group->set_kind(kind);
+    for (const int gpu : served.gpus) group->add_gpus(gpu);
+    if (served.max_queue_delay_us >= 0) {
+      config->mutable_dynamic_batching()->set_max_queue_delay_microseconds(
+          static_cast<uint64_t>(served.max_queue_delay_us));
+    }
+    return Status();
+  }
+
   Status DescribeModel(const inference::ModelMetadataRequest& request,
                        inference::ModelMetadataResponse* response) {
     std::shared_ptr<const ModelVersion> model;
-    Status status = server_->Find(request.name(), request.version(), &model);
+    Status status = FindReady(request.name(), request.version(), &model);
     if (!status.ok()) return status;
-    if (!model->ready()) {
-      return Status::Error(StatusCode::kUnavailable,
-                           "model '" + model->name() + "' version " +
-                               model->version() +
-                               " is not ready: " + model->error());
-    }
     response->set_name(model->name());
     for (const std::string& v : server_->Versions(model->name())) {
       response->add_versions(v);

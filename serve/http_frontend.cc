@@ -134,7 +134,8 @@ int64_t ByteCount(const char* value) {
 }
 
 // A path under /v2/models/: the model, its version ("" when not named) and
-// what is asked of it ("", "ready", "infer" or "stats"); false for other paths.
+// what is asked of it ("", "ready", "infer", "stats" or "config"); false
+// for other paths.
 bool ParseModelPath(const std::string& path,
                     std::string* model,
                     std::string* version,
@@ -162,11 +163,39 @@ bool ParseModelPath(const std::string& path,
   }
   if (next + 1 == parts.size() &&
       (parts[next] == "ready" || parts[next] == "infer" ||
-       parts[next] == "stats")) {
+       parts[next] == "stats" || parts[next] == "config")) {
     *action = parts[next];
     return true;
   }
   return false;
+}
+
+// The model configuration extension's answer, in Triton's field names.
+json ConfigJson(const std::string& name, const ServedConfig& c) {
+  auto tensors = [](const std::vector<ServedConfig::Tensor>& list, bool input) {
+    json out = json::array();
+    for (const ServedConfig::Tensor& t : list) {
+      json j = {{"name", t.name}, {"data_type", t.data_type}, {"dims", t.dims}};
+      if (input) j["format"] = "FORMAT_NONE";
+      out.push_back(j);
+    }
+    return out;
+  };
+  json group = {
+      {"name", name}, {"kind", c.instance_kind}, {"count", c.instance_count}};
+  if (!c.gpus.empty()) group["gpus"] = c.gpus;
+  json config = {{"name", name},
+                 {"platform", "paddle"},
+                 {"backend", "pdlite"},
+                 {"max_batch_size", c.max_batch_size},
+                 {"input", tensors(c.inputs, true)},
+                 {"output", tensors(c.outputs, false)},
+                 {"instance_group", json::array({group})}};
+  if (c.max_queue_delay_us >= 0) {
+    config["dynamic_batching"] = {
+        {"max_queue_delay_microseconds", c.max_queue_delay_us}};
+  }
+  return config;
 }
 
 json DurationJson(const DurationStat& d) {
@@ -737,7 +766,8 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     if (!status.ok()) return ErrorReply(status);
     return JsonReply(200, StatisticsJson(all));
   }
-  if (model_path && get && (action.empty() || action == "ready")) {
+  if (model_path && get &&
+      (action.empty() || action == "ready" || action == "config")) {
     std::shared_ptr<const ModelVersion> m;
     Status status = server->Find(model, version, &m);
     if (status.ok() && !m->ready()) {
@@ -747,6 +777,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     }
     if (!status.ok()) return ErrorReply(status);
     if (action == "ready") return JsonReply(200, json::object());
+    if (action == "config") {
+      return JsonReply(200, ConfigJson(m->name(), m->Served()));
+    }
     json inputs = json::array(), outputs = json::array();
     for (auto& i : m->inputs()) {
       json t = TensorMetadata(i);

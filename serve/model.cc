@@ -396,6 +396,39 @@ void ModelVersion::RecordExecution(int64_t batch_size, const RunTimes& times) {
   it->second.compute_output.Add(times.output_ns);
 }
 
+ServedConfig ModelVersion::Served() const {
+  ServedConfig out;
+  const bool batches = batchable_;
+  out.max_batch_size = batches ? config_.max_batch_size : 0;
+  auto describe = [&](const std::vector<TensorInfo>& infos,
+                      std::vector<ServedConfig::Tensor>* tensors) {
+    for (const TensorInfo& info : infos) {
+      ServedConfig::Tensor t;
+      t.name = info.name;
+      t.data_type = std::string("TYPE_") + ProtocolTypeName(info.type);
+      t.dims = info.shape;
+      // Batched inputs have an open dim 0 (see batchable_); outputs are
+      // split along theirs.
+      if (batches && !t.dims.empty()) t.dims.erase(t.dims.begin());
+      tensors->push_back(std::move(t));
+    }
+  };
+  describe(inputs_, &out.inputs);
+  describe(outputs_, &out.outputs);
+  out.instance_count = config_.instances;
+  const std::string& device = config_.device;
+  if (device.rfind("cuda", 0) == 0 || device.rfind("gpu", 0) == 0) {
+    out.instance_kind = "KIND_GPU";
+    const size_t colon = device.find(':');
+    out.gpus.push_back(
+        colon == std::string::npos ? 0 : std::atoi(device.c_str() + colon + 1));
+  } else if (device != "cpu") {
+    out.instance_kind = "KIND_MODEL";
+  }
+  if (batches) out.max_queue_delay_us = config_.batch_delay_us;
+  return out;
+}
+
 VersionStatistics ModelVersion::Statistics() const {
   std::lock_guard<std::mutex> lock(stats_mutex_);
   VersionStatistics out = stats_;

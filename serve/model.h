@@ -71,6 +71,23 @@ struct VersionStatistics {
   std::vector<BatchStat> batches;  // ascending batch size
 };
 
+/// A version's configuration as Triton's model configuration extension
+/// reports it (its field names in the comments).
+struct ServedConfig {
+  struct Tensor {
+    std::string name;
+    std::string data_type;      // "TYPE_FP32", ...
+    std::vector<int64_t> dims;  // without dim 0 when max_batch_size > 0
+  };
+  int max_batch_size = 0;  // 0 unless requests are batched
+  std::vector<Tensor> inputs, outputs;
+  int instance_count = 1;
+  std::string instance_kind = "KIND_CPU";  // KIND_GPU, or KIND_MODEL for a
+                                           // plugin's device
+  std::vector<int> gpus;
+  int64_t max_queue_delay_us = -1;  // dynamic_batching; -1: none
+};
+
 class ModelVersion {
  public:
   /// Loads `dir` (a model folder as `pdlite run --model` takes it). A load
@@ -89,6 +106,11 @@ class ModelVersion {
   bool ready() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   const ModelConfig& config() const { return config_; }
+  /// Whether requests are batched along dim 0 (max_batch_size set and
+  /// every input's dim 0 open); turns false for good if a batched run's
+  /// outputs cannot be split by rows.
+  bool batches() const { return batchable_; }
+  ServedConfig Served() const;
   const std::vector<paddle_lite::TensorInfo>& inputs() const { return inputs_; }
   const std::vector<paddle_lite::TensorInfo>& outputs() const {
     return outputs_;

@@ -118,7 +118,7 @@ bool InferenceServer::Ready() const {
 std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
   std::vector<std::string> out = {"binary_tensor_data", "statistics",
-                                  "pdlite_lod"};
+                                  "model_configuration", "pdlite_lod"};
   if (model_control_) out.push_back("model_repository");
   return out;
 }

@@ -840,6 +840,7 @@ def check_grpc_typed_contents(port, x, y):
                 ("ServerLive", (("not protobuf", b"\x0a\x05ab"),)),
                 ("ServerReady", (("not protobuf", b"\xff" * 3),)),
                 ("ServerMetadata", (("not protobuf", b"\x08"),)),
+                ("ModelConfig", (("name not UTF-8", b"\x0a\x01\x80"),)),
                 ("ModelStatistics", (("name not UTF-8",
                                       b"\x0a\x02\xff\xfe"),)),
                 ("RepositoryIndex", (("repository name not UTF-8",
@@ -1117,6 +1118,64 @@ def check_statistics(port, grpc_port, client):
             "%s %r" % (code, message))
     R.check("statistics" in client.get_server_metadata()["extensions"],
             "statistics: extension listed")
+    gc.close()
+
+
+def check_model_config(port, grpc_port, client):
+    """The model configuration extension, read by tritonclient over HTTP
+    and gRPC: demo batches (max_batch_size 8, dims without the batch dim,
+    2 instances, a 500 us delay); half does not (its dims whole)."""
+    import tritonclient.grpc as grpcclient
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    want_demo = {
+        "name": "demo", "max_batch_size": 8,
+        "input": [("x", "TYPE_FP32", [3, 32, 32])],
+        # The demo program declares no shape for its output.
+        "output": [("softmax.tmp_0", "TYPE_FP32", [])],
+        "instance_group": [("KIND_CPU", 2)],
+        "delay": 500}
+    want_half = {
+        "name": "half", "max_batch_size": 0,
+        "input": [("x16", "TYPE_FP16", [-1, 3]), ("xb16", "TYPE_BF16", [-1, 3])],
+        "output": None, "instance_group": [("KIND_CPU", 1)], "delay": None}
+
+    def summary(c):
+        # gRPC's JSON writes 64-bit numbers as strings and leaves out zeros.
+        return {
+            "name": c.get("name"),
+            "max_batch_size": int(c.get("max_batch_size", 0)),
+            "input": [(t["name"], t["data_type"],
+                       [int(d) for d in t.get("dims", [])])
+                      for t in c.get("input", [])],
+            "output": [(t["name"], t["data_type"],
+                        [int(d) for d in t.get("dims", [])])
+                       for t in c.get("output", [])],
+            "instance_group": [(g.get("kind"), int(g.get("count", 0)))
+                               for g in c.get("instance_group", [])],
+            "delay": (int(c["dynamic_batching"].get(
+                "max_queue_delay_microseconds", 0))
+                if "dynamic_batching" in c else None)}
+
+    for name, want in (("demo", want_demo), ("half", want_half)):
+        for transport, got in (
+                ("http", client.get_model_config(name)),
+                ("grpc", gc.get_model_config(name, as_json=True)["config"])):
+            s = summary(got)
+            if want["output"] is None:
+                s["output"] = None
+            R.check(s == want, "%s model config of %s" % (transport, name),
+                    "%s != %s" % (s, want))
+    status, _, got = request(port, "GET", "/v2/models/broken/config")
+    R.check(status == 400 and "is not ready" in error_of(got),
+            "model config of a model not ready -> 400",
+            "%s %r" % (status, got[:200]))
+    code, message = grpc_error(lambda: gc.get_model_config("nope"))
+    R.check(code == "StatusCode.NOT_FOUND" and "unknown model 'nope'" in
+            message, "grpc model config of an unknown model -> NOT_FOUND",
+            "%s %r" % (code, message))
+    R.check("model_configuration" in
+            client.get_server_metadata()["extensions"],
+            "model config: extension listed")
     gc.close()
 
 
@@ -1544,6 +1603,7 @@ def main():
         check_metrics(a.port)
         check_spin(a.port)
         check_statistics(a.port, a.grpc_port, client)
+        check_model_config(a.port, a.grpc_port, client)
         check_model_control_off(a.port, a.grpc_port)
         client.close()
         R.check(a.stop(signal.SIGINT) == 0, "SIGINT: exit 0", a.log_tail())
