@@ -32,11 +32,12 @@ packages=(
   wrk
   # `pdlite serve` (serve/, docs/serving.md): libmicrohttpd (its HTTP
   # server), cpp-httplib (the benchmark's load client), nlohmann-json,
-  # simdjson (request bodies), gRPC with its protoc plugin; its test also
-  # talks to it with curl, and makes a throwaway TLS certificate with
-  # openssl
+  # simdjson (request bodies), gRPC with its protoc plugin, GnuTLS (which
+  # libmicrohttpd serves HTTPS with; the server checks client certificates
+  # with it); its test also talks to it with curl, and makes throwaway TLS
+  # certificates with openssl
   libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libsimdjson-dev
-  libgrpc++-dev protobuf-compiler-grpc curl openssl
+  libgrpc++-dev protobuf-compiler-grpc libgnutls28-dev curl openssl
   ${extra[@]+"${extra[@]}"}
   "$@"
 )

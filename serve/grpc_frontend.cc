@@ -810,7 +810,13 @@ int GrpcFrontend::Start() {
   std::shared_ptr<grpc::ServerCredentials> credentials =
       grpc::InsecureServerCredentials();
   if (!options_.tls_cert_pem.empty()) {
-    grpc::SslServerCredentialsOptions tls;
+    // With client authorities, a client must present a certificate they
+    // signed (mutual TLS).
+    grpc::SslServerCredentialsOptions tls(
+        options_.tls_client_ca_pem.empty()
+            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    tls.pem_root_certs = options_.tls_client_ca_pem;
     tls.pem_key_cert_pairs.push_back(
         {options_.tls_key_pem, options_.tls_cert_pem});
     credentials = grpc::SslServerCredentials(tls);

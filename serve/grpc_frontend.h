@@ -50,6 +50,10 @@ struct GrpcOptions {
   // when both are set.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // PEM text of the certificate authorities whose client certificates are
+  // taken (mutual TLS): when set, a client without one signed by them is
+  // refused.
+  std::string tls_client_ca_pem;
   bool verbose = false;
 };
 

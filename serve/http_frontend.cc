@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <glog/logging.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <poll.h>
@@ -346,6 +347,10 @@ Reply RepositoryCall(InferenceServer* server,
 struct HttpFrontend::ConnectionState {
   static constexpr size_t kKeptBodyBytes = size_t{1} << 20;
   std::string body;
+  // With --tls-client-ca: whether the client's certificate was checked
+  // (once a connection) and whether it passed.
+  bool client_checked = false;
+  bool client_trusted = false;
 };
 
 // One request, from its headers to its answer's last byte.
@@ -413,6 +418,22 @@ struct HttpFrontend::Callbacks {
       exchange->body = &state->body;
       exchange->body->clear();
       *request_context = exchange;
+      if (!self->options_.tls_client_ca_pem.empty()) {
+        if (!state->client_checked) {
+          state->client_checked = true;
+          state->client_trusted = ClientTrusted(connection);
+        }
+        if (!state->client_trusted) {
+          // Answered before any body is read: the connection closes.
+          exchange->keep_alive = false;
+          Reply r;
+          r.status = 403;
+          r.body = ErrorBody(
+              "this server takes only clients with a certificate signed by "
+              "its --tls-client-ca");
+          return Send(self, connection, exchange, std::move(r));
+        }
+      }
       const int64_t length = ByteCount(Header(connection, "Content-Length"));
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         // A client waiting for "100 Continue" is answered before it sends
@@ -472,6 +493,26 @@ struct HttpFrontend::Callbacks {
                       const std::string& method,
                       const std::string& path,
                       const std::string& body);
+
+  // Whether the TLS client sent a certificate that GnuTLS verifies
+  // against the daemon's trust list (--tls-client-ca): libmicrohttpd asks
+  // for one but does not check it.
+  static bool ClientTrusted(MHD_Connection* connection) {
+    const MHD_ConnectionInfo* info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (info == nullptr || info->tls_session == nullptr) return false;
+    auto session = static_cast<gnutls_session_t>(info->tls_session);
+    unsigned int count = 0;
+    if (gnutls_certificate_type_get(session) != GNUTLS_CRT_X509 ||
+        gnutls_certificate_get_peers(session, &count) == nullptr ||
+        count == 0) {
+      return false;
+    }
+    unsigned int status = 0;
+    return gnutls_certificate_verify_peers2(session, &status) ==
+               GNUTLS_E_SUCCESS &&
+           status == 0;
+  }
 
   static Reply TooLarge(HttpFrontend* self) {
     Reply r;
@@ -672,6 +713,12 @@ int HttpFrontend::Bind() {
                      const_cast<char*>(options_.tls_cert_pem.c_str())});
     items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0,
                      const_cast<char*>(options_.tls_key_pem.c_str())});
+    if (!options_.tls_client_ca_pem.empty()) {
+      // Makes GnuTLS ask clients for a certificate and trust these
+      // authorities; Access checks it (ClientTrusted).
+      items.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0,
+                       const_cast<char*>(options_.tls_client_ca_pem.c_str())});
+    }
   }
   items.push_back({MHD_OPTION_END, 0, nullptr});
   daemon_ = MHD_start_daemon(flags, static_cast<uint16_t>(options_.port),

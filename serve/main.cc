@@ -27,7 +27,8 @@ int Usage(const std::string& problem) {
                     [--grpc-threads 256] [--max-body-mb 64]
                     [--max-json-decoding-mb 4 x max-body-mb]
                     [--model-control-mode none|explicit]
-                    [--tls-cert FILE --tls-key FILE] [--http-spin-us 0]
+                    [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
+                    [--http-spin-us 0]
                     [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
@@ -41,7 +42,9 @@ once (a JSON document takes up to about 17 times its size while decoded).
 (the protocol's model repository extension); every model still loads at
 start. With none (the default) those calls are refused.
 --tls-cert and --tls-key (PEM: the certificate, with its chain, and its
-private key) serve HTTPS and gRPC over TLS on the same ports.
+private key) serve HTTPS and gRPC over TLS on the same ports; with
+--tls-client-ca (PEM certificates of authorities), only clients with a
+certificate those signed are served (mutual TLS).
 --http-spin-us N: after answering, while nothing else is being served, an
 HTTP connection's thread waits up to N us for its next request spinning
 rather than sleeping (lower latency at a few clients, for CPU time).
@@ -152,7 +155,7 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   std::string repository;
-  std::string tls_cert_file, tls_key_file;
+  std::string tls_cert_file, tls_key_file, tls_client_ca_file;
   bool model_control = false;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
@@ -193,6 +196,8 @@ int main(int argc, char** argv) {
       tls_cert_file = value;
     } else if (arg == "--tls-key") {
       tls_key_file = value;
+    } else if (arg == "--tls-client-ca") {
+      tls_client_ca_file = value;
     } else if (arg == "--host") {
       options.host = value;
     } else if (arg == "--http-port") {
@@ -224,6 +229,9 @@ int main(int argc, char** argv) {
   if (tls_cert_file.empty() != tls_key_file.empty()) {
     return Usage("--tls-cert and --tls-key go together");
   }
+  if (!tls_client_ca_file.empty() && tls_cert_file.empty()) {
+    return Usage("--tls-client-ca needs --tls-cert and --tls-key");
+  }
   if (!tls_cert_file.empty()) {
     std::string error;
     if (!ReadPem(tls_cert_file, "CERTIFICATE", &options.tls_cert_pem, &error) ||
@@ -231,8 +239,15 @@ int main(int argc, char** argv) {
       std::cerr << "pdlite serve: " << error << "\n";
       return 1;
     }
+    if (!tls_client_ca_file.empty() &&
+        !ReadPem(tls_client_ca_file, "CERTIFICATE", &options.tls_client_ca_pem,
+                 &error)) {
+      std::cerr << "pdlite serve: " << error << "\n";
+      return 1;
+    }
     grpc_options.tls_cert_pem = options.tls_cert_pem;
     grpc_options.tls_key_pem = options.tls_key_pem;
+    grpc_options.tls_client_ca_pem = options.tls_client_ca_pem;
   }
 
   // SIGTERM and SIGINT are taken by one thread with sigwait, so they are

@@ -1467,14 +1467,8 @@ def check_tls(server_command, tmp, env, servers):
         ok, why = close(hc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
         R.check(ok, "tls: tritonclient HTTPS infer matches", why)
         hc.close()
-        gc = grpcclient.InferenceServerClient(
-            url="127.0.0.1:%d" % server.grpc_port, ssl=True,
-            root_certificates=cert)
-        inp = grpcclient.InferInput("x", list(x.shape), "FP32")
-        inp.set_data_from_numpy(x)
-        ok, why = close(gc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
+        ok, why = grpc_demo_infer(server.grpc_port, root_certificates=cert)
         R.check(ok, "tls: tritonclient gRPC over TLS infer matches", why)
-        gc.close()
         # Plain clients on the TLS ports: refused, the server unharmed.
         try:
             status = request(server.port, "GET", "/v2/health/ready",
@@ -1498,6 +1492,94 @@ def check_tls(server_command, tmp, env, servers):
         conn.close()
         code = server.stop()
         R.check(code == 0, "tls: SIGTERM: exit 0", "exit %s" % code)
+    finally:
+        if server.proc.poll() is None:
+            server.stop(signal.SIGKILL)
+    check_mutual_tls(server_command, tmp, env, servers, repo, cert, key,
+                     other_key, make_key_and_cert)
+
+
+def grpc_demo_infer(grpc_port, **tls):
+    """The demo model over gRPC with TLS (tritonclient's arguments):
+    (matches, why)."""
+    import tritonclient.grpc as grpcclient
+    x, y = demo_data()
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % grpc_port, ssl=True, **tls)
+    try:
+        inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+        inp.set_data_from_numpy(x)
+        return close(gc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
+    finally:
+        gc.close()
+
+
+def check_mutual_tls(server_command, tmp, env, servers, repo, cert, key,
+                     other_key, make_key_and_cert):
+    """--tls-client-ca: a client with a certificate the authority signed is
+    served over HTTPS and gRPC; one without, or with another, is refused
+    (HTTP 403 naming the flag, gRPC's handshake), and the server serves
+    on."""
+    import ssl
+    import tritonclient.grpc as grpcclient
+    ca_key, ca_cert = make_key_and_cert("ca")
+    client_key = os.path.join(tmp, "client_key.pem")
+    client_csr = os.path.join(tmp, "client.csr")
+    client_cert = os.path.join(tmp, "client_cert.pem")
+    subprocess.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                    client_key, "-out", client_csr, "-subj", "/CN=client"],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", client_csr, "-CA",
+                    ca_cert, "-CAkey", ca_key, "-CAcreateserial", "-out",
+                    client_cert, "-days", "1"], check=True,
+                   capture_output=True)
+    stranger_key, stranger_cert = make_key_and_cert("stranger")
+    server = Server(server_command, repo, os.path.join(tmp, "mtls.log"),
+                    ["--tls-cert", cert, "--tls-key", key,
+                     "--tls-client-ca", ca_cert], env=env)
+    servers.append(server)
+    try:
+        def https_status(chain):
+            context = ssl.create_default_context(cafile=cert)
+            if chain:
+                context.load_cert_chain(*chain)
+            conn = http.client.HTTPSConnection("127.0.0.1", server.port,
+                                               context=context, timeout=60)
+            try:
+                conn.request("GET", "/v2/health/ready")
+                resp = conn.getresponse()
+                return resp.status, error_of(resp.read())
+            except (OSError, http.client.HTTPException) as e:
+                return None, repr(e)
+            finally:
+                conn.close()
+
+        status, _ = https_status((client_cert, client_key))
+        R.check(status == 200, "mtls: HTTPS with the client certificate")
+        for what, chain in (("without a client certificate", None),
+                            ("with a certificate of another authority",
+                             (stranger_cert, stranger_key))):
+            status, message = https_status(chain)
+            R.check(status == 403 and "--tls-client-ca" in message,
+                    "mtls: HTTPS %s is refused (403)" % what,
+                    "%s %r" % (status, message))
+        ok, why = grpc_demo_infer(server.grpc_port, root_certificates=cert,
+                                  private_key=client_key,
+                                  certificate_chain=client_cert)
+        R.check(ok, "mtls: gRPC with the client certificate infers", why)
+        bare = grpcclient.InferenceServerClient(
+            url="127.0.0.1:%d" % server.grpc_port, ssl=True,
+            root_certificates=cert)
+        code, _ = grpc_error(lambda: bare.is_server_live(client_timeout=10))
+        R.check(code is not None,
+                "mtls: gRPC without a client certificate is refused",
+                str(code))
+        bare.close()
+        status, _ = https_status((client_cert, client_key))
+        R.check(status == 200, "mtls: still served after the refusals")
+        code = server.stop()
+        R.check(code == 0, "mtls: SIGTERM: exit 0", "exit %s" % code)
     finally:
         if server.proc.poll() is None:
             server.stop(signal.SIGKILL)
