@@ -265,45 +265,38 @@ using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
                                         WithRawCallbackMethod_RepositoryModelUnload<
                                             Grpc::Service>>>>>>>>>>>;
 
-// A repository call's parameters: Load's config.json text ("" for none),
-// with what tritonclient sends accepted and anything else refused.
+// Refuses a repository name other than the server's one, "".
+Status CheckRepositoryName(const std::string& name) {
+  if (name.empty()) return Status();
+  return Status::Error(
+      StatusCode::kNotFound,
+      "unknown repository '" + name + "'; the server has one, named \"\"");
+}
+
+// A load's or unload's repository name and parameters, checked; a load's
+// config.json text goes to `config_json`.
 template <typename Request>
-Status RepositoryParameters(const Request& request,
-                            bool load,
-                            std::string* config) {
-  const std::string what = "model '" + request.model_name() + "'";
-  if (!request.repository_name().empty()) {
-    return Status::Error(StatusCode::kNotFound,
-                         what + ": unknown repository '" +
-                             request.repository_name() +
-                             "'; the server has one, named \"\"");
-  }
+Status CheckRepositoryCall(const Request& request,
+                           bool load,
+                           std::string* config_json) {
+  Status status = CheckRepositoryName(request.repository_name());
+  if (!status.ok()) return status;
+  std::vector<RepositoryParameter> parameters;
   for (const auto& [key, value] : request.parameters()) {
-    if (!load && key == "unload_dependents") {
-      // No model depends on another here (no ensembles): nothing to do.
-      if (value.parameter_choice_case() !=
-          inference::ModelRepositoryParameter::kBoolParam) {
-        return Bad(what + ": \"unload_dependents\" must be a bool_param");
-      }
-    } else if (load && key == "config") {
-      if (value.parameter_choice_case() !=
-              inference::ModelRepositoryParameter::kStringParam ||
-          value.string_param().empty()) {
-        return Bad(what +
-                   ": \"config\" must be a string_param holding "
-                   "config.json's JSON");
-      }
-      *config = value.string_param();
-    } else if (load && key.rfind("file:", 0) == 0) {
-      return Bad(what +
-                 ": loading a model from files sent with the request is not "
-                 "supported; put them in the model repository");
-    } else {
-      return Bad(what + ": unknown parameter \"" + key + "\" for " +
-                 (load ? "load" : "unload"));
+    RepositoryParameter p;
+    p.key = key;
+    if (value.parameter_choice_case() ==
+        inference::ModelRepositoryParameter::kBoolParam) {
+      p.kind = RepositoryParameter::Kind::kBool;
+    } else if (value.parameter_choice_case() ==
+               inference::ModelRepositoryParameter::kStringParam) {
+      p.kind = RepositoryParameter::Kind::kString;
+      p.text = value.string_param();
     }
+    parameters.push_back(std::move(p));
   }
-  return Status();
+  return CheckRepositoryParameters(request.model_name(), load, parameters,
+                                   config_json);
 }
 
 namespace {
@@ -493,12 +486,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
         context, request_bytes, response_bytes,
         [this](const inference::RepositoryIndexRequest& request,
                inference::RepositoryIndexResponse* response) {
-          if (!request.repository_name().empty()) {
-            return Status::Error(StatusCode::kNotFound,
-                                 "unknown repository '" +
-                                     request.repository_name() +
-                                     "'; the server has one, named \"\"");
-          }
+          Status named = CheckRepositoryName(request.repository_name());
+          if (!named.ok()) return named;
           for (const RepositoryEntry& e : server_->Index(request.ready())) {
             auto* entry = response->add_models();
             entry->set_name(e.name);
@@ -520,7 +509,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::RepositoryModelLoadRequest& request,
                inference::RepositoryModelLoadResponse*) {
           std::string config;
-          Status status = RepositoryParameters(request, true, &config);
+          Status status = CheckRepositoryCall(request, true, &config);
           if (!status.ok()) return status;
           return server_->Load(request.model_name(), config);
         });
@@ -536,7 +525,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::RepositoryModelUnloadRequest& request,
                inference::RepositoryModelUnloadResponse*) {
           std::string unused;
-          Status status = RepositoryParameters(request, false, &unused);
+          Status status = CheckRepositoryCall(request, false, &unused);
           if (!status.ok()) return status;
           return server_->Unload(request.model_name());
         });

@@ -298,40 +298,28 @@ Reply RepositoryCall(InferenceServer* server,
     }
     return JsonReply(200, index);
   }
-  std::string config;
+  std::vector<RepositoryParameter> parameters;
   if (request.contains("parameters")) {
-    const json& parameters = request["parameters"];
-    if (!parameters.is_object()) {
+    const json& given = request["parameters"];
+    if (!given.is_object()) {
       return ErrorReply(Bad(what + ": \"parameters\" must be an object"));
     }
-    for (auto& [key, value] : parameters.items()) {
-      if (action == "unload" && key == "unload_dependents") {
-        // No model depends on another here (no ensembles): nothing to do.
-        if (!value.is_boolean()) {
-          return ErrorReply(
-              Bad(what + ": \"unload_dependents\" must be true or false"));
-        }
-      } else if (action == "load" && key == "config") {
-        if (!value.is_string()) {
-          return ErrorReply(
-              Bad(what + ": \"config\" must be a string holding config.json's "
-                         "JSON"));
-        }
-        config = value.get<std::string>();
-        if (config.empty()) {
-          return ErrorReply(Bad(what + ": \"config\" is empty"));
-        }
-      } else if (action == "load" && key.rfind("file:", 0) == 0) {
-        return ErrorReply(Bad(what +
-                              ": loading a model from files sent with the "
-                              "request is not supported; put them in the "
-                              "model repository"));
-      } else {
-        return ErrorReply(
-            Bad(what + ": unknown parameter \"" + key + "\" for " + action));
+    for (auto& [key, value] : given.items()) {
+      RepositoryParameter p;
+      p.key = key;
+      if (value.is_boolean()) {
+        p.kind = RepositoryParameter::Kind::kBool;
+      } else if (value.is_string()) {
+        p.kind = RepositoryParameter::Kind::kString;
+        p.text = value.get<std::string>();
       }
+      parameters.push_back(std::move(p));
     }
   }
+  std::string config;
+  status =
+      CheckRepositoryParameters(model, action == "load", parameters, &config);
+  if (!status.ok()) return ErrorReply(status);
   status =
       action == "load" ? server->Load(model, config) : server->Unload(model);
   if (!status.ok()) return ErrorReply(status);

@@ -25,6 +25,38 @@ bool IsVersionName(const std::string& name) {
 }
 }  // namespace
 
+Status CheckRepositoryParameters(
+    const std::string& model,
+    bool load,
+    const std::vector<RepositoryParameter>& parameters,
+    std::string* config_json) {
+  using Kind = RepositoryParameter::Kind;
+  const std::string what = "model '" + model + "': ";
+  auto bad = [&](const std::string& why) {
+    return Status::Error(StatusCode::kInvalidArgument, what + why);
+  };
+  for (const RepositoryParameter& p : parameters) {
+    if (!load && p.key == "unload_dependents") {
+      if (p.kind != Kind::kBool) {
+        return bad("\"unload_dependents\" must be true or false");
+      }
+    } else if (load && p.key == "config") {
+      if (p.kind != Kind::kString || p.text.empty()) {
+        return bad("\"config\" must be a string holding config.json's JSON");
+      }
+      *config_json = p.text;
+    } else if (load && p.key.rfind("file:", 0) == 0) {
+      return bad(
+          "loading a model from files sent with the request is not "
+          "supported; put them in the model repository");
+    } else {
+      return bad("unknown parameter \"" + p.key + "\" for " +
+                 (load ? "load" : "unload"));
+    }
+  }
+  return Status();
+}
+
 InferenceServer::InferenceServer(const std::string& repository,
                                  bool model_control)
     : repository_(repository), model_control_(model_control) {

@@ -29,6 +29,25 @@ struct RepositoryEntry {
   std::string reason;   // why it is unavailable
 };
 
+/// A parameter of a load or unload call, as a front end decoded it.
+struct RepositoryParameter {
+  enum class Kind { kBool, kString, kOther };
+  std::string key;
+  Kind kind = Kind::kOther;
+  std::string text;  // the value, when a string
+};
+
+/// Checks a load's (`load`) or unload's parameters as Triton's clients send
+/// them: "config" (load; config.json's text, into `config_json`) and
+/// "unload_dependents" (unload; a bool, ignored: no model depends on
+/// another). "file:..." (files sent with the request) and any other key
+/// are refused, naming `model`.
+Status CheckRepositoryParameters(
+    const std::string& model,
+    bool load,
+    const std::vector<RepositoryParameter>& parameters,
+    std::string* config_json);
+
 class InferenceServer {
  public:
   /// Loads every model of a Triton-style repository: DIR/<model>/<n>/

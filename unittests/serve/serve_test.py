@@ -985,13 +985,7 @@ def occupy_the_instance(port, rows=4800):
     three times faster)."""
     body, n_header, want = big_binary_request(rows)
     threads, results = fire(port, body, n_header, 1)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        _, _, m = request(port, "GET", "/metrics")
-        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
-        if found and int(found.group(1)) >= 1:
-            break
-        time.sleep(0.002)
+    wait_inflight(port, 1)
     return threads, results, want
 
 
@@ -1360,6 +1354,19 @@ def metric(port, name):
     return int(found.group(1)) if found else -1
 
 
+def wait_inflight(port, count, seconds=60):
+    """Waits until at least `count` requests are in the server; returns the
+    last count seen."""
+    deadline = time.time() + seconds
+    inflight = 0
+    while time.time() < deadline:
+        inflight = metric(port, "pdlite_inflight_requests")
+        if inflight >= count:
+            break
+        time.sleep(0.002)
+    return inflight
+
+
 def check_spin(port):
     """--http-spin-us (server a runs with 300): a kept-alive connection
     spins after each answer while the server is idle; one that closes
@@ -1591,15 +1598,7 @@ def check_sigterm_drains(server):
     body, n_header, want = big_binary_request(2)
     threads, results = fire(port, body, n_header, 3, model="slow")
     # Wait until all three are inside the server (running or queued).
-    deadline = time.time() + 60
-    inflight = 0
-    while time.time() < deadline:
-        _, _, m = request(port, "GET", "/metrics")
-        found = re.search(r"pdlite_inflight_requests (\d+)", m.decode())
-        inflight = int(found.group(1)) if found else 0
-        if inflight >= 3:
-            break
-        time.sleep(0.005)
+    inflight = wait_inflight(port, 3)
     R.check(inflight >= 3, "three requests in flight before SIGTERM",
             str(inflight))
     code = server.stop(signal.SIGTERM)
