@@ -117,6 +117,56 @@ void ProtobufLog(google::protobuf::LogLevel level,
   }
 }
 
+// The shared-memory extension's parameters of an input or a requested
+// output, as tritonclient sends them: "shared_memory_region" (a string)
+// and "shared_memory_byte_size" together, and "shared_memory_offset" (0
+// when not given) only with them; the sizes int64 (or uint64) >= 0.
+Status DecodeSharedMemory(
+    const google::protobuf::Map<std::string, inference::InferParameter>&
+        parameters,
+    const std::string& what,
+    SharedMemoryRef* ref) {
+  auto region = parameters.find("shared_memory_region");
+  auto size = parameters.find("shared_memory_byte_size");
+  auto offset = parameters.find("shared_memory_offset");
+  const auto none = parameters.end();
+  if (region == none && size == none && offset == none) return Status{};
+  if (region == none || size == none) {
+    return Bad(what +
+               "parameters \"shared_memory_region\" and "
+               "\"shared_memory_byte_size\" go together (and "
+               "\"shared_memory_offset\" only with them)");
+  }
+  if (region->second.parameter_choice_case() !=
+          inference::InferParameter::kStringParam ||
+      region->second.string_param().empty()) {
+    return Bad(what +
+               "parameter \"shared_memory_region\" must be a "
+               "region's name, a string");
+  }
+  ref->region = region->second.string_param();
+  auto count = [&](const inference::InferParameter& p, const char* name,
+                   uint64_t* out) {
+    if (p.parameter_choice_case() == inference::InferParameter::kInt64Param &&
+        p.int64_param() >= 0) {
+      *out = static_cast<uint64_t>(p.int64_param());
+      return Status{};
+    }
+    if (p.parameter_choice_case() == inference::InferParameter::kUint64Param) {
+      *out = p.uint64_param();
+      return Status{};
+    }
+    return Bad(what + "parameter \"" + name +
+               "\" must be an int64 (or uint64) >= 0");
+  };
+  Status status =
+      count(size->second, "shared_memory_byte_size", &ref->byte_size);
+  if (status.ok() && offset != none) {
+    status = count(offset->second, "shared_memory_offset", &ref->offset);
+  }
+  return status;
+}
+
 }  // namespace
 
 Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
@@ -137,18 +187,32 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
       request->timeout_us = value.int64_param();
     }
   }
+  // raw_input_contents has an entry for each input not in shared memory,
+  // in order (tritonclient sends none for those in shared memory).
+  std::vector<SharedMemoryRef> shared(wire.inputs_size());
+  int not_shared = 0;
+  for (int i = 0; i < wire.inputs_size(); ++i) {
+    const auto& in = wire.inputs(i);
+    Status status = DecodeSharedMemory(
+        in.parameters(), model + "input '" + in.name() + "': ", &shared[i]);
+    if (!status.ok()) return status;
+    if (!shared[i].used()) ++not_shared;
+  }
   const bool raw = wire.raw_input_contents_size() > 0;
-  if (raw && wire.raw_input_contents_size() != wire.inputs_size()) {
+  if (raw && wire.raw_input_contents_size() != not_shared) {
     return Bad(model + "raw_input_contents has " +
                std::to_string(wire.raw_input_contents_size()) +
-               " entries for " + std::to_string(wire.inputs_size()) +
-               " inputs; it needs one per input, in order");
+               " entries for " + std::to_string(not_shared) +
+               " inputs not in shared memory; it needs one for each, in "
+               "order");
   }
+  int next_raw = 0;
   for (int i = 0; i < wire.inputs_size(); ++i) {
     const auto& in = wire.inputs(i);
     const std::string what = model + "input '" + in.name() + "': ";
     TensorData tensor;
     tensor.name = in.name();
+    tensor.shared_memory = shared[i];
     if (!ParseProtocolType(in.datatype(), &tensor.type)) {
       return Bad(what + "datatype '" + in.datatype() +
                  "' is not one this server runs (" + ProtocolTypeNames() + ")");
@@ -170,11 +234,17 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
                    "separated by ';' (e.g. \"0,3,5\")");
       }
     }
-    if (raw) {
+    if (tensor.shared_memory.used()) {
+      if (in.has_contents() && in.contents().ByteSizeLong() > 0) {
+        return Bad(what +
+                   "has shared_memory_region and also contents; send the "
+                   "elements one way");
+      }
+    } else if (raw) {
       if (in.has_contents() && in.contents().ByteSizeLong() > 0) {
         return Bad(what + "has both contents and raw_input_contents; send one");
       }
-      tensor.borrowed = wire.raw_input_contents(i);
+      tensor.borrowed = wire.raw_input_contents(next_raw++);
     } else {
       Status status =
           ContentsToBytes(in.contents(), tensor.type, what, &tensor.bytes);
@@ -184,6 +254,11 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
   }
   for (const auto& out : wire.outputs()) {
     request->outputs.push_back(out.name());
+    SharedMemoryRef ref;
+    Status status = DecodeSharedMemory(
+        out.parameters(), model + "output '" + out.name() + "': ", &ref);
+    if (!status.ok()) return status;
+    if (ref.used()) request->output_shared_memory[out.name()] = ref;
   }
   return Status{};
 }
@@ -203,6 +278,19 @@ void EncodeGrpcInferResponse(const InferResponse& response,
       (*tensor->mutable_parameters())["lod"].set_string_param(
           FormatLoDText(out.lod));
     }
+    if (out.shared_memory.used()) {
+      auto& parameters = *tensor->mutable_parameters();
+      parameters["shared_memory_region"].set_string_param(
+          out.shared_memory.region);
+      parameters["shared_memory_byte_size"].set_int64_param(
+          static_cast<int64_t>(out.shared_memory.byte_size));
+      if (out.shared_memory.offset != 0) {
+        parameters["shared_memory_offset"].set_int64_param(
+            static_cast<int64_t>(out.shared_memory.offset));
+      }
+    }
+    // One entry per output, so that positions match (tritonclient reads
+    // them so); an output in shared memory has an empty one.
     wire->add_raw_output_contents(out.bytes);
   }
 }
@@ -230,6 +318,9 @@ grpc::Status GrpcStatus(const Status& status) {
     case StatusCode::kInternal:
       code = grpc::StatusCode::INTERNAL;
       break;
+    case StatusCode::kAlreadyExists:
+      code = grpc::StatusCode::ALREADY_EXISTS;
+      break;
   }
   return grpc::Status(code, status.message);
 }
@@ -252,6 +343,11 @@ Status NotTheMessage() {
 // no thread: the worker that runs it finishes the call. The health and
 // metadata calls never block, so they answer in the callback.
 using Grpc = inference::GRPCInferenceService;
+using SharedMemoryCallbacks =
+    Grpc::WithRawCallbackMethod_SystemSharedMemoryStatus<
+        Grpc::WithRawCallbackMethod_SystemSharedMemoryRegister<
+            Grpc::WithRawCallbackMethod_SystemSharedMemoryUnregister<
+                Grpc::Service>>>;
 using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
     Grpc::WithRawCallbackMethod_ServerReady<Grpc::WithRawCallbackMethod_ModelReady<
         Grpc::WithRawCallbackMethod_ServerMetadata<
@@ -263,7 +359,7 @@ using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
                                 Grpc::WithRawCallbackMethod_RepositoryModelLoad<
                                     Grpc::
                                         WithRawCallbackMethod_RepositoryModelUnload<
-                                            Grpc::Service>>>>>>>>>>>;
+                                            SharedMemoryCallbacks>>>>>>>>>>>;
 
 // Refuses a repository name other than the server's one, "".
 Status CheckRepositoryName(const std::string& name) {
@@ -474,6 +570,57 @@ class GrpcFrontend::Service final : public RawCallbackService {
             }
           }
           return status;
+        });
+  }
+
+  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::SystemSharedMemoryStatusRequest,
+                 inference::SystemSharedMemoryStatusResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::SystemSharedMemoryStatusRequest& request,
+               inference::SystemSharedMemoryStatusResponse* response) {
+          std::vector<SharedMemoryRegionInfo> regions;
+          Status status =
+              server_->shared_memory().Describe(request.name(), &regions);
+          for (const SharedMemoryRegionInfo& r : regions) {
+            auto& entry = (*response->mutable_regions())[r.name];
+            entry.set_name(r.name);
+            entry.set_key(r.key);
+            entry.set_offset(r.offset);
+            entry.set_byte_size(r.byte_size);
+          }
+          return status;
+        });
+  }
+
+  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::SystemSharedMemoryRegisterRequest,
+                 inference::SystemSharedMemoryRegisterResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::SystemSharedMemoryRegisterRequest& request,
+               inference::SystemSharedMemoryRegisterResponse*) {
+          return server_->shared_memory().Register(
+              request.name(), request.key(), request.offset(),
+              request.byte_size());
+        });
+  }
+
+  grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::SystemSharedMemoryUnregisterRequest,
+                 inference::SystemSharedMemoryUnregisterResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::SystemSharedMemoryUnregisterRequest& request,
+               inference::SystemSharedMemoryUnregisterResponse*) {
+          return server_->shared_memory().Unregister(request.name());
         });
   }
 

@@ -255,6 +255,39 @@ bool FlattenData(dom::element data,
   return ok;
 }
 
+// The shared-memory extension's parameters of an input or a requested
+// output: "shared_memory_region" and "shared_memory_byte_size" together,
+// and "shared_memory_offset" (0 when not given) only with them.
+Status DecodeSharedMemory(dom::object parameters,
+                          const std::string& what,
+                          SharedMemoryRef* ref) {
+  dom::element region, size, offset;
+  const bool has_region = Member(parameters, "shared_memory_region", &region);
+  const bool has_size = Member(parameters, "shared_memory_byte_size", &size);
+  const bool has_offset = Member(parameters, "shared_memory_offset", &offset);
+  if (!has_region && !has_size && !has_offset) return Status{};
+  if (!has_region || !has_size) {
+    return Bad(what +
+               "\"shared_memory_region\" and \"shared_memory_byte_size\" "
+               "go together (and \"shared_memory_offset\" only with them)");
+  }
+  if (!GetString(region, &ref->region) || ref->region.empty()) {
+    return Bad(what + "\"shared_memory_region\" must be a region's name");
+  }
+  int64_t n = 0;
+  if (!GetCount(size, &n)) {
+    return Bad(what + "\"shared_memory_byte_size\" must be an integer >= 0");
+  }
+  ref->byte_size = static_cast<uint64_t>(n);
+  if (has_offset) {
+    if (!GetCount(offset, &n)) {
+      return Bad(what + "\"shared_memory_offset\" must be an integer >= 0");
+    }
+    ref->offset = static_cast<uint64_t>(n);
+  }
+  return Status{};
+}
+
 Status DecodeInput(dom::element in,
                    const std::string& body,
                    int64_t json_length,
@@ -299,6 +332,8 @@ Status DecodeInput(dom::element in,
         !GetCount(p, &binary_size)) {
       return Bad(what + "\"binary_data_size\" must be an integer >= 0");
     }
+    Status status = DecodeSharedMemory(parameters, what, &t->shared_memory);
+    if (!status.ok()) return status;
     if (Member(parameters, "lod", &p)) {
       dom::array levels;
       bool ok =
@@ -332,6 +367,14 @@ Status DecodeInput(dom::element in,
   }
   dom::element data;
   const bool has_data = Member(input, "data", &data);
+  if (t->shared_memory.used()) {
+    if (has_data || binary_size >= 0) {
+      return Bad(what + "has shared_memory_region and also " +
+                 (has_data ? "\"data\"" : "binary_data_size") +
+                 "; send the elements one way");
+    }
+    return Status{};
+  }
   if (binary_size >= 0) {
     if (has_data) {
       return Bad(what + "has both \"data\" and \"binary_data_size\"");
@@ -560,13 +603,25 @@ Status DecodeInferRequest(const std::string& body,
         return Bad("output '" + name + "': \"parameters\" must be an object");
       }
       dom::element binary;
+      bool as_binary = false;
       if (Member(parameters, "binary_data", &binary)) {
-        bool as_binary;
         if (binary.get_bool().get(as_binary) != simdjson::SUCCESS) {
           return Bad("output '" + name +
                      "': \"binary_data\" must be a boolean");
         }
         options->binary_output[name] = as_binary;
+      }
+      SharedMemoryRef ref;
+      Status status =
+          DecodeSharedMemory(parameters, "output '" + name + "': ", &ref);
+      if (!status.ok()) return status;
+      if (ref.used()) {
+        if (as_binary) {
+          return Bad("output '" + name +
+                     "': asks for binary_data and for shared memory; an "
+                     "output in shared memory has no elements in the answer");
+        }
+        request->output_shared_memory[name] = ref;
       }
     }
   }
@@ -603,10 +658,14 @@ std::string EncodeInferResponse(const InferResponse& response,
     body += "\",\"shape\":";
     AppendList(&body, out.shape);
     auto it = options.binary_output.find(out.name);
+    const bool in_shared_memory = out.shared_memory.used();
     const bool as_binary =
-        it != options.binary_output.end() ? it->second : options.binary_default;
-    if (as_binary || !out.lod.empty()) {
+        !in_shared_memory &&
+        (it != options.binary_output.end() ? it->second
+                                           : options.binary_default);
+    if (as_binary || in_shared_memory || !out.lod.empty()) {
       body += ",\"parameters\":{";
+      const char* separator = "";
       if (!out.lod.empty()) {
         body += "\"lod\":[";
         for (size_t l = 0; l < out.lod.size(); ++l) {
@@ -614,18 +673,31 @@ std::string EncodeInferResponse(const InferResponse& response,
           AppendList(&body, out.lod[l]);
         }
         body += ']';
+        separator = ",";
       }
       if (as_binary) {
-        if (!out.lod.empty()) body += ',';
+        body += separator;
         body += "\"binary_data_size\":";
         AppendInteger(&body, out.elements().size());
       }
+      if (in_shared_memory) {
+        body += separator;
+        body += "\"shared_memory_region\":";
+        AppendQuoted(&body, out.shared_memory.region);
+        body += ",\"shared_memory_byte_size\":";
+        AppendInteger(&body, out.shared_memory.byte_size);
+        if (out.shared_memory.offset != 0) {
+          body += ",\"shared_memory_offset\":";
+          AppendInteger(&body, out.shared_memory.offset);
+        }
+      }
       body += '}';
     }
+    // An output in shared memory has its elements there, not here.
     if (as_binary) {
       binary.push_back(out.elements());
       binary_bytes += out.elements().size();
-    } else {
+    } else if (!in_shared_memory) {
       body += ",\"data\":";
       AppendData(&body, out);
     }

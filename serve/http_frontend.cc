@@ -56,6 +56,7 @@ int HttpStatus(StatusCode code) {
     case StatusCode::kOk:
       return 200;
     case StatusCode::kInvalidArgument:
+    case StatusCode::kAlreadyExists:
       return 400;
     case StatusCode::kNotFound:
       return 404;
@@ -322,6 +323,82 @@ Reply RepositoryCall(InferenceServer* server,
   if (!status.ok()) return ErrorReply(status);
   status =
       action == "load" ? server->Load(model, config) : server->Unload(model);
+  if (!status.ok()) return ErrorReply(status);
+  return JsonReply(200, json::object());
+}
+
+// A path of the system shared-memory extension:
+// "/v2/systemsharedmemory[/region/<name>]/<action>", the action "status",
+// "register" or "unregister"; false for other paths.
+bool ParseSharedMemoryPath(const std::string& path,
+                           std::string* region,
+                           std::string* action) {
+  static const std::string kPrefix = "/v2/systemsharedmemory/";
+  if (path.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  std::string rest = path.substr(kPrefix.size());
+  static const std::string kRegion = "region/";
+  if (rest.compare(0, kRegion.size(), kRegion) == 0) {
+    const size_t slash = rest.rfind('/');
+    if (slash <= kRegion.size()) return false;
+    *region = rest.substr(kRegion.size(), slash - kRegion.size());
+    rest = rest.substr(slash + 1);
+  }
+  *action = rest;
+  if (rest == "register") return !region->empty();
+  return rest == "status" || rest == "unregister";
+}
+
+// Answers the system shared-memory extension's calls.
+Reply SharedMemoryCall(InferenceServer* server,
+                       const std::string& region,
+                       const std::string& action,
+                       const std::string& body) {
+  SharedMemoryRegistry& registry = server->shared_memory();
+  if (action == "status") {
+    std::vector<SharedMemoryRegionInfo> regions;
+    Status status = registry.Describe(region, &regions);
+    if (!status.ok()) return ErrorReply(status);
+    json out = json::array();
+    for (const SharedMemoryRegionInfo& r : regions) {
+      out.push_back({{"name", r.name},
+                     {"key", r.key},
+                     {"offset", r.offset},
+                     {"byte_size", r.byte_size}});
+    }
+    return JsonReply(200, out);
+  }
+  if (action == "unregister") {
+    Status status = registry.Unregister(region);
+    if (!status.ok()) return ErrorReply(status);
+    return JsonReply(200, json::object());
+  }
+  const std::string what = "shared-memory region '" + region + "'";
+  json request;
+  Status status = ParseControlBody(body, what, &request);
+  if (!status.ok()) return ErrorReply(status);
+  auto count = [&](const char* key, bool required, uint64_t* out) {
+    if (!request.contains(key)) {
+      return required ? Bad(what + ": the body needs \"" + key + "\"")
+                      : Status();
+    }
+    const json& v = request[key];
+    if (!v.is_number_unsigned()) {
+      return Bad(what + ": \"" + key + "\" must be an integer >= 0");
+    }
+    *out = v.get<uint64_t>();
+    return Status();
+  };
+  if (!request.contains("key") || !request["key"].is_string()) {
+    return ErrorReply(Bad(what + ": the body needs \"key\", a string: the "
+                                 "shared-memory object's name"));
+  }
+  uint64_t offset = 0, byte_size = 0;
+  status = count("offset", false, &offset);
+  if (status.ok()) status = count("byte_size", true, &byte_size);
+  if (status.ok()) {
+    status = registry.Register(region, request["key"].get<std::string>(),
+                               offset, byte_size);
+  }
   if (!status.ok()) return ErrorReply(status);
   return JsonReply(200, json::object());
 }
@@ -793,6 +870,11 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   }
   if (post && ParseRepositoryPath(path, &model, &action)) {
     return RepositoryCall(server, model, action, body);
+  }
+  std::string region;
+  if (ParseSharedMemoryPath(path, &region, &action) &&
+      (action == "status" ? get : post)) {
+    return SharedMemoryCall(server, region, action, body);
   }
   const bool model_path = ParseModelPath(path, &model, &version, &action);
   if (model_path && get && action == "stats") {

@@ -27,6 +27,7 @@ int Usage(const std::string& problem) {
                     [--grpc-threads 256] [--max-body-mb 64]
                     [--max-json-decoding-mb 4 x max-body-mb]
                     [--model-control-mode none|explicit]
+                    [--shared-memory none|system]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                     [--http-spin-us 0]
                     [--verbose]
@@ -41,6 +42,11 @@ once (a JSON document takes up to about 17 times its size while decoded).
 --model-control-mode explicit lets clients load, reload and unload models
 (the protocol's model repository extension); every model still loads at
 start. With none (the default) those calls are refused.
+--shared-memory system lets clients on this host register POSIX
+shared-memory objects and name them for inputs and outputs (the
+protocol's system shared-memory extension; trusted clients only: any
+object the server can open may be named). With none (the default) those
+calls and requests are refused.
 --tls-cert and --tls-key (PEM: the certificate, with its chain, and its
 private key) serve HTTPS and gRPC over TLS on the same ports; with
 --tls-client-ca (PEM certificates of authorities), only clients with a
@@ -156,7 +162,7 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   std::string repository;
   std::string tls_cert_file, tls_key_file, tls_client_ca_file;
-  bool model_control = false;
+  pdlite::serve::ServerOptions server_options;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
   for (int i = 1; i < argc; ++i) {
@@ -188,7 +194,12 @@ int main(int argc, char** argv) {
       if (value != "none" && value != "explicit") {
         return Usage("--model-control-mode is none or explicit");
       }
-      model_control = value == "explicit";
+      server_options.model_control = value == "explicit";
+    } else if (arg == "--shared-memory") {
+      if (value != "none" && value != "system") {
+        return Usage("--shared-memory is none or system");
+      }
+      server_options.shared_memory = value == "system";
     } else if (arg == "--http-spin-us") {
       if (!ParseInt(value, 0, 10000, &n)) return Usage("bad --http-spin-us");
       options.spin_us = static_cast<int>(n);
@@ -216,6 +227,7 @@ int main(int argc, char** argv) {
       if (!ParseInt(value, 1, 1 << 20, &n)) return Usage("bad --max-body-mb");
       options.max_body_bytes = static_cast<size_t>(n) << 20;
       grpc_options.max_message_bytes = options.max_body_bytes;
+      server_options.max_shared_memory_input_bytes = options.max_body_bytes;
     } else if (arg == "--max-json-decoding-mb") {
       if (!ParseInt(value, 1, 1 << 20, &n)) {
         return Usage("bad --max-json-decoding-mb");
@@ -263,7 +275,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<pdlite::serve::InferenceServer> server;
   try {
     server = std::make_unique<pdlite::serve::InferenceServer>(repository,
-                                                              model_control);
+                                                              server_options);
   } catch (const std::exception& e) {
     std::cerr << "pdlite serve: " << e.what() << "\n";
     return 1;

@@ -15,14 +15,6 @@ using paddle_lite::TensorInfo;
 
 namespace {
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    out += (i ? "," : "") + std::to_string(shape[i]);
-  }
-  return out + "]";
-}
-
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -58,8 +59,10 @@ Status CheckRepositoryParameters(
 }
 
 InferenceServer::InferenceServer(const std::string& repository,
-                                 bool model_control)
-    : repository_(repository), model_control_(model_control) {
+                                 ServerOptions options)
+    : repository_(repository),
+      options_(options),
+      shared_memory_(options.shared_memory) {
   std::error_code ec;
   fs::directory_iterator it(repository, ec);
   if (ec) {
@@ -151,7 +154,8 @@ std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
   std::vector<std::string> out = {"binary_tensor_data", "statistics",
                                   "model_configuration", "pdlite_lod"};
-  if (model_control_) out.push_back("model_repository");
+  if (options_.model_control) out.push_back("model_repository");
+  if (options_.shared_memory) out.push_back("system_shared_memory");
   return out;
 }
 
@@ -289,7 +293,7 @@ std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
 }
 
 Status InferenceServer::ModelControlAllowed(const std::string& model) const {
-  if (!model_control_) {
+  if (!options_.model_control) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "model '" + model +
                              "': loading and unloading models is off; start "
@@ -425,25 +429,146 @@ Status InferenceServer::Unload(const std::string& model) {
 
 void InferenceServer::InferAsync(InferRequest request,
                                  ModelVersion::Done done) {
+  // Answers a request refused before it reaches its model.
+  auto refuse = [&request, &done](Status status) {
+    InferResponse response;
+    response.model = request.model;
+    response.version = request.version;
+    response.status = std::move(status);
+    done(std::move(response));
+  };
   Status status;
   // Held while the request is handed over: an unload that takes the
   // version away meanwhile answers what it queued before releasing it.
   std::shared_ptr<ModelVersion> model =
       FindShared(request.model, request.version, &status);
-  if (!model) {
-    InferResponse response;
-    response.model = request.model;
-    response.version = request.version;
-    response.status = status;
-    done(std::move(response));
-    return;
+  if (!model) return refuse(status);
+  std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> regions;
+  const bool any_shared_memory =
+      !request.output_shared_memory.empty() ||
+      std::any_of(request.inputs.begin(), request.inputs.end(),
+                  [](const TensorData& t) { return t.shared_memory.used(); });
+  if (any_shared_memory) {
+    status = ReadSharedMemoryInputs(&request, &regions);
+    if (!status.ok()) return refuse(status);
   }
   metrics_.AddInflight(1);
+  if (request.output_shared_memory.empty()) {
+    model->InferAsync(std::move(request),
+                      [this, done = std::move(done)](InferResponse response) {
+                        metrics_.AddInflight(-1);
+                        done(std::move(response));
+                      });
+    return;
+  }
+  std::map<std::string, SharedMemoryRef> asked = request.output_shared_memory;
   model->InferAsync(std::move(request),
-                    [this, done = std::move(done)](InferResponse response) {
+                    [this, done = std::move(done), asked = std::move(asked),
+                     regions = std::move(regions)](InferResponse response) {
+                      // Written before the request counts as answered: a client
+                      // that reads the region once answered must find the
+                      // output there.
+                      WriteSharedMemoryOutputs(asked, regions, &response);
                       metrics_.AddInflight(-1);
                       done(std::move(response));
                     });
+}
+
+Status InferenceServer::ReadSharedMemoryInputs(
+    InferRequest* request,
+    std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>* regions)
+    const {
+  const std::string model = "model '" + request->model + "': ";
+  uint64_t total = 0;
+  for (TensorData& in : request->inputs) {
+    if (!in.shared_memory.used()) continue;
+    const std::string what = model + "input '" + in.name + "'";
+    std::shared_ptr<const SharedMemoryRegion> region;
+    Status status = shared_memory_.Find(in.shared_memory.region, &region);
+    if (!status.ok()) {
+      status.message = what + ": " + status.message;
+      return status;
+    }
+    // The shape's bytes must be what the region holds for it: checked
+    // before reading, so that a shape that claims gigabytes is refused
+    // rather than allocated.
+    uint64_t bytes = ElementSize(in.type);
+    bool overflow = false;
+    for (const int64_t d : in.shape) {
+      overflow |= d < 0 || __builtin_mul_overflow(
+                               bytes, static_cast<uint64_t>(d), &bytes);
+    }
+    if (overflow || bytes != in.shared_memory.byte_size) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           what + ": shared_memory_byte_size is " +
+                               std::to_string(in.shared_memory.byte_size) +
+                               ", but shape " + ShapeString(in.shape) + " of " +
+                               ProtocolTypeName(in.type) + " needs " +
+                               (overflow ? std::string("more than 2^64")
+                                         : std::to_string(bytes)) +
+                               " bytes");
+    }
+    if (__builtin_add_overflow(total, bytes, &total) ||
+        total > options_.max_shared_memory_input_bytes) {
+      return Status::Error(
+          StatusCode::kInvalidArgument,
+          what + ": the request's inputs in shared memory come to more than " +
+              std::to_string(options_.max_shared_memory_input_bytes) +
+              " bytes, the most a request may take (--max-body-mb)");
+    }
+    in.bytes.resize(bytes);
+    in.borrowed = std::string_view();
+    status =
+        region->Read(what, in.shared_memory.offset, bytes, in.bytes.data());
+    if (!status.ok()) return status;
+  }
+  for (const auto& [name, ref] : request->output_shared_memory) {
+    std::shared_ptr<const SharedMemoryRegion> region;
+    Status status = shared_memory_.Find(ref.region, &region);
+    if (!status.ok()) {
+      status.message = model + "output '" + name + "': " + status.message;
+      return status;
+    }
+    (*regions)[name] = std::move(region);
+  }
+  return Status();
+}
+
+void InferenceServer::WriteSharedMemoryOutputs(
+    const std::map<std::string, SharedMemoryRef>& asked,
+    const std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>&
+        regions,
+    InferResponse* response) {
+  if (!response->status.ok()) return;
+  for (TensorData& out : response->outputs) {
+    auto ref = asked.find(out.name);
+    if (ref == asked.end()) continue;
+    const std::string what =
+        "model '" + response->model + "': output '" + out.name + "'";
+    const std::string_view elements = out.elements();
+    if (elements.size() > ref->second.byte_size) {
+      response->status = Status::Error(
+          StatusCode::kInvalidArgument,
+          what + " has " + std::to_string(elements.size()) + " bytes (shape " +
+              ShapeString(out.shape) + " of " + ProtocolTypeName(out.type) +
+              "), more than its "
+              "shared_memory_byte_size " +
+              std::to_string(ref->second.byte_size) + " in region '" +
+              ref->second.region + "'");
+      return;
+    }
+    Status status =
+        regions.at(out.name)->Write(what, ref->second.offset, elements);
+    if (!status.ok()) {
+      response->status = status;
+      return;
+    }
+    out.shared_memory = ref->second;
+    out.shared_memory.byte_size = elements.size();
+    out.bytes.clear();
+    out.bytes.shrink_to_fit();
+    out.borrowed = std::string_view();
+  }
 }
 
 InferResponse InferenceServer::Infer(InferRequest request) {

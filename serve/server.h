@@ -13,6 +13,7 @@
 
 #include "serve/metrics.h"
 #include "serve/model.h"
+#include "serve/shared_memory.h"
 #include "serve/types.h"
 
 namespace pdlite {
@@ -48,6 +49,19 @@ Status CheckRepositoryParameters(
     const std::vector<RepositoryParameter>& parameters,
     std::string* config_json);
 
+struct ServerOptions {
+  /// Whether clients may load and unload models (the protocol's model
+  /// repository extension); off, those calls are refused.
+  bool model_control = false;
+  /// Whether clients on the server's host may register shared-memory
+  /// regions and name them for inputs and outputs (the system
+  /// shared-memory extension); off, those calls and requests are refused.
+  bool shared_memory = false;
+  /// The bytes one request's inputs may take from shared memory, at most
+  /// (as --max-body-mb bounds a body).
+  uint64_t max_shared_memory_input_bytes = uint64_t{64} << 20;
+};
+
 class InferenceServer {
  public:
   /// Loads every model of a Triton-style repository: DIR/<model>/<n>/
@@ -56,8 +70,10 @@ class InferenceServer {
   /// serve. Throws std::runtime_error when DIR cannot be read at all.
   /// `model_control`: whether clients may load and unload models (the
   /// protocol's model repository extension); off, those calls are refused.
+  InferenceServer(const std::string& repository, ServerOptions options);
   explicit InferenceServer(const std::string& repository,
-                           bool model_control = false);
+                           bool model_control = false)
+      : InferenceServer(repository, ServerOptions{model_control}) {}
   ~InferenceServer();
 
   bool Live() const { return true; }
@@ -84,7 +100,9 @@ class InferenceServer {
 
   /// Runs a request on its model version (ModelVersion::InferAsync): `done`
   /// gets the answer, on this thread when the request ran here or was
-  /// refused, else on the thread that answered it.
+  /// refused, else on the thread that answered it. Inputs in shared memory
+  /// are read first; outputs asked for in shared memory are written there
+  /// before `done`, and answered without their elements.
   void InferAsync(InferRequest request, ModelVersion::Done done);
   /// InferAsync, waiting for the answer.
   InferResponse Infer(InferRequest request);
@@ -109,6 +127,8 @@ class InferenceServer {
   void Stop();
 
   Metrics& metrics() { return metrics_; }
+  /// The shared-memory regions clients registered.
+  SharedMemoryRegistry& shared_memory() { return shared_memory_; }
 
  private:
   using VersionMap = std::map<int64_t, std::shared_ptr<ModelVersion>>;
@@ -123,14 +143,29 @@ class InferenceServer {
                        const std::string* config_json,
                        std::string* no_version);
   Status ModelControlAllowed(const std::string& model) const;
+  // Reads the request's inputs that are in shared memory into their bytes,
+  // and finds the regions of the outputs asked for there (`regions`, by
+  // output name).
+  Status ReadSharedMemoryInputs(
+      InferRequest* request,
+      std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>* regions)
+      const;
+  // Writes the outputs asked for in shared memory there; they keep their
+  // name, type and shape, and lose their elements.
+  static void WriteSharedMemoryOutputs(
+      const std::map<std::string, SharedMemoryRef>& asked,
+      const std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>&
+          regions,
+      InferResponse* response);
   // Stops versions taken out of models_ once no request is still handing
   // itself to them (at most kRetireWait), and releases them.
   void Retire(VersionMap* versions);
   static constexpr std::chrono::seconds kRetireWait{60};
 
   const std::string repository_;
-  const bool model_control_;
+  const ServerOptions options_;
   Metrics metrics_;
+  SharedMemoryRegistry shared_memory_;
   // Held by Load, Unload and Stop, so that they run one at a time.
   mutable std::mutex control_mutex_;
   // Guards models_ and not_loaded_; held only to look up or swap.

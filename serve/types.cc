@@ -47,6 +47,14 @@ const std::string& ProtocolTypeNames() {
   return names;
 }
 
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
 size_t ElementSize(DataType type) {
   for (auto& t : kTypes) {
     if (t.type == type) return t.size;

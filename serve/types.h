@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@ enum class StatusCode {
   kUnavailable,        // 503: model not ready, shutting down
   kDeadlineExceeded,   // 504: the request's timeout expired while queued
   kInternal,           // 500
+  kAlreadyExists,      // 400 (gRPC ALREADY_EXISTS): a name registered twice
 };
 
 struct Status {
@@ -40,6 +42,8 @@ const char* ProtocolTypeName(paddle_lite::DataType type);
 bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
 /// Every datatype ParseProtocolType takes, for messages: "FP32, FP64, ...".
 const std::string& ProtocolTypeNames();
+/// A shape as messages show it: "[1,3,48,192]".
+std::string ShapeString(const std::vector<int64_t>& shape);
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a
 /// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);
@@ -86,6 +90,16 @@ bool VisitType(paddle_lite::DataType type, F&& f) {
   }
 }
 
+/// Where a tensor's elements are in a registered shared-memory region: the
+/// protocol's shared-memory extension, its "shared_memory_region",
+/// "shared_memory_offset" and "shared_memory_byte_size" parameters.
+struct SharedMemoryRef {
+  std::string region;  // empty: not in shared memory
+  uint64_t offset = 0;
+  uint64_t byte_size = 0;
+  bool used() const { return !region.empty(); }
+};
+
 /// One tensor with its elements as raw little-endian bytes, row major.
 struct TensorData {
   std::string name;
@@ -98,6 +112,10 @@ struct TensorData {
   /// its memory while it waits. Null when `bytes` holds them.
   std::string_view borrowed;
   paddle_lite::LoD lod;  // inputs: our "lod" parameter; empty when none
+  /// An input whose elements are in shared memory (read into `bytes` by
+  /// the server before the model sees it), or an output written there (its
+  /// byte_size what was written, and no elements).
+  SharedMemoryRef shared_memory;
 
   /// The elements: `borrowed` when set, else `bytes`.
   std::string_view elements() const {
@@ -113,6 +131,8 @@ struct InferRequest {
   std::vector<TensorData> inputs;
   /// Outputs to return; empty: all of them, in the model's order.
   std::vector<std::string> outputs;
+  /// Outputs to write into shared memory rather than into the answer.
+  std::map<std::string, SharedMemoryRef> output_shared_memory;
   /// Microseconds the request may wait in the queue; < 0: the model's
   /// configured timeout_ms (0 there: no limit).
   int64_t timeout_us = -1;

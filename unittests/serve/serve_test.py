@@ -1334,10 +1334,261 @@ def check_repository(server, repo):
     gc.close()
 
 
+class ShmObjects:
+    """POSIX shared-memory objects of this test (tritonclient's helpers make
+    them), unlinked however the test ends."""
+
+    def __init__(self):
+        self.handles = []
+        self.tag = "/pdlite_serve_test_%d_" % os.getpid()
+
+    def make(self, name, size):
+        import tritonclient.utils.shared_memory as shm
+        handle = shm.create_shared_memory_region(name, self.tag + name, size)
+        self.handles.append(handle)
+        return handle, self.tag + name
+
+    def path(self, key):
+        return "/dev/shm" + key
+
+    def close(self):
+        import tritonclient.utils.shared_memory as shm
+        for h in self.handles:
+            try:
+                shm.destroy_shared_memory_region(h)
+            except Exception:  # already gone
+                pass
+        self.handles = []
+
+
+def check_shared_memory(port, grpc_port, with_shared, objects):
+    """The system shared-memory extension (server a runs with
+    --shared-memory system) through Triton's clients over HTTP and gRPC:
+    inputs and outputs in regions match the references; every bad
+    reference is refused with a message while the server keeps serving."""
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    import tritonclient.utils.shared_memory as shm
+    x, y = demo_data()
+    x = x.astype(np.float32)
+    in_handle, in_key = objects.make("in", 64 + x.nbytes)
+    out_handle, out_key = objects.make("out", 4096)
+    shm.set_shared_memory_region(in_handle, [x], offset=64)
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % port)
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    try:
+        R.check("system_shared_memory" in
+                hc.get_server_metadata().get("extensions", []),
+                "shm: extension listed with --shared-memory system")
+        for mod, c, how in ((httpclient, hc, "http"), (grpcclient, gc, "grpc")):
+            c.unregister_system_shared_memory()
+            c.register_system_shared_memory("in", in_key, x.nbytes, offset=64)
+            c.register_system_shared_memory("out", out_key, 4096)
+            status = c.get_system_shared_memory_status(as_json=True) \
+                if how == "grpc" else c.get_system_shared_memory_status()
+            regions = (status.get("regions", {}).values() if how == "grpc"
+                       else status)
+            got = {r["name"]: (r["key"], int(r.get("offset", 0)),
+                               int(r["byte_size"])) for r in regions}
+            R.check(got == {"in": (in_key, 64, x.nbytes),
+                            "out": (out_key, 0, 4096)},
+                    "%s shm: status lists both regions" % how, str(got))
+            # Input and output in regions (offsets in both).
+            i = mod.InferInput("x", list(x.shape), "FP32")
+            i.set_shared_memory("in", x.nbytes)
+            o = mod.InferRequestedOutput("softmax.tmp_0")
+            o.set_shared_memory("out", y.nbytes, offset=128)
+            res = c.infer("demo", [i], outputs=[o])
+            out = res.get_output("softmax.tmp_0")
+            if how == "grpc":
+                from google.protobuf import json_format
+                out = json_format.MessageToDict(
+                    out, preserving_proto_field_name=True)
+                params = {k: v.get("string_param", v.get("int64_param"))
+                          for k, v in out.get("parameters", {}).items()}
+            else:
+                params = out.get("parameters", {})
+            ok, why = close(shm.get_contents_as_numpy(
+                out_handle, np.float32, list(y.shape), offset=128), y)
+            R.check(ok and params.get("shared_memory_region") == "out" and
+                    int(params.get("shared_memory_byte_size")) == y.nbytes and
+                    "data" not in out,
+                    "%s shm: input and output in regions match ref" % how,
+                    "%s %s" % (why, out))
+            # Input in a region, output in the answer.
+            res = c.infer("demo", [i], outputs=[
+                mod.InferRequestedOutput("softmax.tmp_0")])
+            ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+            R.check(ok, "%s shm: input in a region, output answered" % how,
+                    why)
+
+            def refused(inputs, outputs=None, model="demo"):
+                if how == "grpc":
+                    return grpc_error(lambda: c.infer(model, inputs,
+                                                      outputs=outputs))
+                try:
+                    c.infer(model, inputs, outputs=outputs)
+                    return None, ""
+                except Exception as e:  # InferenceServerException
+                    return str(e.status()), e.message()
+
+            bad = "StatusCode.INVALID_ARGUMENT" if how == "grpc" else "400"
+            cases = []
+            i1 = mod.InferInput("x", list(x.shape), "FP32")
+            i1.set_shared_memory("nope", x.nbytes)
+            cases.append(([i1], None, "no shared-memory region 'nope'",
+                          "an unregistered region"))
+            i2 = mod.InferInput("x", [1, 3, 32, 16], "FP32")
+            i2.set_shared_memory("in", x.nbytes)
+            cases.append(([i2], None, "but shape [1,3,32,16] of FP32 needs",
+                          "a byte size the shape disagrees with"))
+            i3 = mod.InferInput("x", list(x.shape), "FP32")
+            i3.set_shared_memory("in", x.nbytes, offset=8)
+            cases.append(([i3], None, "run past the end",
+                          "a range past the region"))
+            o4 = mod.InferRequestedOutput("softmax.tmp_0")
+            o4.set_shared_memory("out", 4)
+            cases.append(([i], [o4], "more than its shared_memory_byte_size",
+                          "an output larger than its share"))
+            for inputs, outputs, text, what in cases:
+                code, message = refused(inputs, outputs)
+                R.check(code == bad and text in message and
+                        ("input 'x'" in message or
+                         "output 'softmax" in message),
+                        "%s shm: %s is refused" % (how, what),
+                        "%s %r" % (code, message))
+            # Registration refusals.
+            for name, key, size, offset, text, what in (
+                    ("in", in_key, 8, 0, "already registered", "a name twice"),
+                    ("r2", objects.tag + "none", 8, 0, "cannot open",
+                     "an object that does not exist"),
+                    ("r2", "/a/b", 8, 0, "POSIX shared-memory object",
+                     "a key with a second '/'"),
+                    ("r2", in_key, 64 + x.nbytes, 8, "fewer than",
+                     "a region past the object's end")):
+                try:
+                    c.register_system_shared_memory(name, key, size,
+                                                    offset=offset)
+                    code, message = None, ""
+                except Exception as e:
+                    code, message = str(e.status()), e.message()
+                R.check(code is not None and text in message,
+                        "%s shm: registering %s is refused" % (how, what),
+                        "%s %r" % (code, message))
+            c.unregister_system_shared_memory("in")
+            code, message = refused([i])
+            R.check(code == bad and "no shared-memory region 'in'" in message,
+                    "%s shm: a region unregistered since is refused" % how,
+                    "%s %r" % (code, message))
+            c.unregister_system_shared_memory()
+            if how == "grpc":
+                left = gc.get_system_shared_memory_status(
+                    as_json=True).get("regions", {})
+            else:
+                left = hc.get_system_shared_memory_status()
+            R.check(len(left) == 0, "%s shm: unregistering all leaves none" %
+                    how, str(left))
+        # Raw HTTP: both data and a region; a region without its size.
+        for inp, text in (
+                ({"data": [0.0] * 3072, "parameters": {
+                    "shared_memory_region": "in",
+                    "shared_memory_byte_size": x.nbytes}},
+                 "send the elements one way"),
+                ({"parameters": {"shared_memory_region": "in"}},
+                 "go together")):
+            inp.update(name="x", shape=list(x.shape), datatype="FP32")
+            status, _, body = post_json(port, "demo", {"inputs": [inp]})
+            R.check(status == 400 and text in error_of(body),
+                    "http shm: a request with %s is 400" % text, body[:300])
+        # A FIFO in /dev/shm is refused at once, not waited on.
+        fifo_key = objects.tag + "fifo"
+        os.mkfifo(objects.path(fifo_key), 0o600)
+        try:
+            started = time.time()
+            status, _, body = request(
+                port, "POST", "/v2/systemsharedmemory/region/f/register",
+                json.dumps({"key": fifo_key, "offset": 0, "byte_size": 8}),
+                timeout=30)
+            R.check(status == 400 and "not a shared-memory object" in
+                    error_of(body) and time.time() - started < 10,
+                    "http shm: a FIFO is refused at once", body[:300])
+        finally:
+            os.unlink(objects.path(fifo_key))
+        # An object that shrinks after it is registered: an error, not a
+        # crash (the server reads with pread, not through a mapping).
+        hc.register_system_shared_memory("in", in_key, x.nbytes, offset=64)
+        os.truncate(objects.path(in_key), 100)
+        i = httpclient.InferInput("x", list(x.shape), "FP32")
+        i.set_shared_memory("in", x.nbytes)
+        try:
+            hc.infer("demo", [i])
+            message = ""
+        except Exception as e:
+            message = e.message()
+        R.check("smaller than when it was registered" in message,
+                "http shm: a region whose object shrank is refused", message)
+        R.check(request(port, "GET", "/v2/health/live")[0] == 200,
+                "shm: the server lives on after the bad references")
+        hc.unregister_system_shared_memory()
+        if with_shared:
+            # The classifier through gRPC, its input in a region.
+            cls_dir = os.path.join(MODELS, "ppocr_cls_mobile_v2")
+            cx = np.load(ref_file(cls_dir, "input", "x")).astype(np.float32)
+            name = gc.get_model_metadata("cls").outputs[0].name
+            cls_handle, cls_key = objects.make("cls", cx.nbytes)
+            shm.set_shared_memory_region(cls_handle, [cx])
+            gc.register_system_shared_memory("cls", cls_key, cx.nbytes)
+            i = grpcclient.InferInput("x", list(cx.shape), "FP32")
+            i.set_shared_memory("cls", cx.nbytes)
+            res = gc.infer("cls", [i])
+            ok, why = close(res.as_numpy(name),
+                            np.load(ref_file(cls_dir, "expected", name)))
+            R.check(ok, "grpc shm: ppocr_cls_mobile_v2 from a region matches "
+                    "ref", why)
+            gc.unregister_system_shared_memory()
+    finally:
+        hc.close()
+        gc.close()
+        objects.close()
+
+
+def check_shared_memory_off(port, grpc_port):
+    """Without --shared-memory system, registering and naming regions are
+    refused, naming the flag."""
+    import tritonclient.grpc as grpcclient
+    status, _, body = request(
+        port, "POST", "/v2/systemsharedmemory/region/r/register",
+        json.dumps({"key": "/x", "offset": 0, "byte_size": 8}))
+    R.check(status == 400 and "--shared-memory system" in error_of(body),
+            "shm: registering refused without --shared-memory system",
+            "%s %r" % (status, body))
+    status, _, body = post_json(port, "demo", {"inputs": [{
+        "name": "x", "shape": [1, 3, 32, 32], "datatype": "FP32",
+        "parameters": {"shared_memory_region": "r",
+                       "shared_memory_byte_size": 12288}}]})
+    R.check(status == 400 and "--shared-memory system" in error_of(body),
+            "shm: an input in a region refused without the flag",
+            "%s %r" % (status, body))
+    client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    code, message = grpc_error(
+        lambda: client.get_system_shared_memory_status())
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "--shared-memory system" in message,
+            "grpc shm: status refused without the flag",
+            "%s %r" % (code, message))
+    R.check("system_shared_memory" not in
+            client.get_server_metadata(as_json=True).get("extensions", []),
+            "shm: extension not listed without the flag")
+    client.close()
+
+
 def check_bad_flags(server_command, repo):
     for extra, want in ((["--http-spin-us", "-1"], "bad --http-spin-us"),
                         (["--model-control-mode", "poll"],
-                         "--model-control-mode is none or explicit")):
+                         "--model-control-mode is none or explicit"),
+                        (["--shared-memory", "cuda"],
+                         "--shared-memory is none or system")):
         run = subprocess.run(server_command + ["--model-repository", repo] +
                              extra, capture_output=True, timeout=60)
         R.check(run.returncode == 2 and want in run.stderr.decode(),
@@ -1455,7 +1706,7 @@ def check_tls(server_command, tmp, env, servers):
     # socket's.
     server = Server(server_command, repo, os.path.join(tmp, "tls.log"),
                     ["--tls-cert", cert, "--tls-key", key,
-                     "--http-spin-us", "300"], env=env)
+                     "--http-spin-us", "300", "--shared-memory", "system"], env=env)
     servers.append(server)
     try:
         x, y = demo_data()
@@ -1638,6 +1889,7 @@ def main():
         print("serve_test: %s absent: only the demo model parts run" % MODELS)
     tmp = tempfile.mkdtemp(prefix="pdlite_serve_test_")
     servers = []
+    shm_objects = ShmObjects()
     try:
         repo = os.path.join(tmp, "repo")
 
@@ -1666,7 +1918,7 @@ def main():
         # connection threads that spin for the next request.
         a = Server([args.server], repo, os.path.join(tmp, "a.log"),
                    ["--max-body-mb", "8", "--max-json-decoding-mb", "7",
-                    "--http-spin-us", "300"],
+                    "--http-spin-us", "300", "--shared-memory", "system"],
                    env=openmp_unset)
         servers.append(a)
         client = httpclient.InferenceServerClient(
@@ -1686,6 +1938,7 @@ def main():
         check_statistics(a.port, a.grpc_port, client)
         check_model_config(a.port, a.grpc_port, client)
         check_model_control_off(a.port, a.grpc_port)
+        check_shared_memory(a.port, a.grpc_port, with_shared, shm_objects)
         client.close()
         R.check(a.stop(signal.SIGINT) == 0, "SIGINT: exit 0", a.log_tail())
         with open(a.log_path, errors="replace") as f:
@@ -1717,6 +1970,7 @@ def main():
         check_timeout(b.port)
         check_grpc_timeout(b.grpc_port, b.port)
         check_repository(b, repo_b)
+        check_shared_memory_off(b.port, b.grpc_port)
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset, servers)
         check_bad_flags([args.server], repo_b)
@@ -1731,7 +1985,11 @@ def main():
             if s.proc.poll() is None:
                 s.stop(signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
+        shm_objects.close()
     R.check(not os.path.exists(tmp), "temporary folder removed")
+    R.check(not [f for f in os.listdir("/dev/shm")
+                 if f.startswith(shm_objects.tag[1:])],
+            "shared-memory objects removed")
     return R.summary()
 
 

@@ -1,0 +1,497 @@
+// The system shared-memory extension without a socket: registering regions
+// (and every refusal), reading and writing them, an object that shrinks
+// under a registered region, and inference with inputs and outputs in
+// shared memory through the server core and the HTTP codec.
+#include "serve/shared_memory.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "framework/npy.h"
+#include "serve/http_codec.h"
+#include "serve/server.h"
+#include "unittests/test_utils/model_paths.h"
+#include "unittests/test_utils/scratch_dir.h"
+
+namespace pdlite {
+namespace serve {
+namespace {
+
+namespace fs = std::filesystem;
+using paddle_lite::DataType;
+
+// A POSIX shared-memory object of this test, unlinked when it goes.
+class ShmObject {
+ public:
+  explicit ShmObject(size_t size) {
+    static std::atomic<int> made{0};
+    key_ = "/pdlite_test_" + std::to_string(::getpid()) + "_" +
+           std::to_string(made++);
+    fd_ = ::shm_open(key_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    EXPECT_GE(fd_, 0) << key_ << ": " << std::strerror(errno);
+    EXPECT_EQ(::ftruncate(fd_, static_cast<off_t>(size)), 0);
+  }
+  ~ShmObject() {
+    ::close(fd_);
+    ::shm_unlink(key_.c_str());
+  }
+  const std::string& key() const { return key_; }
+  void Put(size_t offset, const void* data, size_t size) {
+    ASSERT_EQ(::pwrite(fd_, data, size, static_cast<off_t>(offset)),
+              static_cast<ssize_t>(size));
+  }
+  std::string Get(size_t offset, size_t size) {
+    std::string out(size, '\0');
+    EXPECT_EQ(::pread(fd_, out.data(), size, static_cast<off_t>(offset)),
+              static_cast<ssize_t>(size));
+    return out;
+  }
+  void Resize(size_t size) {
+    ASSERT_EQ(::ftruncate(fd_, static_cast<off_t>(size)), 0);
+  }
+
+ private:
+  std::string key_;
+  int fd_ = -1;
+};
+
+bool Has(const Status& s, const std::string& text) {
+  return s.message.find(text) != std::string::npos;
+}
+
+TEST(SharedMemory, EverythingIsRefusedWhenOff) {
+  ShmObject object(64);
+  SharedMemoryRegistry off(false);
+  Status s = off.Register("r", object.key(), 0, 64);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(s, "--shared-memory system")) << s.message;
+  std::vector<SharedMemoryRegionInfo> all;
+  EXPECT_FALSE(off.Describe("", &all).ok());
+  EXPECT_FALSE(off.Unregister("").ok());
+  std::shared_ptr<const SharedMemoryRegion> region;
+  EXPECT_FALSE(off.Find("r", &region).ok());
+}
+
+TEST(SharedMemory, RegistrationRefusalsSayWhy) {
+  ShmObject object(64);
+  SharedMemoryRegistry registry(true);
+  struct Case {
+    std::string name, key;
+    uint64_t offset, size;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {"", object.key(), 0, 64, "1 to 255 bytes"},
+      {"a/b", object.key(), 0, 64, "without '/'"},
+      {std::string(256, 'n'), object.key(), 0, 64, "1 to 255 bytes"},
+      {"r", "no-slash", 0, 64, "POSIX shared-memory object"},
+      {"r", "/", 0, 64, "POSIX shared-memory object"},
+      {"r", "/a/b", 0, 64, "POSIX shared-memory object"},
+      {"r", "/..", 0, 64, "POSIX shared-memory object"},
+      {"r", std::string("/a\0b", 4), 0, 64, "POSIX shared-memory object"},
+      {"r", object.key(), 0, 0, "byte_size must be > 0"},
+      {"r", object.key(), UINT64_MAX, 2, "below 2^63"},
+      {"r", object.key(), 8, 64, "fewer than offset 8 + byte_size 64"},
+      {"r", object.key() + "_none", 0, 64, "cannot open"},
+  };
+  for (const Case& c : cases) {
+    Status s = registry.Register(c.name, c.key, c.offset, c.size);
+    EXPECT_EQ(s.code, StatusCode::kInvalidArgument) << c.name << " " << c.key;
+    EXPECT_TRUE(Has(s, c.why)) << s.message;
+  }
+  std::vector<SharedMemoryRegionInfo> all;
+  ASSERT_TRUE(registry.Describe("", &all).ok());
+  EXPECT_TRUE(all.empty());
+
+  ASSERT_TRUE(registry.Register("r", object.key(), 8, 56).ok());
+  Status twice = registry.Register("r", object.key(), 0, 8);
+  EXPECT_EQ(twice.code, StatusCode::kAlreadyExists);
+  EXPECT_TRUE(Has(twice, "already registered")) << twice.message;
+}
+
+TEST(SharedMemory, AFifoIsRefusedWithoutBlocking) {
+  // Opening a FIFO for reading blocks until a writer comes, unless asked
+  // not to: the registration must answer at once.
+  const std::string key = "/pdlite_test_fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(("/dev/shm" + key).c_str(), 0600), 0)
+      << std::strerror(errno);
+  SharedMemoryRegistry registry(true);
+  Status s = registry.Register("f", key, 0, 8);
+  ::unlink(("/dev/shm" + key).c_str());
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(s, "not a shared-memory object")) << s.message;
+}
+
+TEST(SharedMemory, RegionsAreBoundedInNumber) {
+  ShmObject object(8);
+  SharedMemoryRegistry registry(true);
+  for (size_t i = 0; i < SharedMemoryRegistry::kMaxRegions; ++i) {
+    ASSERT_TRUE(
+        registry.Register("r" + std::to_string(i), object.key(), 0, 8).ok());
+  }
+  Status s = registry.Register("one more", object.key(), 0, 8);
+  EXPECT_EQ(s.code, StatusCode::kResourceExhausted);
+  ASSERT_TRUE(registry.Unregister("r0").ok());
+  EXPECT_TRUE(registry.Register("one more", object.key(), 0, 8).ok());
+  ASSERT_TRUE(registry.Unregister("").ok());
+  std::vector<SharedMemoryRegionInfo> all;
+  ASSERT_TRUE(registry.Describe("", &all).ok());
+  EXPECT_TRUE(all.empty());
+}
+
+TEST(SharedMemory, ReadsAndWritesStayInsideTheRegion) {
+  ShmObject object(64);
+  std::vector<char> pattern(64);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<char>(i);
+  object.Put(0, pattern.data(), pattern.size());
+  SharedMemoryRegistry registry(true);
+  ASSERT_TRUE(registry.Register("r", object.key(), 16, 32).ok());
+  std::vector<SharedMemoryRegionInfo> info;
+  ASSERT_TRUE(registry.Describe("r", &info).ok());
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_EQ(info[0].key, object.key());
+  EXPECT_EQ(info[0].offset, 16u);
+  EXPECT_EQ(info[0].byte_size, 32u);
+  EXPECT_EQ(registry.Describe("other", &info).code, StatusCode::kNotFound);
+
+  std::shared_ptr<const SharedMemoryRegion> region;
+  ASSERT_TRUE(registry.Find("r", &region).ok());
+  char got[8];
+  ASSERT_TRUE(region->Read("x", 4, 8, got).ok());
+  EXPECT_EQ(std::memcmp(got, pattern.data() + 20, 8), 0);
+  Status past = region->Read("input 'x'", 30, 4, got);
+  EXPECT_FALSE(past.ok());
+  EXPECT_TRUE(Has(past, "input 'x'") && Has(past, "run past the end"))
+      << past.message;
+  EXPECT_FALSE(region->Read("x", UINT64_MAX, 2, got).ok());
+
+  ASSERT_TRUE(region->Write("y", 0, "abcd").ok());
+  EXPECT_EQ(object.Get(16, 4), "abcd");
+  EXPECT_EQ(object.Get(12, 4), std::string(pattern.data() + 12, 4));
+  EXPECT_FALSE(region->Write("y", 30, "abcd").ok());
+
+  // Unregistered while held: the holder still reads and writes it.
+  ASSERT_TRUE(registry.Unregister("r").ok());
+  EXPECT_FALSE(registry.Find("r", &region).ok());
+  EXPECT_TRUE(region->Read("x", 0, 8, got).ok());
+  // Unregistering a name that is not registered is not an error.
+  EXPECT_TRUE(registry.Unregister("r").ok());
+}
+
+TEST(SharedMemory, AnObjectThatShrankIsAnErrorNotACrash) {
+  ShmObject object(4096);
+  SharedMemoryRegistry registry(true);
+  ASSERT_TRUE(registry.Register("r", object.key(), 1024, 2048).ok());
+  std::shared_ptr<const SharedMemoryRegion> region;
+  ASSERT_TRUE(registry.Find("r", &region).ok());
+  object.Resize(1500);
+  std::vector<char> buffer(2048);
+  Status read = region->Read("input 'x'", 0, 2048, buffer.data());
+  EXPECT_EQ(read.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(read, "smaller than when it was registered")) << read.message;
+  Status write = region->Write("output 'y'", 0, std::string(2048, 'z'));
+  EXPECT_EQ(write.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(write, "smaller than when it was registered"))
+      << write.message;
+  // Not grown back by the refused write.
+  struct stat st;
+  ASSERT_EQ(::stat(("/dev/shm" + object.key()).c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 1500);
+}
+
+// ------------------------------------------------- through the server core
+
+class SharedMemoryInference : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(repo_.path() + "/demo");
+    fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
+                                 repo_.path() + "/demo/1");
+    fs::create_directories(repo_.path() + "/batched");
+    fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
+                                 repo_.path() + "/batched/1");
+    std::ofstream(repo_.path() + "/batched/config.json")
+        << R"({"max_batch_size": 8, "batch_delay_us": 2000})";
+    ServerOptions options;
+    options.shared_memory = true;
+    options.max_shared_memory_input_bytes = 1 << 20;
+    server_ = std::make_unique<InferenceServer>(repo_.path(), options);
+    auto x = paddle_lite::framework::ReadNpy(
+        paddle_lite::testing::DemoModelDir() + "/input_x.npy");
+    input_.assign(reinterpret_cast<const char*>(x.data<float>()),
+                  x.numel() * sizeof(float));
+    // Rows of [2,3,32,32].
+    row_bytes_ = input_.size() / 2;
+  }
+
+  // The demo's answer for row `row`, sent as bytes.
+  InferResponse Direct(int row) {
+    InferRequest r;
+    r.model = "demo";
+    TensorData t;
+    t.name = "x";
+    t.shape = {1, 3, 32, 32};
+    t.bytes = input_.substr(row * row_bytes_, row_bytes_);
+    r.inputs.push_back(std::move(t));
+    return server_->Infer(std::move(r));
+  }
+
+  InferRequest FromRegion(const std::string& model,
+                          const std::string& region,
+                          uint64_t offset,
+                          uint64_t byte_size) {
+    InferRequest r;
+    r.model = model;
+    TensorData t;
+    t.name = "x";
+    t.shape = {1, 3, 32, 32};
+    t.shared_memory = {region, offset, byte_size};
+    r.inputs.push_back(std::move(t));
+    return r;
+  }
+
+  paddle_lite::testing::ScratchDir repo_{"serve_shm_repo"};
+  std::unique_ptr<InferenceServer> server_;
+  std::string input_;
+  size_t row_bytes_ = 0;
+};
+
+TEST_F(SharedMemoryInference, InputsAndOutputsInRegionsMatchTheBytesSent) {
+  ShmObject in(2 * row_bytes_ + 100), out(256);
+  in.Put(100, input_.data(), input_.size());
+  ASSERT_TRUE(server_->shared_memory()
+                  .Register("in", in.key(), 100, 2 * row_bytes_)
+                  .ok());
+  ASSERT_TRUE(server_->shared_memory().Register("out", out.key(), 0, 256).ok());
+  for (int row = 0; row < 2; ++row) {
+    const InferResponse want = Direct(row);
+    ASSERT_TRUE(want.status.ok()) << want.status.message;
+    InferRequest r = FromRegion("demo", "in", row * row_bytes_, row_bytes_);
+    const std::string output = want.outputs[0].name;
+    r.output_shared_memory[output] = {"out", 16, 200};
+    InferResponse got = server_->Infer(std::move(r));
+    ASSERT_TRUE(got.status.ok()) << got.status.message;
+    ASSERT_EQ(got.outputs.size(), 1u);
+    const TensorData& o = got.outputs[0];
+    EXPECT_EQ(o.shape, want.outputs[0].shape);
+    EXPECT_TRUE(o.elements().empty());
+    EXPECT_EQ(o.shared_memory.region, "out");
+    EXPECT_EQ(o.shared_memory.offset, 16u);
+    EXPECT_EQ(o.shared_memory.byte_size, want.outputs[0].bytes.size());
+    EXPECT_EQ(out.Get(16, o.shared_memory.byte_size), want.outputs[0].bytes);
+
+    // Input from the region, output in the answer.
+    got =
+        server_->Infer(FromRegion("demo", "in", row * row_bytes_, row_bytes_));
+    ASSERT_TRUE(got.status.ok()) << got.status.message;
+    EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  }
+}
+
+TEST_F(SharedMemoryInference, BatchedRequestsFromRegionsAnswerAsUnbatched) {
+  ShmObject in(input_.size());
+  in.Put(0, input_.data(), input_.size());
+  ASSERT_TRUE(
+      server_->shared_memory().Register("in", in.key(), 0, input_.size()).ok());
+  const std::string want0 = Direct(0).outputs[0].bytes;
+  const std::string want1 = Direct(1).outputs[0].bytes;
+  std::vector<std::thread> threads;
+  std::atomic<int> right{0};
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      const int row = i % 2;
+      InferResponse got = server_->Infer(
+          FromRegion("batched", "in", row * row_bytes_, row_bytes_));
+      if (got.status.ok() &&
+          got.outputs[0].bytes == (row == 0 ? want0 : want1)) {
+        ++right;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(right.load(), 8);
+}
+
+TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
+  ShmObject in(row_bytes_), out(4);
+  in.Put(0, input_.data(), row_bytes_);
+  SharedMemoryRegistry& registry = server_->shared_memory();
+  ASSERT_TRUE(registry.Register("in", in.key(), 0, row_bytes_).ok());
+  ASSERT_TRUE(registry.Register("out", out.key(), 0, 4).ok());
+  auto refusal = [&](InferRequest r) {
+    InferResponse got = server_->Infer(std::move(r));
+    EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
+    return got.status.message;
+  };
+  EXPECT_NE(refusal(FromRegion("demo", "nope", 0, row_bytes_))
+                .find("input 'x': no shared-memory region 'nope'"),
+            std::string::npos);
+  // The shape's bytes and the byte size disagree: refused before reading.
+  std::string m = refusal(FromRegion("demo", "in", 0, row_bytes_ - 4));
+  EXPECT_NE(m.find("shape [1,3,32,32] of FP32 needs " +
+                   std::to_string(row_bytes_) + " bytes"),
+            std::string::npos)
+      << m;
+  InferRequest huge = FromRegion("demo", "in", 0, row_bytes_);
+  huge.inputs[0].shape = {1, 3, 32, int64_t{1} << 40};
+  m = refusal(std::move(huge));
+  EXPECT_NE(m.find("shared_memory_byte_size is"), std::string::npos) << m;
+  m = refusal(FromRegion("demo", "in", 8, row_bytes_));
+  EXPECT_NE(m.find("run past the end"), std::string::npos) << m;
+  // More than a request may take, though the region holds it.
+  ShmObject big(2 << 20);
+  ASSERT_TRUE(registry.Register("big", big.key(), 0, 2 << 20).ok());
+  InferRequest over = FromRegion("demo", "big", 0, 3 * 32 * 32 * 4 * 100);
+  over.inputs[0].shape = {100, 3, 32, 32};
+  m = refusal(std::move(over));
+  EXPECT_NE(m.find("the most a request may take"), std::string::npos) << m;
+  // An output larger than its region's share.
+  InferRequest r = FromRegion("demo", "in", 0, row_bytes_);
+  r.output_shared_memory[Direct(0).outputs[0].name] = {"out", 0, 4};
+  m = refusal(std::move(r));
+  EXPECT_NE(m.find("more than its shared_memory_byte_size 4"),
+            std::string::npos)
+      << m;
+  // The object shrank after it was registered.
+  in.Resize(16);
+  m = refusal(FromRegion("demo", "in", 0, row_bytes_));
+  EXPECT_NE(m.find("smaller than when it was registered"), std::string::npos)
+      << m;
+  // And the server still answers.
+  EXPECT_TRUE(Direct(0).status.ok());
+}
+
+TEST(SharedMemoryServer, RefusedWithoutTheOption) {
+  paddle_lite::testing::ScratchDir repo("serve_shm_off");
+  fs::create_directories(repo.path() + "/demo");
+  fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
+                               repo.path() + "/demo/1");
+  InferenceServer server(repo.path());
+  for (const std::string& e : server.Extensions()) {
+    EXPECT_NE(e, "system_shared_memory");
+  }
+  InferRequest r;
+  r.model = "demo";
+  TensorData t;
+  t.name = "x";
+  t.shape = {1, 3, 32, 32};
+  t.shared_memory = {"in", 0, 3 * 32 * 32 * 4};
+  r.inputs.push_back(std::move(t));
+  InferResponse got = server.Infer(std::move(r));
+  EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(got.status.message.find("--shared-memory system"),
+            std::string::npos)
+      << got.status.message;
+}
+
+// ------------------------------------------------------------ the HTTP codec
+
+TEST(SharedMemoryCodec, ParametersAreDecodedAndChecked) {
+  InferRequest r;
+  WireOptions o;
+  Status s = DecodeInferRequest(
+      R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,2],
+          "parameters":{"shared_memory_region":"in",
+                        "shared_memory_byte_size":8,
+                        "shared_memory_offset":16}}],
+          "outputs":[{"name":"y","parameters":{
+                        "shared_memory_region":"out",
+                        "shared_memory_byte_size":64}}]})",
+      -1, &r, &o);
+  ASSERT_TRUE(s.ok()) << s.message;
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.inputs[0].shared_memory.region, "in");
+  EXPECT_EQ(r.inputs[0].shared_memory.offset, 16u);
+  EXPECT_EQ(r.inputs[0].shared_memory.byte_size, 8u);
+  EXPECT_TRUE(r.inputs[0].elements().empty());
+  ASSERT_EQ(r.output_shared_memory.count("y"), 1u);
+  EXPECT_EQ(r.output_shared_memory["y"].region, "out");
+  EXPECT_EQ(r.output_shared_memory["y"].byte_size, 64u);
+  EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
+
+  const std::string x =
+      R"({"name":"x","datatype":"FP32","shape":[1,2],"parameters":)";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {x + R"({"shared_memory_region":"in"}}]})", "go together"},
+      {x + R"({"shared_memory_byte_size":8}}]})", "go together"},
+      {x + R"({"shared_memory_offset":8}}]})", "go together"},
+      {x + R"({"shared_memory_region":3,"shared_memory_byte_size":8}}]})",
+       "must be a region's name"},
+      {x + R"({"shared_memory_region":"in","shared_memory_byte_size":-1}}]})",
+       "must be an integer >= 0"},
+      {x + R"({"shared_memory_region":"in","shared_memory_byte_size":8},
+               "data":[1,2]}]})",
+       "send the elements one way"},
+  };
+  for (const auto& [body, why] : refused) {
+    InferRequest bad;
+    WireOptions bad_options;
+    Status refusal =
+        DecodeInferRequest(R"({"inputs":[)" + body, -1, &bad, &bad_options);
+    EXPECT_FALSE(refusal.ok()) << body;
+    EXPECT_TRUE(Has(refusal, why) && Has(refusal, "input 'x'"))
+        << refusal.message;
+  }
+  InferRequest bad;
+  Status both = DecodeInferRequest(
+      R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}],
+          "outputs":[{"name":"y","parameters":{"binary_data":true,
+              "shared_memory_region":"out","shared_memory_byte_size":4}}]})",
+      -1, &bad, &o);
+  EXPECT_TRUE(Has(both, "output 'y'") && Has(both, "binary_data"))
+      << both.message;
+}
+
+TEST(SharedMemoryCodec, AnOutputInARegionHasNoElementsInTheAnswer) {
+  InferResponse response;
+  response.model = "m";
+  response.version = "1";
+  TensorData in_region;
+  in_region.name = "y";
+  in_region.shape = {1, 2};
+  in_region.shared_memory = {"out", 8, 8};
+  TensorData sent;
+  sent.name = "z";
+  sent.shape = {1};
+  const float one = 1.0f;
+  sent.bytes.assign(reinterpret_cast<const char*>(&one), sizeof one);
+  response.outputs = {in_region, sent};
+  for (const bool binary : {false, true}) {
+    WireOptions options;
+    options.binary_default = binary;
+    int64_t json_length = 0;
+    const std::string body =
+        EncodeInferResponse(response, "", options, &json_length);
+    const auto j = nlohmann::json::parse(
+        json_length < 0 ? body : body.substr(0, json_length));
+    const auto& y = j["outputs"][0];
+    EXPECT_FALSE(y.contains("data"));
+    EXPECT_EQ(y["parameters"]["shared_memory_region"], "out");
+    EXPECT_EQ(y["parameters"]["shared_memory_byte_size"], 8);
+    EXPECT_EQ(y["parameters"]["shared_memory_offset"], 8);
+    EXPECT_FALSE(y["parameters"].contains("binary_data_size"));
+    const auto& z = j["outputs"][1];
+    if (binary) {
+      EXPECT_EQ(z["parameters"]["binary_data_size"], 4);
+      EXPECT_EQ(body.size(), static_cast<size_t>(json_length) + 4);
+    } else {
+      EXPECT_EQ(z["data"][0], 1.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace serve
+}  // namespace pdlite
