@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -26,7 +27,8 @@ int Usage(const std::string& problem) {
                     [--grpc-port 8001] [--host 0.0.0.0] [--http-threads 1024]
                     [--grpc-threads 256] [--max-body-mb 64]
                     [--max-json-decoding-mb 4 x max-body-mb]
-                    [--model-control-mode none|explicit]
+                    [--model-control-mode none|explicit|poll]
+                    [--repository-poll-secs 15]
                     [--shared-memory none|system]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                     [--http-spin-us 0]
@@ -41,12 +43,15 @@ HOST:PORT" (HTTP) and "grpc listening on HOST:PORT" on stdout say where.
 once (a JSON document takes up to about 17 times its size while decoded).
 --model-control-mode explicit lets clients load, reload and unload models
 (the protocol's model repository extension); every model still loads at
-start. With none (the default) those calls are refused.
---shared-memory system lets clients on this host register POSIX
-shared-memory objects and name them for inputs and outputs (the
-protocol's system shared-memory extension; trusted clients only: any
-object the server can open may be named). With none (the default) those
-calls and requests are refused.
+start. With none (the default) those calls are refused. With poll, the
+server looks at the repository every --repository-poll-secs seconds and
+loads the model folders added or changed since, and unloads those removed;
+clients' load and unload calls are refused.
+--shared-memory system lets clients register POSIX shared-memory objects
+of this host (which clients on it make) and name them for inputs and
+outputs (the protocol's system shared-memory extension; trusted clients
+only: any client that reaches the server may name any object the server
+can open). With none (the default) those calls and requests are refused.
 --tls-cert and --tls-key (PEM: the certificate, with its chain, and its
 private key) serve HTTPS and gRPC over TLS on the same ports; with
 --tls-client-ca (PEM certificates of authorities), only clients with a
@@ -163,6 +168,8 @@ int main(int argc, char** argv) {
   std::string repository;
   std::string tls_cert_file, tls_key_file, tls_client_ca_file;
   pdlite::serve::ServerOptions server_options;
+  std::string model_control_mode = "none";
+  long long poll_seconds = -1;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
   for (int i = 1; i < argc; ++i) {
@@ -191,10 +198,15 @@ int main(int argc, char** argv) {
     if (arg == "--model-repository") {
       repository = value;
     } else if (arg == "--model-control-mode") {
-      if (value != "none" && value != "explicit") {
-        return Usage("--model-control-mode is none or explicit");
+      if (value != "none" && value != "explicit" && value != "poll") {
+        return Usage("--model-control-mode is none, explicit or poll");
       }
-      server_options.model_control = value == "explicit";
+      model_control_mode = value;
+    } else if (arg == "--repository-poll-secs") {
+      if (!ParseInt(value, 1, 86400, &n)) {
+        return Usage("bad --repository-poll-secs (1 to 86400)");
+      }
+      poll_seconds = n;
     } else if (arg == "--shared-memory") {
       if (value != "none" && value != "system") {
         return Usage("--shared-memory is none or system");
@@ -238,6 +250,15 @@ int main(int argc, char** argv) {
     }
   }
   if (repository.empty()) return Usage("--model-repository is required");
+  if (poll_seconds > 0 && model_control_mode != "poll") {
+    return Usage("--repository-poll-secs needs --model-control-mode poll");
+  }
+  server_options.model_control = model_control_mode == "explicit";
+  if (model_control_mode == "poll") {
+    // Triton's default interval.
+    server_options.repository_poll =
+        std::chrono::seconds(poll_seconds > 0 ? poll_seconds : 15);
+  }
   if (tls_cert_file.empty() != tls_key_file.empty()) {
     return Usage("--tls-cert and --tls-key go together");
   }

@@ -305,6 +305,9 @@ Status ModelVersion::Validate(const InferRequest& request) const {
 }
 
 void ModelVersion::Complete(Pending* pending, InferResponse response) {
+  if (pending->request.before_answer) {
+    pending->request.before_answer(&response);
+  }
   const auto now = Clock::now();
   const Clock::duration queued = pending->started == Clock::time_point{}
                                      ? now - pending->enqueued

@@ -69,11 +69,16 @@ InferenceServer::InferenceServer(const std::string& repository,
     throw std::runtime_error("cannot read the model repository '" + repository +
                              "': " + ec.message());
   }
+  const bool polling = options_.repository_poll.count() > 0;
   for (auto& entry : it) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
+    // Taken before loading: a file changed meanwhile is loaded again at
+    // the next poll.
+    if (polling) fingerprints_[name] = Fingerprint(name);
     models_[name] = LoadModel(name, nullptr, nullptr);
   }
+  if (polling) poller_ = std::thread([this] { PollLoop(); });
 }
 
 InferenceServer::VersionMap InferenceServer::LoadModel(
@@ -293,6 +298,13 @@ std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
 }
 
 Status InferenceServer::ModelControlAllowed(const std::string& model) const {
+  if (options_.repository_poll.count() > 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "model '" + model +
+                             "': the server loads and unloads models as the "
+                             "repository changes (--model-control-mode "
+                             "poll), not when asked");
+  }
   if (!options_.model_control) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "model '" + model +
@@ -321,6 +333,11 @@ Status InferenceServer::Load(const std::string& model,
   if (!allowed.ok()) return allowed;
   std::lock_guard<std::mutex> control(control_mutex_);
   if (stopping_) return ModelControlAllowed(model);
+  return LoadLocked(model, config_json);
+}
+
+Status InferenceServer::LoadLocked(const std::string& model,
+                                   const std::string& config_json) {
   std::error_code ec;
   const fs::path folder = fs::path(repository_) / model;
   if (!fs::is_directory(folder, ec)) {
@@ -410,6 +427,10 @@ Status InferenceServer::Unload(const std::string& model) {
   if (!allowed.ok()) return allowed;
   std::lock_guard<std::mutex> control(control_mutex_);
   if (stopping_) return ModelControlAllowed(model);
+  return UnloadLocked(model);
+}
+
+Status InferenceServer::UnloadLocked(const std::string& model) {
   VersionMap old;
   {
     std::unique_lock<std::mutex> lock(models_mutex_);
@@ -425,6 +446,119 @@ Status InferenceServer::Unload(const std::string& model) {
   Retire(&old);
   LOG(INFO) << "model '" << model << "' unloaded";
   return Status();
+}
+
+std::string InferenceServer::Fingerprint(const std::string& model) const {
+  // Bounded: a folder of more files than this is compared by its first
+  // ones (in directory order, which stays the same while nothing changes).
+  constexpr int kMaxFiles = 10000;
+  const fs::path folder = fs::path(repository_) / model;
+  std::string out;
+  std::error_code ec;
+  {
+    std::ifstream config(folder / "config.json", std::ios::binary);
+    if (config.is_open()) {
+      std::stringstream text;
+      text << config.rdbuf();
+      out += "config.json\n" + text.str() + "\n";
+    }
+  }
+  std::vector<fs::path> versions;
+  for (auto& sub : fs::directory_iterator(folder, ec)) {
+    std::error_code sub_ec;
+    if (sub.is_directory(sub_ec) &&
+        IsVersionName(sub.path().filename().string())) {
+      versions.push_back(sub.path());
+    }
+  }
+  if (ec) out += "unreadable: " + ec.message() + "\n";
+  std::sort(versions.begin(), versions.end());
+  int files = 0;
+  for (const fs::path& version : versions) {
+    std::vector<std::string> entries;
+    std::error_code walk_ec;
+    // A version folder is often a symlink to the model's folder: its
+    // files are what counts.
+    for (fs::recursive_directory_iterator it(version, walk_ec), end;
+         !walk_ec && it != end && files < kMaxFiles; it.increment(walk_ec)) {
+      std::error_code stat_ec;
+      const fs::file_status status = it->status(stat_ec);
+      if (stat_ec || !fs::is_regular_file(status)) continue;
+      const auto size = fs::file_size(it->path(), stat_ec);
+      const auto time = fs::last_write_time(it->path(), stat_ec);
+      entries.push_back(fs::relative(it->path(), version, stat_ec).string() +
+                        " " + std::to_string(size) + " " +
+                        std::to_string(time.time_since_epoch().count()));
+      ++files;
+    }
+    std::sort(entries.begin(), entries.end());
+    out += "version " + version.filename().string() + "\n";
+    for (const std::string& e : entries) out += e + "\n";
+    if (walk_ec) out += "unreadable: " + walk_ec.message() + "\n";
+  }
+  return out;
+}
+
+void InferenceServer::PollRepository() {
+  std::lock_guard<std::mutex> control(control_mutex_);
+  if (stopping_ || options_.repository_poll.count() <= 0) return;
+  std::set<std::string> folders;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(repository_, ec)) {
+    std::error_code entry_ec;
+    if (entry.is_directory(entry_ec)) {
+      folders.insert(entry.path().filename().string());
+    }
+  }
+  if (ec) {
+    // A repository that cannot be read now (a volume being remounted)
+    // changes nothing: the models serve on.
+    LOG_EVERY_N(WARNING, 10) << "cannot read the model repository '"
+                             << repository_ << "': " << ec.message();
+    return;
+  }
+  for (const std::string& name : folders) {
+    if (stopping_) return;
+    const std::string now = Fingerprint(name);
+    auto known = fingerprints_.find(name);
+    if (known != fingerprints_.end() && known->second == now) continue;
+    LOG(INFO) << "model '" << name
+              << "': " << (known == fingerprints_.end() ? "added" : "changed")
+              << " in the repository; loading it";
+    // Recorded whatever the load gives: a model that fails is tried again
+    // once its files change, not at every poll.
+    fingerprints_[name] = now;
+    Status status = LoadLocked(name, "");
+    if (!status.ok()) LOG(ERROR) << status.message;
+  }
+  for (auto it = fingerprints_.begin(); it != fingerprints_.end();) {
+    if (folders.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    LOG(INFO) << "model '" << it->first
+              << "': removed from the repository; unloading it";
+    UnloadLocked(it->first);
+    {
+      // Gone from the repository: an unknown model from now on, so that
+      // names that come and go leave nothing behind.
+      std::lock_guard<std::mutex> lock(models_mutex_);
+      not_loaded_.erase(it->first);
+    }
+    it = fingerprints_.erase(it);
+  }
+}
+
+void InferenceServer::PollLoop() {
+  std::unique_lock<std::mutex> lock(poll_mutex_);
+  for (;;) {
+    poll_wakeup_.wait_for(lock, options_.repository_poll,
+                          [this] { return poll_stop_; });
+    if (poll_stop_) return;
+    lock.unlock();
+    PollRepository();
+    lock.lock();
+  }
 }
 
 void InferenceServer::InferAsync(InferRequest request,
@@ -443,41 +577,23 @@ void InferenceServer::InferAsync(InferRequest request,
   std::shared_ptr<ModelVersion> model =
       FindShared(request.model, request.version, &status);
   if (!model) return refuse(status);
-  std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> regions;
   const bool any_shared_memory =
       !request.output_shared_memory.empty() ||
       std::any_of(request.inputs.begin(), request.inputs.end(),
                   [](const TensorData& t) { return t.shared_memory.used(); });
   if (any_shared_memory) {
-    status = ReadSharedMemoryInputs(&request, &regions);
+    status = ResolveSharedMemory(&request);
     if (!status.ok()) return refuse(status);
   }
   metrics_.AddInflight(1);
-  if (request.output_shared_memory.empty()) {
-    model->InferAsync(std::move(request),
-                      [this, done = std::move(done)](InferResponse response) {
-                        metrics_.AddInflight(-1);
-                        done(std::move(response));
-                      });
-    return;
-  }
-  std::map<std::string, SharedMemoryRef> asked = request.output_shared_memory;
   model->InferAsync(std::move(request),
-                    [this, done = std::move(done), asked = std::move(asked),
-                     regions = std::move(regions)](InferResponse response) {
-                      // Written before the request counts as answered: a client
-                      // that reads the region once answered must find the
-                      // output there.
-                      WriteSharedMemoryOutputs(asked, regions, &response);
+                    [this, done = std::move(done)](InferResponse response) {
                       metrics_.AddInflight(-1);
                       done(std::move(response));
                     });
 }
 
-Status InferenceServer::ReadSharedMemoryInputs(
-    InferRequest* request,
-    std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>* regions)
-    const {
+Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {
   const std::string model = "model '" + request->model + "': ";
   uint64_t total = 0;
   for (TensorData& in : request->inputs) {
@@ -522,22 +638,34 @@ Status InferenceServer::ReadSharedMemoryInputs(
         region->Read(what, in.shared_memory.offset, bytes, in.bytes.data());
     if (!status.ok()) return status;
   }
+  if (request->output_shared_memory.empty()) return Status();
+  RegionMap regions;
   for (const auto& [name, ref] : request->output_shared_memory) {
+    const std::string what = model + "output '" + name + "'";
     std::shared_ptr<const SharedMemoryRegion> region;
     Status status = shared_memory_.Find(ref.region, &region);
     if (!status.ok()) {
-      status.message = model + "output '" + name + "': " + status.message;
+      status.message = what + ": " + status.message;
       return status;
     }
-    (*regions)[name] = std::move(region);
+    // Refused before the model runs, as for an input.
+    status = region->CheckRange(what, ref.offset, ref.byte_size);
+    if (!status.ok()) return status;
+    regions[name] = std::move(region);
   }
+  // Written before the request counts as answered (statistics included):
+  // a client that reads the region once answered finds the output there,
+  // and a write that fails fails the request.
+  request->before_answer = [asked = request->output_shared_memory,
+                            regions = std::move(regions)](InferResponse* r) {
+    WriteSharedMemoryOutputs(asked, regions, r);
+  };
   return Status();
 }
 
 void InferenceServer::WriteSharedMemoryOutputs(
     const std::map<std::string, SharedMemoryRef>& asked,
-    const std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>&
-        regions,
+    const RegionMap& regions,
     InferResponse* response) {
   if (!response->status.ok()) return;
   for (TensorData& out : response->outputs) {
@@ -580,6 +708,13 @@ InferResponse InferenceServer::Infer(InferRequest request) {
 }
 
 void InferenceServer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(poll_mutex_);
+    poll_stop_ = true;
+  }
+  poll_wakeup_.notify_all();
+  // Joined before the models stop: a load it is doing finishes first.
+  if (poller_.joinable()) poller_.join();
   std::lock_guard<std::mutex> control(control_mutex_);
   stopping_ = true;
   std::vector<std::shared_ptr<ModelVersion>> all;

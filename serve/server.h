@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "serve/metrics.h"
@@ -53,6 +55,10 @@ struct ServerOptions {
   /// Whether clients may load and unload models (the protocol's model
   /// repository extension); off, those calls are refused.
   bool model_control = false;
+  /// Above 0 (and without model_control): the server looks at the
+  /// repository this often, loads the model folders added or changed
+  /// since, and unloads those removed (Triton's --model-control-mode poll).
+  std::chrono::milliseconds repository_poll{0};
   /// Whether clients on the server's host may register shared-memory
   /// regions and name them for inputs and outputs (the system
   /// shared-memory extension); off, those calls and requests are refused.
@@ -68,12 +74,8 @@ class InferenceServer {
   /// holds version n's files, DIR/<model>/config.json its settings. A model
   /// that fails to load is kept, not ready, with the error; the others
   /// serve. Throws std::runtime_error when DIR cannot be read at all.
-  /// `model_control`: whether clients may load and unload models (the
-  /// protocol's model repository extension); off, those calls are refused.
-  InferenceServer(const std::string& repository, ServerOptions options);
   explicit InferenceServer(const std::string& repository,
-                           bool model_control = false)
-      : InferenceServer(repository, ServerOptions{model_control}) {}
+                           ServerOptions options = {});
   ~InferenceServer();
 
   bool Live() const { return true; }
@@ -122,6 +124,9 @@ class InferenceServer {
   /// Stops serving `model`: new requests are refused as for an unknown
   /// model; those taken are answered first.
   Status Unload(const std::string& model);
+  /// With repository_poll: looks at the repository once now, as the
+  /// polling thread does (tests call it to not wait for the next poll).
+  void PollRepository();
 
   /// Refuses new requests; answers those queued; joins the workers.
   void Stop();
@@ -143,19 +148,26 @@ class InferenceServer {
                        const std::string* config_json,
                        std::string* no_version);
   Status ModelControlAllowed(const std::string& model) const;
+  // Load and Unload, once allowed; the caller holds control_mutex_.
+  Status LoadLocked(const std::string& model, const std::string& config_json);
+  Status UnloadLocked(const std::string& model);
+  // What PollRepository compares: config.json's text, and the path, size
+  // and modification time of every file under each version folder.
+  std::string Fingerprint(const std::string& model) const;
+  // The polling thread's loop, until Stop.
+  void PollLoop();
+  // Output name -> the region it is written to.
+  using RegionMap =
+      std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>;
   // Reads the request's inputs that are in shared memory into their bytes,
-  // and finds the regions of the outputs asked for there (`regions`, by
-  // output name).
-  Status ReadSharedMemoryInputs(
-      InferRequest* request,
-      std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>* regions)
-      const;
+  // checks the ranges of the outputs asked for there, and sets the
+  // request's before_answer to write those outputs.
+  Status ResolveSharedMemory(InferRequest* request) const;
   // Writes the outputs asked for in shared memory there; they keep their
   // name, type and shape, and lose their elements.
   static void WriteSharedMemoryOutputs(
       const std::map<std::string, SharedMemoryRef>& asked,
-      const std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>&
-          regions,
+      const RegionMap& regions,
       InferResponse* response);
   // Stops versions taken out of models_ once no request is still handing
   // itself to them (at most kRetireWait), and releases them.
@@ -176,6 +188,13 @@ class InferenceServer {
   // load failed.
   std::map<std::string, std::string> not_loaded_;
   std::atomic<bool> stopping_{false};
+  // With repository_poll: each model folder's fingerprint when it was last
+  // loaded (or found failing), under control_mutex_; and the thread.
+  std::map<std::string, std::string> fingerprints_;
+  std::mutex poll_mutex_;
+  std::condition_variable poll_wakeup_;
+  bool poll_stop_ = false;
+  std::thread poller_;
 };
 
 }  // namespace serve

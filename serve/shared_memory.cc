@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -19,6 +20,12 @@ Status Bad(std::string message) {
 }
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+Status Refused() {
+  return Bad(
+      "shared memory is off: start the server with --shared-memory system "
+      "to let clients register regions");
+}
 
 std::string RegionText(const SharedMemoryRegionInfo& info) {
   return "shared-memory region " + Quoted(info.name) + " (object " +
@@ -95,7 +102,11 @@ Status SharedMemoryRegion::Write(const std::string& what,
   // A write past the object's end would grow it: the client shrank it
   // after registering it, and reads back what it shrank it to.
   const int64_t size = ObjectSize(fd_);
-  if (size < 0 || static_cast<uint64_t>(size) < at + data.size()) {
+  if (size < 0) {
+    return Bad(what + ": cannot stat " + RegionText(info_) + ": " +
+               std::strerror(errno));
+  }
+  if (static_cast<uint64_t>(size) < at + data.size()) {
     return Bad(what + ": " + RegionText(info_) +
                " is smaller than when it was registered (" +
                std::to_string(size) + " bytes)");
@@ -116,23 +127,21 @@ Status SharedMemoryRegion::Write(const std::string& what,
   return Status();
 }
 
-Status SharedMemoryRegistry::Refused() const {
-  return Bad(
-      "shared memory is off: start the server with --shared-memory system "
-      "to let clients on its host register regions");
-}
-
 Status SharedMemoryRegistry::Register(const std::string& name,
                                       const std::string& key,
                                       uint64_t offset,
                                       uint64_t byte_size) {
   if (!enabled_) return Refused();
   const std::string what = "shared-memory region " + Quoted(name);
-  if (name.empty() || name.size() > 255 ||
-      name.find_first_of(std::string("/\0", 2)) != std::string::npos) {
+  // Printable ASCII: names go back in JSON and in protobuf strings, which
+  // must be UTF-8, and over HTTP in a URL path.
+  const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
+    return c >= 0x20 && c <= 0x7e && c != '/';
+  });
+  if (name.empty() || name.size() > 255 || !printable) {
     return Bad(
-        "a shared-memory region's name is 1 to 255 bytes, without "
-        "'/' or NUL; got " +
+        "a shared-memory region's name is 1 to 255 printable ASCII "
+        "characters, without '/'; got " +
         Quoted(name));
   }
   // shm_open's form: one leading '/', no other (a name in /dev/shm).
@@ -167,9 +176,10 @@ Status SharedMemoryRegistry::Register(const std::string& name,
                              " regions already, as many as it takes");
   }
   bool writable = true;
-  // O_NONBLOCK: a FIFO put in /dev/shm must not block the open (and the
-  // registry) until a writer comes; it is then refused as not a regular
-  // object. It changes nothing for a shared-memory object.
+  // O_NONBLOCK: opening a FIFO put in /dev/shm for reading only (the
+  // fallback below) would otherwise wait, holding the registry, until a
+  // writer comes; it is then refused as not a regular object. It changes
+  // nothing for a shared-memory object.
   int fd = ::shm_open(key.c_str(), O_RDWR | O_NONBLOCK, 0);
   if (fd < 0 && (errno == EACCES || errno == EROFS)) {
     // Inputs only: writing an output there is refused when asked.

@@ -38,6 +38,14 @@ class SharedMemoryRegion {
   SharedMemoryRegion& operator=(const SharedMemoryRegion&) = delete;
 
   const SharedMemoryRegionInfo& info() const { return info_; }
+  /// OK when [offset, offset + size) lies within the region; else
+  /// InvalidArgument naming `what`.
+  Status CheckRange(const std::string& what,
+                    uint64_t offset,
+                    uint64_t size) const {
+    uint64_t at = 0;
+    return Locate(what, offset, size, &at);
+  }
   /// Copies `size` bytes from `offset` within the region into `out`;
   /// InvalidArgument naming `what` when they run past the region, or past
   /// the object's end (it shrank after it was registered).
@@ -93,8 +101,6 @@ class SharedMemoryRegistry {
               std::shared_ptr<const SharedMemoryRegion>* region) const;
 
  private:
-  Status Refused() const;
-
   const bool enabled_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> regions_;

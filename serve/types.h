@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -123,6 +124,8 @@ struct TensorData {
   }
 };
 
+struct InferResponse;
+
 struct InferRequest {
   std::string model;
   /// Empty: the model's default (highest) version.
@@ -133,6 +136,10 @@ struct InferRequest {
   std::vector<std::string> outputs;
   /// Outputs to write into shared memory rather than into the answer.
   std::map<std::string, SharedMemoryRef> output_shared_memory;
+  /// When set, called with the model's answer before it counts in the
+  /// statistics and goes back: the server writes the outputs asked for in
+  /// shared memory there, which may fail the request.
+  std::function<void(InferResponse*)> before_answer;
   /// Microseconds the request may wait in the queue; < 0: the model's
   /// configured timeout_ms (0 there: no limit).
   int64_t timeout_us = -1;

@@ -1411,9 +1411,14 @@ def check_shared_memory(port, grpc_port, with_shared, objects):
                 params = out.get("parameters", {})
             ok, why = close(shm.get_contents_as_numpy(
                 out_handle, np.float32, list(y.shape), offset=128), y)
+            # No elements in the answer: over HTTP no "data", over gRPC
+            # an empty raw_output_contents entry (keeping positions).
+            no_elements = ("data" not in out if how == "http" else
+                           list(res.get_response().raw_output_contents) ==
+                           [b""])
             R.check(ok and params.get("shared_memory_region") == "out" and
                     int(params.get("shared_memory_byte_size")) == y.nbytes and
-                    "data" not in out,
+                    no_elements,
                     "%s shm: input and output in regions match ref" % how,
                     "%s %s" % (why, out))
             # Input in a region, output in the answer.
@@ -1501,9 +1506,11 @@ def check_shared_memory(port, grpc_port, with_shared, objects):
             status, _, body = post_json(port, "demo", {"inputs": [inp]})
             R.check(status == 400 and text in error_of(body),
                     "http shm: a request with %s is 400" % text, body[:300])
-        # A FIFO in /dev/shm is refused at once, not waited on.
+        # A FIFO in /dev/shm is refused at once, not waited on (read-only
+        # for its owner, so that a server not run as root opens it for
+        # reading only, the open that would wait for a writer).
         fifo_key = objects.tag + "fifo"
-        os.mkfifo(objects.path(fifo_key), 0o600)
+        os.mkfifo(objects.path(fifo_key), 0o400)
         try:
             started = time.time()
             status, _, body = request(
@@ -1585,8 +1592,11 @@ def check_shared_memory_off(port, grpc_port):
 
 def check_bad_flags(server_command, repo):
     for extra, want in ((["--http-spin-us", "-1"], "bad --http-spin-us"),
-                        (["--model-control-mode", "poll"],
-                         "--model-control-mode is none or explicit"),
+                        (["--model-control-mode", "sometimes"],
+                         "--model-control-mode is none, explicit or poll"),
+                        (["--repository-poll-secs", "5"],
+                         "--repository-poll-secs needs --model-control-mode "
+                         "poll"),
                         (["--shared-memory", "cuda"],
                          "--shared-memory is none or system")):
         run = subprocess.run(server_command + ["--model-repository", repo] +
@@ -1706,7 +1716,7 @@ def check_tls(server_command, tmp, env, servers):
     # socket's.
     server = Server(server_command, repo, os.path.join(tmp, "tls.log"),
                     ["--tls-cert", cert, "--tls-key", key,
-                     "--http-spin-us", "300", "--shared-memory", "system"], env=env)
+                     "--http-spin-us", "300"], env=env)
     servers.append(server)
     try:
         x, y = demo_data()
@@ -1843,6 +1853,56 @@ def check_mutual_tls(server_command, tmp, env, servers, repo, cert, key,
             server.stop(signal.SIGKILL)
 
 
+def check_polling(server_command, tmp, env, servers):
+    """--model-control-mode poll: model folders added, changed and removed
+    are loaded, reloaded and unloaded by the server itself; clients' loads
+    are refused."""
+    repo = os.path.join(tmp, "repo_poll")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    server = Server(server_command, repo, os.path.join(tmp, "poll.log"),
+                    ["--model-control-mode", "poll",
+                     "--repository-poll-secs", "1"], env=env)
+    servers.append(server)
+    port = server.port
+
+    def wait_for(what, seconds=60):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if what():
+                return True
+            time.sleep(0.1)
+        return False
+
+    status, _, body = request(port, "POST", "/v2/repository/models/demo/load",
+                              "{}")
+    R.check(status == 400 and "--model-control-mode poll" in error_of(body),
+            "poll: a client's load is refused", "%s %r" % (status, body))
+    os.makedirs(os.path.join(repo, "late"))
+    os.symlink(DEMO, os.path.join(repo, "late", "1"))
+    R.check(wait_for(lambda: request(port, "GET",
+                                     "/v2/models/late/ready")[0] == 200),
+            "poll: a model folder added is loaded")
+    with open(os.path.join(repo, "demo", "config.json"), "w") as f:
+        json.dump({"max_batch_size": 4}, f)
+
+    def batch_size():
+        status, _, body = request(port, "GET", "/v2/models/demo/config")
+        return json.loads(body).get("max_batch_size") if status == 200 else -1
+    R.check(wait_for(lambda: batch_size() == 4),
+            "poll: a changed config.json is loaded", str(batch_size()))
+    x, y = demo_data()
+    status, _, body = post_json(port, "demo", {"inputs": [{
+        "name": "x", "shape": list(x.shape), "datatype": "FP32",
+        "data": x.flatten().tolist()}]})
+    R.check(status == 200, "poll: the reloaded model answers", body[:300])
+    shutil.rmtree(os.path.join(repo, "late"))
+    R.check(wait_for(lambda: request(port, "GET",
+                                     "/v2/models/late/ready")[0] == 404),
+            "poll: a model folder removed is unloaded")
+    R.check(server.stop() == 0, "poll: SIGTERM, exit 0", server.log_tail())
+
+
 def check_sigterm_drains(server):
     port = server.port
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
@@ -1973,6 +2033,7 @@ def main():
         check_shared_memory_off(b.port, b.grpc_port)
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset, servers)
+        check_polling([args.server], tmp, openmp_unset, servers)
         check_bad_flags([args.server], repo_b)
     except Exception as e:  # report, clean up, fail
         import traceback

@@ -106,6 +106,13 @@ InferRequest DemoRequest(int rows,
   return r;
 }
 
+// Options of a server whose clients may load and unload models.
+ServerOptions ExplicitModelControl() {
+  ServerOptions options;
+  options.model_control = true;
+  return options;
+}
+
 // Model runs of `model` so far, from the batch size histogram.
 int Runs(InferenceServer* server, const std::string& model) {
   const std::string metrics = server->metrics().Render();
@@ -582,7 +589,7 @@ TEST(ServerCore, LoadAndUnloadAreRefusedWithoutModelControl) {
 TEST(ServerCore, UnloadAnswersWhatItTookThenTheModelIsNotLoaded) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
-  InferenceServer server(repo.path(), /*model_control=*/true);
+  InferenceServer server(repo.path(), ExplicitModelControl());
   EXPECT_TRUE(HasExtension(server, "model_repository"));
   EXPECT_EQ(IndexText(server, false), "demo/1/READY/\n");
   auto futures = EightRequestsFourQueued(&server);
@@ -611,7 +618,7 @@ TEST(ServerCore, UnloadAnswersWhatItTookThenTheModelIsNotLoaded) {
 TEST(ServerCore, LoadFindsNewVersionsAndKeepsServingWhenTheyFail) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
-  InferenceServer server(repo.path(), /*model_control=*/true);
+  InferenceServer server(repo.path(), ExplicitModelControl());
   const std::vector<float> expected =
       AsFloats(server.Infer(DemoRequest(1, 0)).outputs.at(0));
 
@@ -686,7 +693,7 @@ TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
   repo.Add("demo", DemoModelDir());
   fs::create_directories(repo.path() + "/demo/2");
   std::ofstream(repo.path() + "/demo/2/model.pdmodel") << "not a program";
-  InferenceServer server(repo.path(), /*model_control=*/true);
+  InferenceServer server(repo.path(), ExplicitModelControl());
   EXPECT_FALSE(server.Ready());  // version 2 failed at the start
   Status status = server.Load("demo", "");
   EXPECT_EQ(status.code, StatusCode::kInvalidArgument);
@@ -705,6 +712,88 @@ TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
       << status.message;
 }
 
+TEST(ServerCore, PollingLoadsAddedAndChangedFoldersAndUnloadsRemovedOnes) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  ServerOptions options;
+  options.repository_poll = std::chrono::hours(1);  // the test polls
+  InferenceServer server(repo.path(), options);
+  for (Status status : {server.Load("demo", ""), server.Unload("demo")}) {
+    EXPECT_EQ(status.code, StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message.find("--model-control-mode poll"),
+              std::string::npos)
+        << status.message;
+  }
+  std::shared_ptr<const ModelVersion> before, after;
+  ASSERT_TRUE(server.Find("demo", "", &before).ok());
+  // Nothing changed: nothing loaded again.
+  server.PollRepository();
+  ASSERT_TRUE(server.Find("demo", "", &after).ok());
+  EXPECT_EQ(before, after);
+
+  // Added, and changed (config.json, and a new version folder). The
+  // versions held are let go: a replaced version is stopped once no one
+  // holds it (or after a minute).
+  before.reset();
+  after.reset();
+  repo.Add("added", DemoModelDir());
+  std::ofstream(repo.path() + "/demo/config.json")
+      << R"({"max_batch_size": 4})";
+  server.PollRepository();
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0, "added")).status.ok());
+  ASSERT_TRUE(server.Find("demo", "", &after).ok());
+  EXPECT_EQ(after->config().max_batch_size, 4);
+  after.reset();
+  fs::create_directory_symlink(DemoModelDir(), repo.path() + "/demo/2");
+  server.PollRepository();
+  EXPECT_EQ(server.Versions("demo"), (std::vector<std::string>{"1", "2"}));
+
+  // A broken one stays out, is not tried again until it changes, and does
+  // not make the server unready.
+  fs::create_directories(repo.path() + "/broken/1");
+  std::ofstream(repo.path() + "/broken/1/model.pdmodel") << "not a program";
+  server.PollRepository();
+  EXPECT_TRUE(server.Ready());
+  EXPECT_NE(IndexText(server, false)
+                .find("broken//UNAVAILABLE/its last load failed: version 1"),
+            std::string::npos)
+      << IndexText(server, false);
+  // A failing version of a model that serves: it serves as before.
+  fs::create_directories(repo.path() + "/added/2");
+  std::ofstream(repo.path() + "/added/2/model.pdmodel") << "not a program";
+  server.PollRepository();
+  EXPECT_EQ(server.Versions("added"), std::vector<std::string>{"1"});
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0, "added")).status.ok());
+
+  // Removed: unknown from then on.
+  fs::remove_all(repo.path() + "/added");
+  fs::remove_all(repo.path() + "/broken");
+  server.PollRepository();
+  InferResponse gone = server.Infer(DemoRequest(1, 0, "added"));
+  EXPECT_EQ(gone.status.code, StatusCode::kNotFound);
+  EXPECT_EQ(IndexText(server, false), "demo/1/READY/\ndemo/2/READY/\n");
+}
+
+TEST(ServerCore, ThePollingThreadFindsAFolderAndStopsWithTheServer) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  ServerOptions options;
+  options.repository_poll = std::chrono::milliseconds(20);
+  auto server = std::make_unique<InferenceServer>(repo.path(), options);
+  repo.Add("late", DemoModelDir());
+  bool found = false;
+  for (int waited = 0; waited < kWaitMs && !found; waited += 5) {
+    std::shared_ptr<const ModelVersion> m;
+    found = server->Find("late", "", &m).ok();
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(server->Infer(DemoRequest(1, 0, "late")).status.ok());
+  const auto start = std::chrono::steady_clock::now();
+  server.reset();  // Stop joins the polling thread
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
 // Clients keep sending while the model is unloaded and loaded again:
 // each answer is the model's, or "not found" while it is unloaded; never
 // a crash, a wrong answer, or a refusal by a version being replaced (and
@@ -712,7 +801,7 @@ TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
 TEST(ServerCore, RequestsDuringLoadsAndUnloadsAreAnsweredOrRefused) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
-  InferenceServer server(repo.path(), /*model_control=*/true);
+  InferenceServer server(repo.path(), ExplicitModelControl());
   const std::vector<float> expected =
       AsFloats(server.Infer(DemoRequest(1, 0)).outputs.at(0));
   std::atomic<bool> done{false};

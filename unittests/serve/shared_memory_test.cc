@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "framework/npy.h"
+#include "serve/grpc_frontend.h"
+#include "serve/grpc_predict_v2.pb.h"
 #include "serve/http_codec.h"
 #include "serve/server.h"
 #include "unittests/test_utils/model_paths.h"
@@ -93,9 +95,11 @@ TEST(SharedMemory, RegistrationRefusalsSayWhy) {
     std::string why;
   };
   const std::vector<Case> cases = {
-      {"", object.key(), 0, 64, "1 to 255 bytes"},
+      {"", object.key(), 0, 64, "1 to 255 printable ASCII"},
       {"a/b", object.key(), 0, 64, "without '/'"},
-      {std::string(256, 'n'), object.key(), 0, 64, "1 to 255 bytes"},
+      {std::string(256, 'n'), object.key(), 0, 64, "1 to 255 printable"},
+      {"caf\xc3\xa9", object.key(), 0, 64, "printable ASCII"},
+      {"a\nb", object.key(), 0, 64, "printable ASCII"},
       {"r", "no-slash", 0, 64, "POSIX shared-memory object"},
       {"r", "/", 0, 64, "POSIX shared-memory object"},
       {"r", "/a/b", 0, 64, "POSIX shared-memory object"},
@@ -122,10 +126,12 @@ TEST(SharedMemory, RegistrationRefusalsSayWhy) {
 }
 
 TEST(SharedMemory, AFifoIsRefusedWithoutBlocking) {
-  // Opening a FIFO for reading blocks until a writer comes, unless asked
-  // not to: the registration must answer at once.
+  // Read-only for its owner: a server not run as root can open it only for
+  // reading, an open that waits for a writer unless asked not to (as root
+  // the read-write open succeeds, and does not wait). Either way the
+  // registration must answer at once, refusing it.
   const std::string key = "/pdlite_test_fifo_" + std::to_string(::getpid());
-  ASSERT_EQ(::mkfifo(("/dev/shm" + key).c_str(), 0600), 0)
+  ASSERT_EQ(::mkfifo(("/dev/shm" + key).c_str(), 0400), 0)
       << std::strerror(errno);
   SharedMemoryRegistry registry(true);
   Status s = registry.Register("f", key, 0, 8);
@@ -186,6 +192,8 @@ TEST(SharedMemory, ReadsAndWritesStayInsideTheRegion) {
   ASSERT_TRUE(registry.Unregister("r").ok());
   EXPECT_FALSE(registry.Find("r", &region).ok());
   EXPECT_TRUE(region->Read("x", 0, 8, got).ok());
+  EXPECT_TRUE(region->Write("y", 4, "wxyz").ok());
+  EXPECT_EQ(object.Get(20, 4), "wxyz");
   // Unregistering a name that is not registered is not an error.
   EXPECT_TRUE(registry.Unregister("r").ok());
 }
@@ -223,7 +231,7 @@ class SharedMemoryInference : public ::testing::Test {
     fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
                                  repo_.path() + "/batched/1");
     std::ofstream(repo_.path() + "/batched/config.json")
-        << R"({"max_batch_size": 8, "batch_delay_us": 2000})";
+        << R"({"max_batch_size": 8, "batch_delay_us": 20000})";
     ServerOptions options;
     options.shared_memory = true;
     options.max_shared_memory_input_bytes = 1 << 20;
@@ -301,27 +309,44 @@ TEST_F(SharedMemoryInference, InputsAndOutputsInRegionsMatchTheBytesSent) {
 }
 
 TEST_F(SharedMemoryInference, BatchedRequestsFromRegionsAnswerAsUnbatched) {
-  ShmObject in(input_.size());
+  ShmObject in(input_.size()), out(4096);
   in.Put(0, input_.data(), input_.size());
-  ASSERT_TRUE(
-      server_->shared_memory().Register("in", in.key(), 0, input_.size()).ok());
-  const std::string want0 = Direct(0).outputs[0].bytes;
+  SharedMemoryRegistry& registry = server_->shared_memory();
+  ASSERT_TRUE(registry.Register("in", in.key(), 0, input_.size()).ok());
+  ASSERT_TRUE(registry.Register("out", out.key(), 0, 4096).ok());
+  const InferResponse direct0 = Direct(0);
+  const std::string want0 = direct0.outputs[0].bytes;
   const std::string want1 = Direct(1).outputs[0].bytes;
+  const std::string output = direct0.outputs[0].name;
+  const uint64_t slot = 256;  // each request's output at its own offset
+  ASSERT_LE(want0.size(), slot);
+  // Half the requests have their output written to the region.
+  constexpr int kRequests = 8;
   std::vector<std::thread> threads;
   std::atomic<int> right{0};
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kRequests; ++i) {
     threads.emplace_back([&, i] {
       const int row = i % 2;
-      InferResponse got = server_->Infer(
-          FromRegion("batched", "in", row * row_bytes_, row_bytes_));
+      InferRequest r =
+          FromRegion("batched", "in", row * row_bytes_, row_bytes_);
+      const bool to_region = i % 4 < 2;
+      if (to_region) r.output_shared_memory[output] = {"out", i * slot, slot};
+      InferResponse got = server_->Infer(std::move(r));
+      const std::string& want = row == 0 ? want0 : want1;
       if (got.status.ok() &&
-          got.outputs[0].bytes == (row == 0 ? want0 : want1)) {
+          (to_region ? out.Get(i * slot, want.size()) == want &&
+                           got.outputs[0].elements().empty()
+                     : got.outputs[0].bytes == want)) {
         ++right;
       }
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(right.load(), 8);
+  EXPECT_EQ(right.load(), kRequests);
+  // Batched indeed: fewer runs than requests.
+  std::vector<VersionStatistics> stats;
+  ASSERT_TRUE(server_->Statistics("batched", "", &stats).ok());
+  EXPECT_LT(stats.at(0).execution_count, uint64_t{kRequests});
 }
 
 TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
@@ -357,13 +382,29 @@ TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
   over.inputs[0].shape = {100, 3, 32, 32};
   m = refusal(std::move(over));
   EXPECT_NE(m.find("the most a request may take"), std::string::npos) << m;
-  // An output larger than its region's share.
+  // An output larger than its region's share: refused after the run, and
+  // counted as a failure, not a success.
+  const std::string output = Direct(0).outputs[0].name;
+  std::vector<VersionStatistics> before, after;
+  ASSERT_TRUE(server_->Statistics("demo", "", &before).ok());
   InferRequest r = FromRegion("demo", "in", 0, row_bytes_);
-  r.output_shared_memory[Direct(0).outputs[0].name] = {"out", 0, 4};
+  r.output_shared_memory[output] = {"out", 0, 4};
   m = refusal(std::move(r));
   EXPECT_NE(m.find("more than its shared_memory_byte_size 4"),
             std::string::npos)
       << m;
+  ASSERT_TRUE(server_->Statistics("demo", "", &after).ok());
+  EXPECT_EQ(after.at(0).fail.count, before.at(0).fail.count + 1);
+  EXPECT_EQ(after.at(0).success.count, before.at(0).success.count);
+  // An output range past its region: refused before the model runs.
+  r = FromRegion("demo", "in", 0, row_bytes_);
+  r.output_shared_memory[output] = {"out", 2, 4};
+  m = refusal(std::move(r));
+  EXPECT_NE(m.find("output '" + output + "': shared_memory_offset 2"),
+            std::string::npos)
+      << m;
+  ASSERT_TRUE(server_->Statistics("demo", "", &before).ok());
+  EXPECT_EQ(before.at(0).execution_count, after.at(0).execution_count);
   // The object shrank after it was registered.
   in.Resize(16);
   m = refusal(FromRegion("demo", "in", 0, row_bytes_));
@@ -490,6 +531,90 @@ TEST(SharedMemoryCodec, AnOutputInARegionHasNoElementsInTheAnswer) {
       EXPECT_EQ(z["data"][0], 1.0);
     }
   }
+}
+
+// ------------------------------------------------------------- the gRPC codec
+
+TEST(SharedMemoryCodec, GrpcRawContentsSkipInputsInRegionsAndKeepPositions) {
+  inference::ModelInferRequest wire;
+  wire.set_model_name("m");
+  for (const char* name : {"a", "b", "c"}) {
+    auto* in = wire.add_inputs();
+    in->set_name(name);
+    in->set_datatype("FP32");
+    in->add_shape(1);
+  }
+  // "a" and "c" in regions (c's sizes as uint64), "b" in the only raw entry.
+  auto& a = *wire.mutable_inputs(0)->mutable_parameters();
+  a["shared_memory_region"].set_string_param("ra");
+  a["shared_memory_byte_size"].set_int64_param(4);
+  auto& c = *wire.mutable_inputs(2)->mutable_parameters();
+  c["shared_memory_region"].set_string_param("rc");
+  c["shared_memory_byte_size"].set_uint64_param(4);
+  c["shared_memory_offset"].set_uint64_param(12);
+  const float b = 2.5f;
+  wire.add_raw_input_contents(reinterpret_cast<const char*>(&b), sizeof b);
+  auto* out = wire.add_outputs();
+  out->set_name("y");
+  (*out->mutable_parameters())["shared_memory_region"].set_string_param("ry");
+  (*out->mutable_parameters())["shared_memory_byte_size"].set_int64_param(8);
+  wire.add_outputs()->set_name("z");
+  InferRequest r;
+  Status s = DecodeGrpcInferRequest(wire, &r);
+  ASSERT_TRUE(s.ok()) << s.message;
+  ASSERT_EQ(r.inputs.size(), 3u);
+  EXPECT_EQ(r.inputs[0].shared_memory.region, "ra");
+  EXPECT_TRUE(r.inputs[0].elements().empty());
+  EXPECT_FALSE(r.inputs[1].shared_memory.used());
+  EXPECT_EQ(r.inputs[1].elements(),
+            std::string(reinterpret_cast<const char*>(&b), sizeof b));
+  EXPECT_EQ(r.inputs[2].shared_memory.region, "rc");
+  EXPECT_EQ(r.inputs[2].shared_memory.offset, 12u);
+  EXPECT_EQ(r.output_shared_memory.at("y").byte_size, 8u);
+  EXPECT_EQ(r.output_shared_memory.count("z"), 0u);
+
+  // One raw entry per input, counting those in regions: refused.
+  wire.add_raw_input_contents("xxxx");
+  InferRequest bad;
+  s = DecodeGrpcInferRequest(wire, &bad);
+  EXPECT_NE(s.message.find("2 entries for 1 inputs not in shared memory"),
+            std::string::npos)
+      << s.message;
+  // A region without its byte size; a byte size that is negative.
+  wire.mutable_raw_input_contents()->RemoveLast();
+  a.erase("shared_memory_byte_size");
+  s = DecodeGrpcInferRequest(wire, &bad);
+  EXPECT_NE(s.message.find("input 'a': parameters \"shared_memory_region\" "
+                           "and \"shared_memory_byte_size\" go together"),
+            std::string::npos)
+      << s.message;
+  a["shared_memory_byte_size"].set_int64_param(-4);
+  s = DecodeGrpcInferRequest(wire, &bad);
+  EXPECT_NE(s.message.find("must be an int64 (or uint64) >= 0"),
+            std::string::npos)
+      << s.message;
+
+  // The answer: the output in a region has its parameters and an empty
+  // raw entry, so that the next output's entry stays second.
+  InferResponse response;
+  TensorData y, z;
+  y.name = "y";
+  y.shape = {1, 2};
+  y.shared_memory = {"ry", 0, 8};
+  z.name = "z";
+  z.shape = {1};
+  z.bytes = "abcd";
+  response.outputs = {y, z};
+  inference::ModelInferResponse answer;
+  EncodeGrpcInferResponse(response, "id", &answer);
+  ASSERT_EQ(answer.raw_output_contents_size(), 2);
+  EXPECT_EQ(answer.raw_output_contents(0), "");
+  EXPECT_EQ(answer.raw_output_contents(1), "abcd");
+  const auto& p = answer.outputs(0).parameters();
+  EXPECT_EQ(p.at("shared_memory_region").string_param(), "ry");
+  EXPECT_EQ(p.at("shared_memory_byte_size").int64_param(), 8);
+  EXPECT_EQ(p.count("shared_memory_offset"), 0u);
+  EXPECT_EQ(answer.outputs(1).parameters().count("shared_memory_region"), 0u);
 }
 
 }  // namespace
