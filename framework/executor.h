@@ -72,6 +72,12 @@ struct ExecutorOptions {
   /// error naming the tensor's shape; nothing is allocated.
   size_t max_tensor_bytes = 0;
   size_t max_run_bytes = 0;
+  /// The most iterations one run of a loop op (`while`) may make: a
+  /// program whose condition never turns false (a hostile or broken model)
+  /// then ends in a ResourceExhausted error rather than hanging its
+  /// thread. 0: no limit.
+  static constexpr int64_t kDefaultMaxLoopIterations = int64_t{1} << 20;
+  int64_t max_loop_iterations = kDefaultMaxLoopIterations;
 };
 
 struct OpTiming {
@@ -153,6 +159,7 @@ class Executor {
   void KeepHostPagesResident(size_t bytes);
 
   const RunStats& last_run_stats() const { return stats_; }
+  const ExecutorOptions& options() const { return options_; }
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }
   platform::DeviceContextPool* contexts() const { return contexts_; }

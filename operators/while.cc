@@ -42,7 +42,19 @@ class WhileOp : public framework::OperatorBase {
 
     auto contexts = env.executor->ResolveBlock(block, &step);
     const auto& locals = program.blocks[block].vars;
-    while (cond_var->Get<framework::Tensor>().data<bool>()[0]) {
+    const int64_t max_iterations = env.executor->options().max_loop_iterations;
+    for (int64_t iterations = 0;
+         cond_var->Get<framework::Tensor>().data<bool>()[0]; ++iterations) {
+      // A condition that never turns false (a hostile or broken program)
+      // ends the run with an error instead of holding its thread forever.
+      PADDLE_ENFORCE(
+          max_iterations <= 0 || iterations < max_iterations,
+          errors::ResourceExhausted(
+              "while: ", iterations, " iterations and its condition '",
+              Input("Condition"),
+              "' is still true: that is the most a loop may run "
+              "(Config::SetMaxLoopIterations; default ",
+              framework::ExecutorOptions::kDefaultMaxLoopIterations, ")."));
       // Each iteration starts from clean local state, as Paddle's
       // inference-mode while does.
       for (auto& var : locals) {
@@ -78,5 +90,6 @@ class WhileOpMaker : public framework::OpProtoAndCheckerMaker {
 }  // namespace operators
 }  // namespace paddle_lite
 
-REGISTER_OPERATOR(while, paddle_lite::operators::WhileOp,
+REGISTER_OPERATOR(while,
+                  paddle_lite::operators::WhileOp,
                   paddle_lite::operators::WhileOpMaker);

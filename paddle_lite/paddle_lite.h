@@ -173,6 +173,14 @@ class Config {
   /// The limits in force (defaults resolved).
   size_t max_tensor_bytes() const;
   size_t max_run_bytes() const;
+  /// The most iterations one run of a loop op (`while`) may make; past it
+  /// the run is a ResourceExhausted error naming the loop's condition, so
+  /// a program whose loop never ends (a hostile or broken model) cannot
+  /// hold the calling thread forever. Default 1048576; 0: no limit.
+  void SetMaxLoopIterations(int64_t iterations) {
+    max_loop_iterations_ = iterations;
+  }
+  int64_t max_loop_iterations() const { return max_loop_iterations_; }
   /// CUDA place: the most device memory this process's allocator may
   /// hold, in use and cached together, in bytes; 0 (default) leaves the
   /// device's own limit. An allocation past it is a ResourceExhausted
@@ -222,6 +230,7 @@ class Config {
   size_t cache_budget_ = 0;
   size_t max_tensor_bytes_ = 0;
   size_t max_run_bytes_ = 0;
+  int64_t max_loop_iterations_ = int64_t{1} << 20;
   std::string device_ = "cpu";
   bool device_set_ = false;
   std::vector<std::string> plugins_;

@@ -399,6 +399,13 @@ PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
   });
 }
 
+PD_Status PD_ConfigSetMaxLoopIterations(PD_Config* config, int64_t iterations) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.SetMaxLoopIterations(iterations);
+  });
+}
+
 PD_Status PD_ConfigSetDevice(PD_Config* config, const char* place) {
   return Guard(__func__, [&] {
     NotNull(config, "config");

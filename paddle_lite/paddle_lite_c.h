@@ -32,9 +32,9 @@
 
 // This header's version: grows when functions are added or take more, so a
 // program can check PD_CApiVersion() of the library it loaded against it.
-// 3: float16 and bfloat16 copies. 2: PD_ConfigEnableNarrowRuns and
-// PD_ConfigSetNarrowRunLimit.
-#define PD_C_API_VERSION 3
+// 4: PD_ConfigSetMaxLoopIterations. 3: float16 and bfloat16 copies. 2:
+// PD_ConfigEnableNarrowRuns and PD_ConfigSetNarrowRunLimit.
+#define PD_C_API_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,6 +174,10 @@ PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms);
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes);
+/// The most iterations one run of a loop op may make
+/// (Config::SetMaxLoopIterations; default 1048576, 0: no limit); past it
+/// the run fails with PD_RESOURCE_EXHAUSTED. Since version 4.
+PD_Status PD_ConfigSetMaxLoopIterations(PD_Config* config, int64_t iterations);
 /// Where ops run: "cpu", "cuda:0" or a plugin's device such as "npu:1".
 PD_Status PD_ConfigSetDevice(PD_Config* config, const char* place);
 /// A plugin (shared library) to load when the predictor is created.

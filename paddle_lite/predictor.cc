@@ -351,6 +351,7 @@ struct Predictor::Impl {
     options.device_graphs = config.cuda_graph_enabled();
     options.max_tensor_bytes = config.max_tensor_bytes();
     options.max_run_bytes = config.max_run_bytes();
+    options.max_loop_iterations = config.max_loop_iterations();
     executor = std::make_unique<fw::Executor>(*program, preference,
                                               contexts.get(), options);
     executor->Prepare(0);

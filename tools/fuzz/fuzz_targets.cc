@@ -60,6 +60,8 @@ void LoadValidateAndRun(const std::string& bytes) {
   fw::ExecutorOptions options;
   options.max_tensor_bytes = kMaxTensorBytes;
   options.max_run_bytes = 4 * kMaxTensorBytes;
+  // A loop whose condition never turns false ends quickly.
+  options.max_loop_iterations = 100;
   fw::Executor executor(program, fw::KernelPreference{}, &contexts, options);
   fw::Scope& scope = weights->NewScope();
   try {

@@ -321,6 +321,8 @@ static void TestModelSources(const Demo* demo) {
   CHECK(PD_ConfigSetNarrowRunLimit(config, -1.0) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetNarrowRunLimit(NULL, 2.0) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetMemoryLimits(config, 256 << 20, 512 << 20) == PD_OK);
+  CHECK(PD_ConfigSetMaxLoopIterations(config, 1000) == PD_OK);
+  CHECK(PD_ConfigSetMaxLoopIterations(NULL, 1000) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetDevice(config, "cpu") == PD_OK);
   CHECK(PD_PredictorCreate(config, &predictor) == PD_OK);
   CHECK(predictor != NULL && RunAndRead(predictor, demo, got) &&

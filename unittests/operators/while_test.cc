@@ -96,6 +96,39 @@ TEST(WhileOp, RunsAgainOnTheSameExecutorAndLeavesNoScopes) {
   scope.DeleteScope(&kid);
 }
 
+TEST(WhileOp, ALoopThatNeverEndsIsStoppedAtTheLimit) {
+  // cond stays true: the body never updates it.
+  framework::ProgramBuilder b;
+  auto c = b.AddInput("c", DataType::kBool, {1});
+  auto x = b.AddInput("x", DataType::kFloat32, {1});
+  int body = b.AddBlock(0);
+  b.AddOp("scale", {{"X", {x}}}, {{"Out", {x}}}, {{"scale", 1.0f}}, body);
+  b.AddOp("while", {{"X", {x}}, {"Condition", {c}}}, {{"Out", {x}}},
+          {{"sub_block", framework::BlockRef{body}}, {"is_test", true}});
+  b.AddOutput(x);
+  auto program = b.Build();
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
+  framework::ExecutorOptions options;
+  options.max_loop_iterations = 100;
+  framework::Executor executor(program, framework::KernelPreference{}, &pool,
+                               options);
+  framework::Scope scope;
+  auto* feeds = scope.Var("feed")->GetMutable<framework::TensorList>();
+  feeds->push_back(MakeTensor<bool>({1}, {true}));
+  feeds->push_back(MakeTensor<float>({1}, {1.0f}));
+  testing::ExpectError([&] { executor.Run(0, &scope); },
+                       ErrorCode::kResourceExhausted,
+                       {"op 'while'", "100 iterations", "condition 'c'",
+                        "SetMaxLoopIterations"});
+  // The same executor runs a loop that ends.
+  feeds->clear();
+  feeds->push_back(MakeTensor<bool>({1}, {false}));
+  feeds->push_back(MakeTensor<float>({1}, {1.0f}));
+  executor.Run(0, &scope);
+  EXPECT_EQ(framework::ExecutorOptions{}.max_loop_iterations, 1 << 20);
+}
+
 TEST(WhileOp, ConditionMustBeOneBool) {
   framework::ProgramBuilder b;
   auto c = b.AddInput("c", DataType::kFloat32, {1});
