@@ -43,6 +43,11 @@ void Metrics::Histogram::Observe(double value) {
   ++count;
 }
 
+void Metrics::Forget(const std::string& model, const std::string& version) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  models_.erase({model, version});
+}
+
 Metrics::PerModel& Metrics::Get(const std::string& model,
                                 const std::string& version) {
   auto [it, fresh] = models_.try_emplace({model, version});

@@ -25,6 +25,8 @@ class Metrics {
   void RecordBatch(const std::string& model,
                    const std::string& version,
                    int size);
+  /// Drops the series of a model version no longer served.
+  void Forget(const std::string& model, const std::string& version);
   void AddInflight(int delta) { inflight_ += delta; }
   int inflight() const { return inflight_.load(std::memory_order_relaxed); }
   /// An HTTP connection spun for its next request (--http-spin-us);

@@ -1,8 +1,11 @@
 #include "serve/server.h"
 
 #include <glog/logging.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -23,6 +26,45 @@ bool IsVersionName(const std::string& name) {
     if (c < '0' || c > '9') return false;
   }
   return true;
+}
+
+// The names of the folders in `dir` (through symlinks), in directory
+// order. Never throws: std::filesystem's throwing calls would end the
+// server on a folder it may not read (a volume's lost+found); `*error`
+// says why the listing stopped early.
+std::vector<std::string> SubFolders(const fs::path& dir,
+                                    std::error_code* error) {
+  std::vector<std::string> names;
+  fs::directory_iterator it(dir, *error);
+  for (const fs::directory_iterator end; !*error && it != end;
+       it.increment(*error)) {
+    std::error_code ec;
+    if (it->is_directory(ec)) names.push_back(it->path().filename().string());
+  }
+  return names;
+}
+
+// What Fingerprint records of one path: what a symlink points to, and the
+// identity, type, size and times of what it resolves to. A file replaced
+// by a rename (a new inode) or rewritten (ctime) counts as changed even
+// where modification times are normalized (image builders set them all
+// to 0 or 1).
+std::string PathIdentity(const fs::path& path) {
+  std::string out;
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    out += "-> " + fs::read_symlink(path, ec).string() + " ";
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return out + "unreadable: " + std::strerror(errno);
+  }
+  auto ns = [](const struct timespec& t) {
+    return std::to_string(t.tv_sec) + "." + std::to_string(t.tv_nsec);
+  };
+  return out + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) +
+         " " + std::to_string(st.st_mode) + " " + std::to_string(st.st_size) +
+         " " + ns(st.st_mtim) + " " + ns(st.st_ctim);
 }
 }  // namespace
 
@@ -64,18 +106,16 @@ InferenceServer::InferenceServer(const std::string& repository,
       options_(options),
       shared_memory_(options.shared_memory) {
   std::error_code ec;
-  fs::directory_iterator it(repository, ec);
+  const std::vector<std::string> folders = SubFolders(repository, &ec);
   if (ec) {
     throw std::runtime_error("cannot read the model repository '" + repository +
                              "': " + ec.message());
   }
   const bool polling = options_.repository_poll.count() > 0;
-  for (auto& entry : it) {
-    if (!entry.is_directory()) continue;
-    const std::string name = entry.path().filename().string();
+  for (const std::string& name : folders) {
     // Taken before loading: a file changed meanwhile is loaded again at
     // the next poll.
-    if (polling) fingerprints_[name] = Fingerprint(name);
+    if (polling) fingerprints_[name] = Fingerprint(name).text;
     models_[name] = LoadModel(name, nullptr, nullptr);
   }
   if (polling) poller_ = std::thread([this] { PollLoop(); });
@@ -94,7 +134,7 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     if (!ParseModelConfig(*config_json, &config, &config_error)) {
       config_error = "the load request's config: " + config_error;
     }
-  } else if (fs::exists(config_path)) {
+  } else if (std::error_code exists_ec; fs::exists(config_path, exists_ec)) {
     std::ifstream file(config_path);
     std::stringstream text;
     text << file.rdbuf();
@@ -103,15 +143,14 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     }
   }
   std::error_code ec;
-  for (auto& sub : fs::directory_iterator(folder, ec)) {
-    const std::string version = sub.path().filename().string();
-    if (!sub.is_directory() || !IsVersionName(version)) continue;
+  for (const std::string& version : SubFolders(folder, &ec)) {
+    if (!IsVersionName(version)) continue;
     std::shared_ptr<ModelVersion> loaded;
     if (!config_error.empty()) {
       loaded = std::make_shared<ModelVersion>(name, version, config_error);
     } else {
       loaded = std::make_shared<ModelVersion>(
-          name, version, sub.path().string(), config, &metrics_);
+          name, version, (folder / version).string(), config, &metrics_);
     }
     if (loaded->ready()) {
       LOG(INFO) << "model '" << name << "' version " << version << " ready ("
@@ -159,7 +198,10 @@ std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
   std::vector<std::string> out = {"binary_tensor_data", "statistics",
                                   "model_configuration", "pdlite_lod"};
-  if (options_.model_control) out.push_back("model_repository");
+  // The index is answered in every mode; loads and unloads with explicit.
+  if (options_.model_control || options_.repository_poll.count() > 0) {
+    out.push_back("model_repository");
+  }
   if (options_.shared_memory) out.push_back("system_shared_memory");
   return out;
 }
@@ -261,12 +303,9 @@ std::vector<std::string> InferenceServer::ModelNames() const {
 std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
   // Folders of the repository that hold no model now (added since, or
   // unloaded) are listed too, as Triton lists them.
-  std::set<std::string> folders;
   std::error_code ec;
-  for (auto& entry : fs::directory_iterator(repository_, ec)) {
-    if (entry.is_directory(ec))
-      folders.insert(entry.path().filename().string());
-  }
+  const std::vector<std::string> listed = SubFolders(repository_, &ec);
+  std::set<std::string> folders(listed.begin(), listed.end());
   std::vector<RepositoryEntry> out;
   std::lock_guard<std::mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) folders.erase(name);
@@ -418,6 +457,16 @@ void InferenceServer::Retire(VersionMap* versions) {
                    << " s; stopped anyway";
     }
     v->Stop();
+    // Its metrics go with it, unless a version of the same number took its
+    // place (a reload): names and versions that come and go must not grow
+    // /metrics without bound.
+    bool replaced = false;
+    {
+      std::lock_guard<std::mutex> lock(models_mutex_);
+      auto model = models_.find(v->name());
+      replaced = model != models_.end() && model->second.count(n) != 0;
+    }
+    if (!replaced) metrics_.Forget(v->name(), v->version());
   }
   versions->clear();
 }
@@ -448,68 +497,73 @@ Status InferenceServer::UnloadLocked(const std::string& model) {
   return Status();
 }
 
-std::string InferenceServer::Fingerprint(const std::string& model) const {
-  // Bounded: a folder of more files than this is compared by its first
-  // ones (in directory order, which stays the same while nothing changes).
-  constexpr int kMaxFiles = 10000;
+InferenceServer::FolderPrint InferenceServer::Fingerprint(
+    const std::string& model) const {
+  // Bounded: a model of more entries than this is compared by its first
+  // ones (in directory order, which stays the same while nothing changes);
+  // and so are directory symlinks that loop.
+  constexpr int kMaxEntries = 10000;
+  constexpr int kMaxDepth = 16;
   const fs::path folder = fs::path(repository_) / model;
-  std::string out;
-  std::error_code ec;
+  FolderPrint print;
   {
     std::ifstream config(folder / "config.json", std::ios::binary);
     if (config.is_open()) {
       std::stringstream text;
       text << config.rdbuf();
-      out += "config.json\n" + text.str() + "\n";
+      print.text += "config.json\n" + text.str() + "\n";
     }
   }
-  std::vector<fs::path> versions;
-  for (auto& sub : fs::directory_iterator(folder, ec)) {
-    std::error_code sub_ec;
-    if (sub.is_directory(sub_ec) &&
-        IsVersionName(sub.path().filename().string())) {
-      versions.push_back(sub.path());
-    }
-  }
-  if (ec) out += "unreadable: " + ec.message() + "\n";
+  std::error_code ec;
+  std::vector<std::string> versions = SubFolders(folder, &ec);
+  if (ec) print.text += "unreadable: " + ec.message() + "\n";
+  versions.erase(
+      std::remove_if(versions.begin(), versions.end(),
+                     [](const std::string& v) { return !IsVersionName(v); }),
+      versions.end());
   std::sort(versions.begin(), versions.end());
-  int files = 0;
-  for (const fs::path& version : versions) {
+  print.has_versions = !versions.empty();
+  int count = 0;
+  for (const std::string& version : versions) {
+    const fs::path root = folder / version;
+    // A version folder is often a symlink to the model's folder: where it
+    // points, and the files there, are what count.
+    print.text += "version " + version + " " + PathIdentity(root) + "\n";
     std::vector<std::string> entries;
     std::error_code walk_ec;
-    // A version folder is often a symlink to the model's folder: its
-    // files are what counts.
-    for (fs::recursive_directory_iterator it(version, walk_ec), end;
-         !walk_ec && it != end && files < kMaxFiles; it.increment(walk_ec)) {
-      std::error_code stat_ec;
-      const fs::file_status status = it->status(stat_ec);
-      if (stat_ec || !fs::is_regular_file(status)) continue;
-      const auto size = fs::file_size(it->path(), stat_ec);
-      const auto time = fs::last_write_time(it->path(), stat_ec);
-      entries.push_back(fs::relative(it->path(), version, stat_ec).string() +
-                        " " + std::to_string(size) + " " +
-                        std::to_string(time.time_since_epoch().count()));
-      ++files;
+    fs::recursive_directory_iterator it(
+        root, fs::directory_options::follow_directory_symlink, walk_ec);
+    for (const fs::recursive_directory_iterator end;
+         !walk_ec && it != end && count < kMaxEntries; it.increment(walk_ec)) {
+      if (it.depth() >= kMaxDepth) it.disable_recursion_pending();
+      entries.push_back(it->path().lexically_relative(root).string() + " " +
+                        PathIdentity(it->path()));
+      ++count;
     }
     std::sort(entries.begin(), entries.end());
-    out += "version " + version.filename().string() + "\n";
-    for (const std::string& e : entries) out += e + "\n";
-    if (walk_ec) out += "unreadable: " + walk_ec.message() + "\n";
+    for (const std::string& e : entries) print.text += e + "\n";
+    if (walk_ec) print.text += "unreadable: " + walk_ec.message() + "\n";
   }
-  return out;
+  return print;
 }
 
+bool InferenceServer::PollStopping() const { return stopping_ || poll_stop_; }
+
 void InferenceServer::PollRepository() {
-  std::lock_guard<std::mutex> control(control_mutex_);
-  if (stopping_ || options_.repository_poll.count() <= 0) return;
-  std::set<std::string> folders;
-  std::error_code ec;
-  for (auto& entry : fs::directory_iterator(repository_, ec)) {
-    std::error_code entry_ec;
-    if (entry.is_directory(entry_ec)) {
-      folders.insert(entry.path().filename().string());
-    }
+  if (options_.repository_poll.count() <= 0) return;
+  try {
+    PollOnce();
+  } catch (const std::exception& e) {
+    // Memory running out, or a library that throws: the models serve on,
+    // and the next poll tries again.
+    LOG(ERROR) << "polling the model repository '" << repository_
+               << "' failed: " << e.what();
   }
+}
+
+void InferenceServer::PollOnce() {
+  std::error_code ec;
+  const std::vector<std::string> folders = SubFolders(repository_, &ec);
   if (ec) {
     // A repository that cannot be read now (a volume being remounted)
     // changes nothing: the models serve on.
@@ -517,25 +571,44 @@ void InferenceServer::PollRepository() {
                              << repository_ << "': " << ec.message();
     return;
   }
+  // Taken before control_mutex_, which Stop also needs: walking a large
+  // repository on a slow volume must not hold it.
+  std::map<std::string, FolderPrint> now;
   for (const std::string& name : folders) {
-    if (stopping_) return;
-    const std::string now = Fingerprint(name);
+    if (PollStopping()) return;
+    now[name] = Fingerprint(name);
+  }
+  std::lock_guard<std::mutex> control(control_mutex_);
+  for (const auto& [name, print] : now) {
+    if (PollStopping()) return;
     auto known = fingerprints_.find(name);
-    if (known != fingerprints_.end() && known->second == now) continue;
-    LOG(INFO) << "model '" << name
-              << "': " << (known == fingerprints_.end() ? "added" : "changed")
+    if (known != fingerprints_.end() && known->second == print.text) continue;
+    // Recorded whatever follows: a model that fails is tried again once
+    // its files change, not at every poll.
+    const bool added = known == fingerprints_.end();
+    fingerprints_[name] = print.text;
+    if (!print.has_versions) {
+      // Every version folder gone: unloaded, as a removed folder is,
+      // rather than served from versions no longer on disk.
+      const std::string why = "no numbered version folder in " +
+                              (fs::path(repository_) / name).string();
+      if (!added) UnloadLocked(name);
+      std::lock_guard<std::mutex> lock(models_mutex_);
+      if (models_.count(name) == 0) not_loaded_[name] = why;
+      LOG(WARNING) << "model '" << name << "': " << why;
+      continue;
+    }
+    LOG(INFO) << "model '" << name << "': " << (added ? "added" : "changed")
               << " in the repository; loading it";
-    // Recorded whatever the load gives: a model that fails is tried again
-    // once its files change, not at every poll.
-    fingerprints_[name] = now;
     Status status = LoadLocked(name, "");
     if (!status.ok()) LOG(ERROR) << status.message;
   }
   for (auto it = fingerprints_.begin(); it != fingerprints_.end();) {
-    if (folders.count(it->first) != 0) {
+    if (now.count(it->first) != 0) {
       ++it;
       continue;
     }
+    if (PollStopping()) return;
     LOG(INFO) << "model '" << it->first
               << "': removed from the repository; unloading it";
     UnloadLocked(it->first);
@@ -553,7 +626,7 @@ void InferenceServer::PollLoop() {
   std::unique_lock<std::mutex> lock(poll_mutex_);
   for (;;) {
     poll_wakeup_.wait_for(lock, options_.repository_poll,
-                          [this] { return poll_stop_; });
+                          [this] { return poll_stop_.load(); });
     if (poll_stop_) return;
     lock.unlock();
     PollRepository();
@@ -651,6 +724,13 @@ Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {
     // Refused before the model runs, as for an input.
     status = region->CheckRange(what, ref.offset, ref.byte_size);
     if (!status.ok()) return status;
+    if (!region->writable()) {
+      return Status::Error(
+          StatusCode::kInvalidArgument,
+          what + ": shared-memory region '" + ref.region +
+              "' could be opened only for reading, so outputs cannot go "
+              "there");
+    }
     regions[name] = std::move(region);
   }
   // Written before the request counts as answered (statistics included):
@@ -709,6 +789,7 @@ InferResponse InferenceServer::Infer(InferRequest request) {
 
 void InferenceServer::Stop() {
   {
+    // Under the mutex: the polling thread checks it before it waits.
     std::lock_guard<std::mutex> lock(poll_mutex_);
     poll_stop_ = true;
   }

@@ -151,9 +151,18 @@ class InferenceServer {
   // Load and Unload, once allowed; the caller holds control_mutex_.
   Status LoadLocked(const std::string& model, const std::string& config_json);
   Status UnloadLocked(const std::string& model);
-  // What PollRepository compares: config.json's text, and the path, size
-  // and modification time of every file under each version folder.
-  std::string Fingerprint(const std::string& model) const;
+  // What PollRepository compares of a model folder: config.json's text,
+  // and every entry under each numbered version folder (through
+  // symlinks): where a symlink points, inode, type, size and times.
+  struct FolderPrint {
+    std::string text;
+    bool has_versions = false;  // any numbered version folder
+  };
+  FolderPrint Fingerprint(const std::string& model) const;
+  // PollRepository's work, which may throw.
+  void PollOnce();
+  // Whether a poll should stop where it is: the server is stopping.
+  bool PollStopping() const;
   // The polling thread's loop, until Stop.
   void PollLoop();
   // Output name -> the region it is written to.
@@ -193,7 +202,7 @@ class InferenceServer {
   std::map<std::string, std::string> fingerprints_;
   std::mutex poll_mutex_;
   std::condition_variable poll_wakeup_;
-  bool poll_stop_ = false;
+  std::atomic<bool> poll_stop_{false};
   std::thread poller_;
 };
 

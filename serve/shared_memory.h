@@ -38,6 +38,8 @@ class SharedMemoryRegion {
   SharedMemoryRegion& operator=(const SharedMemoryRegion&) = delete;
 
   const SharedMemoryRegionInfo& info() const { return info_; }
+  /// False when the object could be opened only for reading.
+  bool writable() const { return writable_; }
   /// OK when [offset, offset + size) lies within the region; else
   /// InvalidArgument naming `what`.
   Status CheckRange(const std::string& what,

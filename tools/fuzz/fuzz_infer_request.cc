@@ -10,8 +10,14 @@
 //          JSON is parsed in place), else without (parsed from a copy).
 // A request that decodes runs on the model (models/demo_convnet, from a
 // repository of symlinks made in the build tree), and its answer is
-// encoded back; an HTTP answer must be valid JSON. Refusals are fine; a
-// crash, a sanitizer report or a hang is a bug.
+// encoded back; an HTTP answer must be valid JSON. Shared memory is on,
+// with a region "r" of kRegionBytes registered (a POSIX shared-memory
+// object of this process, filled with 0.5f), for inputs and outputs to
+// name. Refusals are fine; a crash, a sanitizer report or a hang is a bug.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +26,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "serve/grpc_frontend.h"
 #include "serve/grpc_predict_v2.pb.h"
@@ -35,6 +42,29 @@ using pdlite::serve::InferResponse;
 using pdlite::serve::Status;
 using pdlite::serve::WireOptions;
 
+constexpr size_t kRegionBytes = 64 << 10;
+
+// This process's shared-memory object, unlinked at exit.
+const std::string& RegionKey() {
+  static const std::string key =
+      "/pdlite_fuzz_infer_" + std::to_string(::getpid());
+  return key;
+}
+
+// Makes the object and registers it as "r".
+void RegisterRegion(InferenceServer* server) {
+  const int fd = ::shm_open(RegionKey().c_str(), O_CREAT | O_RDWR, 0600);
+  if (fd < 0) std::abort();
+  const std::vector<float> halves(kRegionBytes / sizeof(float), 0.5f);
+  if (::pwrite(fd, halves.data(), kRegionBytes, 0) !=
+      static_cast<ssize_t>(kRegionBytes)) {
+    std::abort();
+  }
+  ::close(fd);
+  if (!server->shared_memory().Register("r", RegionKey(), 0, kRegionBytes).ok())
+    std::abort();
+}
+
 // The repository, made once per process: the demo model twice, with and
 // without batching. Queued requests time out rather than wait long.
 InferenceServer* Server() {
@@ -49,13 +79,18 @@ InferenceServer* Server() {
     std::ofstream(repo / "demo" / "config.json") << R"({"timeout_ms": 5000})";
     std::ofstream(repo / "demo_batched" / "config.json")
         << R"({"max_batch_size": 4, "batch_delay_us": 0, "timeout_ms": 5000})";
-    auto* made = new InferenceServer(repo.string());
+    pdlite::serve::ServerOptions options;
+    options.shared_memory = true;
+    options.max_shared_memory_input_bytes = kRegionBytes;
+    auto* made = new InferenceServer(repo.string(), options);
+    RegisterRegion(made);
     // At a normal exit (not a crash's): the workers joined, the
-    // repository removed.
+    // repository and the shared-memory object removed.
     std::atexit([] {
       Server()->Stop();
       delete Server();
       fs::remove_all(PDLITE_FUZZ_REPO_DIR);
+      ::shm_unlink(RegionKey().c_str());
     });
     return made;
   }();

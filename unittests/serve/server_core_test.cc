@@ -765,13 +765,67 @@ TEST(ServerCore, PollingLoadsAddedAndChangedFoldersAndUnloadsRemovedOnes) {
   EXPECT_EQ(server.Versions("added"), std::vector<std::string>{"1"});
   EXPECT_TRUE(server.Infer(DemoRequest(1, 0, "added")).status.ok());
 
-  // Removed: unknown from then on.
+  // Removed: unknown from then on, its metrics gone with it.
+  EXPECT_NE(server.metrics().Render().find("model=\"added\""),
+            std::string::npos);
   fs::remove_all(repo.path() + "/added");
   fs::remove_all(repo.path() + "/broken");
   server.PollRepository();
   InferResponse gone = server.Infer(DemoRequest(1, 0, "added"));
   EXPECT_EQ(gone.status.code, StatusCode::kNotFound);
   EXPECT_EQ(IndexText(server, false), "demo/1/READY/\ndemo/2/READY/\n");
+  EXPECT_EQ(server.metrics().Render().find("model=\"added\""),
+            std::string::npos);
+}
+
+// Runs of `model`'s only version since it was (re)loaded.
+uint64_t Executions(InferenceServer* server, const std::string& model) {
+  std::vector<VersionStatistics> stats;
+  if (!server->Statistics(model, "", &stats).ok() || stats.empty()) return ~0u;
+  return stats[0].execution_count;
+}
+
+TEST(ServerCore, PollingSeesSymlinksPointedElsewhereAndFoldersEmptied) {
+  Repository repo;
+  paddle_lite::testing::ScratchDir elsewhere("serve_poll_targets");
+  fs::create_directories(elsewhere.path() + "/a");
+  fs::create_directories(elsewhere.path() + "/b");
+  // A version folder of its own: a symlink to each of the model's files,
+  // and one to a folder the loader does not read.
+  const std::string version = repo.path() + "/nested/1";
+  fs::create_directories(version);
+  for (const auto& file : fs::directory_iterator(DemoModelDir())) {
+    fs::create_symlink(file.path(),
+                       version + "/" + file.path().filename().string());
+  }
+  fs::create_directory_symlink(elsewhere.path() + "/a", version + "/extra");
+  ServerOptions options;
+  options.repository_poll = std::chrono::hours(1);  // the test polls
+  InferenceServer server(repo.path(), options);
+  ASSERT_TRUE(server.Infer(DemoRequest(1, 0, "nested")).status.ok());
+  EXPECT_EQ(Executions(&server, "nested"), 1u);
+  server.PollRepository();  // nothing changed: not loaded again
+  EXPECT_EQ(Executions(&server, "nested"), 1u);
+  // The same names, pointing elsewhere: loaded again (statistics restart).
+  fs::remove(version + "/extra");
+  fs::create_directory_symlink(elsewhere.path() + "/b", version + "/extra");
+  server.PollRepository();
+  EXPECT_EQ(Executions(&server, "nested"), 0u);
+  // A file in a folder reached through a symlink: a change too.
+  ASSERT_TRUE(server.Infer(DemoRequest(1, 0, "nested")).status.ok());
+  std::ofstream(elsewhere.path() + "/b/notes.txt") << "retrained";
+  server.PollRepository();
+  EXPECT_EQ(Executions(&server, "nested"), 0u);
+  // No version folder left: unloaded, the reason in the index.
+  fs::remove_all(version);
+  server.PollRepository();
+  EXPECT_EQ(server.Infer(DemoRequest(1, 0, "nested")).status.code,
+            StatusCode::kNotFound);
+  EXPECT_NE(IndexText(server, false)
+                .find("nested//UNAVAILABLE/no numbered version folder in"),
+            std::string::npos)
+      << IndexText(server, false);
+  EXPECT_TRUE(server.Ready());
 }
 
 TEST(ServerCore, ThePollingThreadFindsAFolderAndStopsWithTheServer) {
