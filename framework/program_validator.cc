@@ -99,6 +99,17 @@ class OpChecker {
                                     ", but the program's sub-blocks are 1 to ",
                                     program_.blocks.size() - 1, "."));
       }
+      // Paddle makes an op's sub-block a child of the op's block. With
+      // parents before children, that orders the calls: an op that ran its
+      // own block (or an ancestor) would recurse without end.
+      const int parent = program_.blocks[idx].parent_idx;
+      if (parent != block_idx_) {
+        PADDLE_THROW(errors::InvalidArgument(
+            "attribute '", name, "' names block ", idx,
+            ", whose parent is block ", parent,
+            "; an op's sub-block must be a child of block ", block_idx_,
+            ", the op's own."));
+      }
     }
   }
 

@@ -156,6 +156,25 @@ TEST(ProgramValidator, BlocksAndSubBlockReferences) {
   EXPECT_EQ(ValidationError(program), "");
   OpOfType(&program, "pool2d").attrs["sub_block"] = BlockRef{7};
   ExpectRejected(program, {"'sub_block'", "block 7"});
+  // A sub-block is a child of the block of the op that runs it: an op of
+  // block 1 that runs block 1 would run itself without end (and recurse
+  // until the stack overflows).
+  OpOfType(&program, "pool2d").attrs.erase("sub_block");
+  program.blocks.push_back(BlockDesc());
+  program.blocks[2].idx = 2;
+  program.blocks[2].parent_idx = 1;
+  EXPECT_EQ(ValidationError(program), "");
+  OpDesc loop;
+  loop.type = "while";
+  loop.attrs["sub_block"] = BlockRef{1};
+  program.blocks[1].ops.push_back(loop);
+  ExpectRejected(program, {"'sub_block'", "block 1", "child of block 1"});
+  program.blocks[1].ops[0].attrs["sub_block"] = BlockRef{2};
+  EXPECT_EQ(ValidationError(program).find("child of"), std::string::npos)
+      << ValidationError(program);
+  // Block 2's parent is 1: run from the main block, it is not its child.
+  OpOfType(&program, "pool2d").attrs["sub_block"] = BlockRef{2};
+  ExpectRejected(program, {"'sub_block'", "block 2", "child of block 0"});
 }
 
 TEST(ProgramValidator, FeedAndFetchColumns) {
