@@ -240,6 +240,10 @@ void CheckVar(const VarDesc& var) {
 
 void ValidateProgram(const ProgramDesc& program, const std::string& source) {
   const int blocks = static_cast<int>(program.blocks.size());
+  // Each block's depth below block 0: running a sub-block nests calls (and
+  // the executor's walks over sub-blocks recurse) once per level, so a
+  // chain of thousands of nested blocks would overflow the stack.
+  std::vector<int> depth(blocks, 0);
   for (int b = 0; b < blocks; ++b) {
     const BlockDesc& block = program.blocks[b];
     const std::string where = source + ": block " + std::to_string(b);
@@ -249,6 +253,14 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
         errors::InvalidArgument(where, " names parent block ", block.parent_idx,
                                 "; a block's parent comes before it (block 0 "
                                 "has none, -1)."));
+    if (b > 0) {
+      depth[b] = depth[block.parent_idx] + 1;
+      PADDLE_ENFORCE(depth[b] <= kMaxBlockDepth,
+                     errors::InvalidArgument(
+                         where, " lies ", depth[b],
+                         " blocks below the main block; programs nest at most ",
+                         kMaxBlockDepth, " deep."));
+    }
     for (const VarDesc& var : block.vars) {
       try {
         CheckVar(var);

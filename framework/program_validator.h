@@ -15,9 +15,15 @@ namespace framework {
 /// (PaddlePaddle's own limit).
 constexpr int kMaxRank = 9;
 
+/// How deep sub-blocks may nest below the main block (real programs nest a
+/// few levels: a conditional inside a loop).
+constexpr int kMaxBlockDepth = 64;
+
 /// Throws InvalidArgument naming `source`, the block, the op (type and
 /// index) or variable, the attribute and its value when:
-/// - a block's parent or a sub-block attribute points at no block;
+/// - a block's parent or a sub-block attribute points at no block, a
+///   sub-block is not a child of the block of the op that names it, or
+///   blocks nest more than kMaxBlockDepth deep;
 /// - a variable declares more than kMaxRank dims, a dim below -1, or dims
 ///   whose element count overflows;
 /// - a registered op does not fit its definition (slots, attribute types,

@@ -548,7 +548,6 @@ Status DecodeInferRequest(const std::string& body,
     return Bad("the request must be a JSON object");
   }
   dom::element value;
-  std::string_view text;
   if (Member(j, "id", &value) && !GetString(value, &request->id)) {
     return Bad("\"id\" must be a string");
   }

@@ -175,6 +175,19 @@ TEST(ProgramValidator, BlocksAndSubBlockReferences) {
   // Block 2's parent is 1: run from the main block, it is not its child.
   OpOfType(&program, "pool2d").attrs["sub_block"] = BlockRef{2};
   ExpectRejected(program, {"'sub_block'", "block 2", "child of block 0"});
+
+  // A chain of nested blocks: kMaxBlockDepth levels pass, one more does
+  // not (each level is a nested call when it runs).
+  program = ConvAddBatchNormPool().Build();
+  for (int b = 1; b <= kMaxBlockDepth + 1; ++b) {
+    program.blocks.push_back(BlockDesc());
+    program.blocks[b].idx = b;
+    program.blocks[b].parent_idx = b - 1;
+  }
+  ExpectRejected(program,
+                 {"block 65", "65 blocks below the main block", "at most 64"});
+  program.blocks.pop_back();
+  EXPECT_EQ(ValidationError(program), "");
 }
 
 TEST(ProgramValidator, FeedAndFetchColumns) {
