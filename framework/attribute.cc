@@ -134,9 +134,8 @@ T AttrCast(const Attribute& attr) {
                 std::is_same_v<T, std::vector<Scalar>>) {
     BadCast(attr, typeid(T).name());
   } else if constexpr (std::is_same_v<T, BlockRef>) {
-    double d;
-    int64_t l;
-    if (NumericValue(attr, &d, &l)) return BlockRef{static_cast<int32_t>(l)};
+    // Only a BLOCK attribute: a number read as a block would escape the
+    // checks of sub-block references, which look at BLOCK attributes.
     BadCast(attr, "BLOCK");
   } else if constexpr (IsVector<T>::value) {
     using E = typename T::value_type;

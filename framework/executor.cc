@@ -380,8 +380,23 @@ void Executor::RunResolved(int block_idx,
   }
 }
 
+void Executor::CountLoopIteration(const std::string& op,
+                                  const std::string& condition) {
+  const int64_t limit = options_.max_loop_iterations;
+  PADDLE_ENFORCE(
+      limit <= 0 || loop_iterations_ < limit,
+      errors::ResourceExhausted(
+          op, ": the run has made ", loop_iterations_,
+          " loop iterations and the condition '", condition,
+          "' is still true: that is the most a run may make, all its loops "
+          "together (Config::SetMaxLoopIterations; default ",
+          ExecutorOptions::kDefaultMaxLoopIterations, ")."));
+  ++loop_iterations_;
+}
+
 void Executor::Run(int block_idx, Scope* scope) {
   BlockState& state = State(block_idx, /*strict=*/true);
+  if (block_idx == 0) loop_iterations_ = 0;
   // The main block runs in one scope per predictor: resolve once, then
   // reuse. Other scopes (tests, sub-blocks) resolve on each call.
   if (block_idx != 0) {
@@ -431,19 +446,29 @@ std::string FeedSignature(const PreparedBlock& block,
   return sig.str();
 }
 
-void CollectSubBlockNames(const ProgramDesc& program,
-                          int block_idx,
-                          std::set<std::string>* names) {
+// The variable names the ops of a block use, with those of the blocks they
+// run, each block's made once: a program whose blocks each run the next
+// one twice would make a walk without the cache take 2^depth steps.
+const std::set<std::string>& SubBlockNames(
+    const ProgramDesc& program,
+    int block_idx,
+    std::map<int, std::set<std::string>>* cache) {
+  auto found = cache->find(block_idx);
+  if (found != cache->end()) return found->second;
+  std::set<std::string> names;
   for (auto& op : program.blocks[block_idx].ops) {
     for (auto* slots : {&op.inputs, &op.outputs}) {
-      for (auto& kv : *slots) names->insert(kv.second.begin(), kv.second.end());
+      for (auto& kv : *slots) names.insert(kv.second.begin(), kv.second.end());
     }
     for (auto& kv : op.attrs) {
       if (TypeOf(kv.second) == AttrType::kBlock) {
-        CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx, names);
+        const auto& inner =
+            SubBlockNames(program, std::get<BlockRef>(kv.second).idx, cache);
+        names.insert(inner.begin(), inner.end());
       }
     }
   }
+  return (*cache)[block_idx] = std::move(names);
 }
 
 }  // namespace
@@ -461,6 +486,7 @@ struct Executor::Lifetimes {
 Executor::Lifetimes Executor::ComputeLifetimes(
     const ProgramDesc& program, const std::vector<PreparedOp>& ops) {
   Lifetimes lives;
+  std::map<int, std::set<std::string>> sub_block_names;
   auto use = [&lives](const std::string& name, int i, bool read) {
     auto it = lives.span.find(name);
     if (it == lives.span.end()) {
@@ -480,9 +506,10 @@ Executor::Lifetimes Executor::ComputeLifetimes(
     }
     for (auto& kv : op.Attrs()) {
       if (TypeOf(kv.second) != AttrType::kBlock) continue;
-      std::set<std::string> inner;
-      CollectSubBlockNames(program, std::get<BlockRef>(kv.second).idx, &inner);
-      for (auto& name : inner) use(name, i, true);
+      for (auto& name : SubBlockNames(
+               program, std::get<BlockRef>(kv.second).idx, &sub_block_names)) {
+        use(name, i, true);
+      }
     }
     if (op.Type() == "feed") lives.feeds.insert(op.Output("Out"));
     if (op.Type() == "fetch") lives.fetches.insert(op.Input("X"));

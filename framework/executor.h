@@ -72,10 +72,11 @@ struct ExecutorOptions {
   /// error naming the tensor's shape; nothing is allocated.
   size_t max_tensor_bytes = 0;
   size_t max_run_bytes = 0;
-  /// The most iterations one run of a loop op (`while`) may make: a
-  /// program whose condition never turns false (a hostile or broken model)
-  /// then ends in a ResourceExhausted error rather than hanging its
-  /// thread. 0: no limit.
+  /// The most loop iterations (`while` bodies run) one Run of the main
+  /// block may make, every loop of the run together: a program whose
+  /// condition never turns false, or whose loops nest to multiply, (a
+  /// hostile or broken model) then ends in a ResourceExhausted error rather
+  /// than hanging its thread. 0: no limit.
   static constexpr int64_t kDefaultMaxLoopIterations = int64_t{1} << 20;
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;
 };
@@ -160,6 +161,10 @@ class Executor {
 
   const RunStats& last_run_stats() const { return stats_; }
   const ExecutorOptions& options() const { return options_; }
+  /// Counts one loop iteration of the current run (loop ops call it before
+  /// each iteration); throws ResourceExhausted, naming `op` and
+  /// `condition`, past ExecutorOptions::max_loop_iterations.
+  void CountLoopIteration(const std::string& op, const std::string& condition);
   const ProgramDesc& program() const { return program_; }
   const KernelPreference& preference() const { return preference_; }
   platform::DeviceContextPool* contexts() const { return contexts_; }
@@ -223,6 +228,8 @@ class Executor {
   KernelPreference preference_;
   platform::DeviceContextPool* contexts_;
   ExecutorOptions options_;
+  // Loop iterations of the main-block run under way (CountLoopIteration).
+  int64_t loop_iterations_ = 0;
   RunStats stats_;
   // The contexts' budget, or one of the executor's own.
   std::shared_ptr<platform::CacheBudget> budget_;

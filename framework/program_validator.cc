@@ -99,16 +99,15 @@ class OpChecker {
                                     ", but the program's sub-blocks are 1 to ",
                                     program_.blocks.size() - 1, "."));
       }
-      // Paddle makes an op's sub-block a child of the op's block. With
-      // parents before children, that orders the calls: an op that ran its
-      // own block (or an ancestor) would recurse without end.
-      const int parent = program_.blocks[idx].parent_idx;
-      if (parent != block_idx_) {
+      // Paddle writes a sub-block after the block of the op that runs it
+      // (its parent_idx is not to be trusted: some of Paddle's own passes
+      // set every block's to 0). Requiring it orders the calls: an op that
+      // ran its own block, or an earlier one, could recurse without end.
+      if (idx <= block_idx_) {
         PADDLE_THROW(errors::InvalidArgument(
             "attribute '", name, "' names block ", idx,
-            ", whose parent is block ", parent,
-            "; an op's sub-block must be a child of block ", block_idx_,
-            ", the op's own."));
+            "; an op's sub-block comes after the op's own block, ", block_idx_,
+            "."));
       }
     }
   }
@@ -240,9 +239,12 @@ void CheckVar(const VarDesc& var) {
 
 void ValidateProgram(const ProgramDesc& program, const std::string& source) {
   const int blocks = static_cast<int>(program.blocks.size());
-  // Each block's depth below block 0: running a sub-block nests calls (and
-  // the executor's walks over sub-blocks recurse) once per level, so a
-  // chain of thousands of nested blocks would overflow the stack.
+  // How deep each block runs below block 0, along the ops that run
+  // sub-blocks: each level is a nested call (and the executor's walks over
+  // sub-blocks recurse once per level), so a chain of thousands of blocks
+  // that run the next would overflow the stack. Sub-blocks come after the
+  // block of the op that runs them (checked per op), so a block's depth is
+  // final before its own ops are read.
   std::vector<int> depth(blocks, 0);
   for (int b = 0; b < blocks; ++b) {
     const BlockDesc& block = program.blocks[b];
@@ -253,14 +255,6 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
         errors::InvalidArgument(where, " names parent block ", block.parent_idx,
                                 "; a block's parent comes before it (block 0 "
                                 "has none, -1)."));
-    if (b > 0) {
-      depth[b] = depth[block.parent_idx] + 1;
-      PADDLE_ENFORCE(depth[b] <= kMaxBlockDepth,
-                     errors::InvalidArgument(
-                         where, " lies ", depth[b],
-                         " blocks below the main block; programs nest at most ",
-                         kMaxBlockDepth, " deep."));
-    }
     for (const VarDesc& var : block.vars) {
       try {
         CheckVar(var);
@@ -272,6 +266,24 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
     for (size_t i = 0; i < block.ops.size(); ++i) {
       try {
         OpChecker(program, b, block.ops[i]).Check();
+        for (const auto& [name, attr] : block.ops[i].attrs) {
+          std::vector<int32_t> runs;
+          if (auto* one = std::get_if<BlockRef>(&attr))
+            runs.push_back(one->idx);
+          if (auto* list = std::get_if<std::vector<BlockRef>>(&attr)) {
+            for (const BlockRef& r : *list) runs.push_back(r.idx);
+          }
+          for (int32_t sub : runs) {
+            depth[sub] = std::max(depth[sub], depth[b] + 1);
+            PADDLE_ENFORCE(
+                depth[sub] <= kMaxBlockDepth,
+                errors::InvalidArgument(
+                    "attribute '", name, "' runs block ", sub, " ", depth[sub],
+                    " levels below the main block; programs nest "
+                    "at most ",
+                    kMaxBlockDepth, " deep."));
+          }
+        }
       } catch (const Exception& e) {
         platform::RethrowWithContext(e, source + ": op '" + block.ops[i].type +
                                             "' (#" + std::to_string(i) +

@@ -22,8 +22,8 @@ constexpr int kMaxBlockDepth = 64;
 /// Throws InvalidArgument naming `source`, the block, the op (type and
 /// index) or variable, the attribute and its value when:
 /// - a block's parent or a sub-block attribute points at no block, a
-///   sub-block is not a child of the block of the op that names it, or
-///   blocks nest more than kMaxBlockDepth deep;
+///   sub-block does not come after the block of the op that names it, or
+///   blocks run one another more than kMaxBlockDepth deep;
 /// - a variable declares more than kMaxRank dims, a dim below -1, or dims
 ///   whose element count overflows;
 /// - a registered op does not fit its definition (slots, attribute types,

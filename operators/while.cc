@@ -42,19 +42,11 @@ class WhileOp : public framework::OperatorBase {
 
     auto contexts = env.executor->ResolveBlock(block, &step);
     const auto& locals = program.blocks[block].vars;
-    const int64_t max_iterations = env.executor->options().max_loop_iterations;
-    for (int64_t iterations = 0;
-         cond_var->Get<framework::Tensor>().data<bool>()[0]; ++iterations) {
-      // A condition that never turns false (a hostile or broken program)
-      // ends the run with an error instead of holding its thread forever.
-      PADDLE_ENFORCE(
-          max_iterations <= 0 || iterations < max_iterations,
-          errors::ResourceExhausted(
-              "while: ", iterations, " iterations and its condition '",
-              Input("Condition"),
-              "' is still true: that is the most a loop may run "
-              "(Config::SetMaxLoopIterations; default ",
-              framework::ExecutorOptions::kDefaultMaxLoopIterations, ")."));
+    while (cond_var->Get<framework::Tensor>().data<bool>()[0]) {
+      // A condition that never turns false, or loops that nest to multiply
+      // (a hostile or broken program), end the run with an error instead
+      // of holding its thread forever.
+      env.executor->CountLoopIteration("while", Input("Condition"));
       // Each iteration starts from clean local state, as Paddle's
       // inference-mode while does.
       for (auto& var : locals) {

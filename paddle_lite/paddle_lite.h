@@ -173,10 +173,11 @@ class Config {
   /// The limits in force (defaults resolved).
   size_t max_tensor_bytes() const;
   size_t max_run_bytes() const;
-  /// The most iterations one run of a loop op (`while`) may make; past it
-  /// the run is a ResourceExhausted error naming the loop's condition, so
-  /// a program whose loop never ends (a hostile or broken model) cannot
-  /// hold the calling thread forever. Default 1048576; 0: no limit.
+  /// The most loop iterations (`while` bodies run) one Run() may make, all
+  /// its loops together; past it the run is a ResourceExhausted error
+  /// naming the loop's condition, so a program whose loop never ends, or
+  /// whose loops nest to multiply (a hostile or broken model), cannot hold
+  /// the calling thread forever. Default 1048576; 0: no limit.
   void SetMaxLoopIterations(int64_t iterations) {
     max_loop_iterations_ = iterations;
   }

@@ -402,6 +402,11 @@ PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
 PD_Status PD_ConfigSetMaxLoopIterations(PD_Config* config, int64_t iterations) {
   return Guard(__func__, [&] {
     NotNull(config, "config");
+    if (iterations < 0) {
+      Throw(ErrorCode::kInvalidArgument,
+            "PD_ConfigSetMaxLoopIterations: ", iterations,
+            "; the limit must be >= 0 (0: no limit).");
+    }
     config->config.SetMaxLoopIterations(iterations);
   });
 }

@@ -174,9 +174,10 @@ PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms);
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,
                                    size_t tensor_bytes,
                                    size_t run_bytes);
-/// The most iterations one run of a loop op may make
-/// (Config::SetMaxLoopIterations; default 1048576, 0: no limit); past it
-/// the run fails with PD_RESOURCE_EXHAUSTED. Since version 4.
+/// The most loop iterations one run may make, all its loops together
+/// (Config::SetMaxLoopIterations; default 1048576, 0: no limit, < 0
+/// refused); past it the run fails with PD_RESOURCE_EXHAUSTED. Since
+/// version 4.
 PD_Status PD_ConfigSetMaxLoopIterations(PD_Config* config, int64_t iterations);
 /// Where ops run: "cpu", "cuda:0" or a plugin's device such as "npu:1".
 PD_Status PD_ConfigSetDevice(PD_Config* config, const char* place);

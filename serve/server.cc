@@ -134,12 +134,18 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     if (!ParseModelConfig(*config_json, &config, &config_error)) {
       config_error = "the load request's config: " + config_error;
     }
-  } else if (std::error_code exists_ec; fs::exists(config_path, exists_ec)) {
-    std::ifstream file(config_path);
-    std::stringstream text;
-    text << file.rdbuf();
-    if (!ParseModelConfig(text.str(), &config, &config_error)) {
-      config_error = config_path.string() + ": " + config_error;
+  } else if (std::error_code config_ec; fs::exists(config_path, config_ec)) {
+    // Opened only when a regular file: a FIFO named config.json would
+    // block the open (and the polling thread) until a writer came.
+    if (!fs::is_regular_file(config_path, config_ec)) {
+      config_error = config_path.string() + ": not a regular file";
+    } else {
+      std::ifstream file(config_path);
+      std::stringstream text;
+      text << file.rdbuf();
+      if (!ParseModelConfig(text.str(), &config, &config_error)) {
+        config_error = config_path.string() + ": " + config_error;
+      }
     }
   }
   std::error_code ec;
@@ -166,6 +172,13 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
                  << " failed to load: " << loaded->error();
     }
     versions[std::stoll(version)] = std::move(loaded);
+  }
+  if (ec) {
+    // A listing that stopped early (EMFILE, EIO) must not pass for a model
+    // without the versions it missed: the load fails, and a model that
+    // serves serves on.
+    for (auto& [n, v] : versions) v->Stop();
+    versions.clear();
   }
   if (versions.empty()) {
     // Reported rather than dropped, so a typo in the layout is visible.
@@ -466,7 +479,10 @@ void InferenceServer::Retire(VersionMap* versions) {
       auto model = models_.find(v->name());
       replaced = model != models_.end() && model->second.count(n) != 0;
     }
-    if (!replaced) metrics_.Forget(v->name(), v->version());
+    // A version still held after the wait may still record requests.
+    if (!replaced && v.use_count() == 1) {
+      metrics_.Forget(v->name(), v->version());
+    }
   }
   versions->clear();
 }
@@ -506,17 +522,17 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
   constexpr int kMaxDepth = 16;
   const fs::path folder = fs::path(repository_) / model;
   FolderPrint print;
-  {
-    std::ifstream config(folder / "config.json", std::ios::binary);
-    if (config.is_open()) {
-      std::stringstream text;
-      text << config.rdbuf();
-      print.text += "config.json\n" + text.str() + "\n";
-    }
-  }
   std::error_code ec;
+  if (fs::is_regular_file(folder / "config.json", ec)) {
+    std::ifstream config(folder / "config.json", std::ios::binary);
+    std::stringstream text;
+    text << config.rdbuf();
+    print.text += "config.json\n" + text.str() + "\n";
+  } else {
+    print.text += "config.json " + PathIdentity(folder / "config.json") + "\n";
+  }
   std::vector<std::string> versions = SubFolders(folder, &ec);
-  if (ec) print.text += "unreadable: " + ec.message() + "\n";
+  if (ec) print.readable = false;
   versions.erase(
       std::remove_if(versions.begin(), versions.end(),
                      [](const std::string& v) { return !IsVersionName(v); }),
@@ -542,7 +558,7 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
     }
     std::sort(entries.begin(), entries.end());
     for (const std::string& e : entries) print.text += e + "\n";
-    if (walk_ec) print.text += "unreadable: " + walk_ec.message() + "\n";
+    if (walk_ec) print.readable = false;
   }
   return print;
 }
@@ -581,6 +597,13 @@ void InferenceServer::PollOnce() {
   std::lock_guard<std::mutex> control(control_mutex_);
   for (const auto& [name, print] : now) {
     if (PollStopping()) return;
+    // A listing that failed (a volume's passing error, EMFILE) says
+    // nothing about the model: it is looked at again at the next poll.
+    if (!print.readable) {
+      LOG_EVERY_N(WARNING, 10)
+          << "model '" << name << "': cannot read its folder; left as it is";
+      continue;
+    }
     auto known = fingerprints_.find(name);
     if (known != fingerprints_.end() && known->second == print.text) continue;
     // Recorded whatever follows: a model that fails is tried again once

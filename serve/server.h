@@ -157,6 +157,7 @@ class InferenceServer {
   struct FolderPrint {
     std::string text;
     bool has_versions = false;  // any numbered version folder
+    bool readable = true;       // every listing in it succeeded
   };
   FolderPrint Fingerprint(const std::string& model) const;
   // PollRepository's work, which may throw.

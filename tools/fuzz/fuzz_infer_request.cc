@@ -13,7 +13,8 @@
 // encoded back; an HTTP answer must be valid JSON. Shared memory is on,
 // with a region "r" of kRegionBytes registered (a POSIX shared-memory
 // object of this process, filled with 0.5f), for inputs and outputs to
-// name. Refusals are fine; a crash, a sanitizer report or a hang is a bug.
+// name (its object unlinked once registered). Refusals are fine; a crash, a
+// sanitizer report or a hang is a bug.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -43,7 +44,7 @@ using pdlite::serve::Status;
 using pdlite::serve::WireOptions;
 
 constexpr size_t kRegionBytes = 64 << 10;
-
+// The name of this process's shared-memory object.
 // This process's shared-memory object, unlinked at exit.
 const std::string& RegionKey() {
   static const std::string key =
@@ -63,6 +64,9 @@ void RegisterRegion(InferenceServer* server) {
   ::close(fd);
   if (!server->shared_memory().Register("r", RegionKey(), 0, kRegionBytes).ok())
     std::abort();
+  // The region keeps its descriptor: the name can go now, so that a crash
+  // leaves nothing in /dev/shm.
+  ::shm_unlink(RegionKey().c_str());
 }
 
 // The repository, made once per process: the demo model twice, with and
@@ -85,12 +89,11 @@ InferenceServer* Server() {
     auto* made = new InferenceServer(repo.string(), options);
     RegisterRegion(made);
     // At a normal exit (not a crash's): the workers joined, the
-    // repository and the shared-memory object removed.
+    // repository removed.
     std::atexit([] {
       Server()->Stop();
       delete Server();
       fs::remove_all(PDLITE_FUZZ_REPO_DIR);
-      ::shm_unlink(RegionKey().c_str());
     });
     return made;
   }();

@@ -323,6 +323,7 @@ static void TestModelSources(const Demo* demo) {
   CHECK(PD_ConfigSetMemoryLimits(config, 256 << 20, 512 << 20) == PD_OK);
   CHECK(PD_ConfigSetMaxLoopIterations(config, 1000) == PD_OK);
   CHECK(PD_ConfigSetMaxLoopIterations(NULL, 1000) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigSetMaxLoopIterations(config, -1) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetDevice(config, "cpu") == PD_OK);
   CHECK(PD_PredictorCreate(config, &predictor) == PD_OK);
   CHECK(predictor != NULL && RunAndRead(predictor, demo, got) &&

@@ -467,6 +467,37 @@ TEST(Executor, KernelErrorsNameTheOp) {
               ErrorCode::kPreconditionNotMet, {"'x'"});
 }
 
+// Blocks that each run the next one twice (two loops), 60 deep: preparing
+// walks the variables of every sub-block, and a walk that went into each
+// reference again would take 2^60 steps. It must take about 60.
+TEST(Executor, PreparesBlocksThatEachRunTheNextTwiceQuickly) {
+  ProgramBuilder b;
+  auto cond = b.AddInput("cond", DataType::kBool, {1});
+  auto x = b.AddInput("x", DataType::kFloat32, {1});
+  int block = 0;
+  for (int level = 0; level < 60; ++level) {
+    const int next = b.AddBlock(block);
+    for (int copy = 0; copy < 2; ++copy) {
+      b.AddOp("while", {{"X", {x}}, {"Condition", {cond}}}, {{"Out", {x}}},
+              {{"sub_block", BlockRef{next}}, {"is_test", true}}, block);
+    }
+    block = next;
+  }
+  b.AddOp("scale", {{"X", {x}}}, {{"Out", {x}}}, {{"scale", 2.0f}}, block);
+  b.AddOutput(x);
+  auto program = b.Build();
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
+  Executor executor(program, KernelPreference{}, &pool);
+  Scope scope;
+  auto* feeds = scope.Var("feed")->GetMutable<TensorList>();
+  feeds->push_back(MakeTensor<bool>({1}, {false}));
+  feeds->push_back(MakeTensor<float>({1}, {3.0f}));
+  executor.Run(0, &scope);
+  EXPECT_EQ(scope.FindVar("fetch")->Get<TensorList>()[0].data<float>()[0],
+            3.0f);
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite

@@ -119,14 +119,53 @@ TEST(WhileOp, ALoopThatNeverEndsIsStoppedAtTheLimit) {
   feeds->push_back(MakeTensor<float>({1}, {1.0f}));
   testing::ExpectError([&] { executor.Run(0, &scope); },
                        ErrorCode::kResourceExhausted,
-                       {"op 'while'", "100 iterations", "condition 'c'",
+                       {"op 'while'", "100 loop iterations", "condition 'c'",
                         "SetMaxLoopIterations"});
   // The same executor runs a loop that ends.
   feeds->clear();
   feeds->push_back(MakeTensor<bool>({1}, {false}));
   feeds->push_back(MakeTensor<float>({1}, {1.0f}));
   executor.Run(0, &scope);
-  EXPECT_EQ(framework::ExecutorOptions{}.max_loop_iterations, 1 << 20);
+}
+
+TEST(WhileOp, TheLimitCountsEveryLoopOfARunTogether) {
+  // Two loops of one program, each of 30 iterations: 60 in the run.
+  framework::ProgramBuilder b;
+  auto i = b.AddInput("i", DataType::kInt64, {1});
+  auto j = b.AddInput("j", DataType::kInt64, {1});
+  auto n = b.AddInput("n", DataType::kInt64, {1});
+  for (auto counter : {i, j}) {
+    auto cond = b.AddVar("cond_" + counter, DataType::kBool, {1});
+    b.AddOp("less_than", {{"X", {counter}}, {"Y", {n}}}, {{"Out", {cond}}});
+    int body = b.AddBlock(0);
+    b.AddOp("scale", {{"X", {counter}}}, {{"Out", {counter}}},
+            {{"scale", 1.0f}, {"bias", 1.0f}}, body);
+    b.AddOp("less_than", {{"X", {counter}}, {"Y", {n}}}, {{"Out", {cond}}}, {},
+            body);
+    b.AddOp("while", {{"X", {counter, n}}, {"Condition", {cond}}},
+            {{"Out", {counter}}},
+            {{"sub_block", framework::BlockRef{body}}, {"is_test", true}});
+  }
+  b.AddOutput(i);
+  b.AddOutput(j);
+  auto program = b.Build();
+  platform::DeviceContextPool pool(
+      platform::DeviceContextOptions::WithThreads(1));
+  auto run = [&](int64_t limit) {
+    framework::ExecutorOptions options;
+    options.max_loop_iterations = limit;
+    framework::Executor executor(program, framework::KernelPreference{}, &pool,
+                                 options);
+    framework::Scope scope;
+    auto* feeds = scope.Var("feed")->GetMutable<framework::TensorList>();
+    for (int64_t v : {0, 0, 30})
+      feeds->push_back(MakeTensor<int64_t>({1}, {v}));
+    executor.Run(0, &scope);
+  };
+  EXPECT_NO_THROW(run(60));
+  EXPECT_NO_THROW(run(0));  // no limit
+  testing::ExpectError([&] { run(59); }, ErrorCode::kResourceExhausted,
+                       {"59 loop iterations", "condition 'cond_j'"});
 }
 
 TEST(WhileOp, ConditionMustBeOneBool) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/program_builder.h"
+#include "framework/program_io.h"
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
@@ -28,6 +30,64 @@ std::string RunError(Predictor* p) {
     return e.what();
   }
   return "";
+}
+
+// A loop that adds 1 to `i` while i < n; fetches i.
+std::string CountingLoopProgram() {
+  using framework::DataType;
+  framework::ProgramBuilder b;
+  auto i = b.AddInput("i", DataType::kInt64, {1});
+  auto n = b.AddInput("n", DataType::kInt64, {1});
+  auto cond = b.AddVar("cond", DataType::kBool, {1});
+  b.AddOp("less_than", {{"X", {i}}, {"Y", {n}}}, {{"Out", {cond}}});
+  int body = b.AddBlock(0);
+  b.AddOp("scale", {{"X", {i}}}, {{"Out", {i}}},
+          {{"scale", 1.0f}, {"bias", 1.0f}}, body);
+  b.AddOp("less_than", {{"X", {i}}, {"Y", {n}}}, {{"Out", {cond}}}, {}, body);
+  b.AddOp("while", {{"X", {i, n}}, {"Condition", {cond}}}, {{"Out", {i}}},
+          {{"sub_block", framework::BlockRef{body}}, {"is_test", true}});
+  b.AddOutput(i);
+  return framework::SerializeProgramDesc(b.Build());
+}
+
+// Runs the counting loop to n; the error's text, "" when it ran.
+std::string CountTo(Predictor* p, int64_t n) {
+  auto names = p->GetInputNames();
+  for (const auto& name : names) {
+    auto in = p->GetInputHandle(name);
+    in->Reshape({1});
+    in->mutable_data<int64_t>()[0] = name == "n" ? n : 0;
+  }
+  try {
+    p->Run();
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    return e.what();
+  }
+  EXPECT_EQ(p->GetOutputHandle(p->GetOutputNames()[0])->data<int64_t>()[0], n);
+  return "";
+}
+
+TEST(LoopLimit, APredictorStopsALoopPastItsConfiguredIterations) {
+  const std::string program = CountingLoopProgram();
+  Config config;
+  config.SetModelBuffer(program.data(), program.size(), nullptr, 0);
+  EXPECT_EQ(config.max_loop_iterations(), 1 << 20);
+  config.SetMaxLoopIterations(50);
+  auto p = CreatePredictor(config);
+  EXPECT_EQ(CountTo(p.get(), 50), "");
+  const std::string error = CountTo(p.get(), 51);
+  EXPECT_NE(error.find("op 'while'"), std::string::npos) << error;
+  EXPECT_NE(error.find("50 loop iterations"), std::string::npos) << error;
+  EXPECT_NE(error.find("SetMaxLoopIterations"), std::string::npos) << error;
+  // The count is per run: the next run starts from zero.
+  EXPECT_EQ(CountTo(p.get(), 40), "");
+  EXPECT_EQ(CountTo(p.get(), 40), "");
+  // The default takes a loop of thousands.
+  Config by_default;
+  by_default.SetModelBuffer(program.data(), program.size(), nullptr, 0);
+  auto q = CreatePredictor(by_default);
+  EXPECT_EQ(CountTo(q.get(), 5000), "");
 }
 
 TEST(MemoryLimits, DefaultsAreFractionsOfPhysicalMemory) {
