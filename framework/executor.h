@@ -160,7 +160,6 @@ class Executor {
   void KeepHostPagesResident(size_t bytes);
 
   const RunStats& last_run_stats() const { return stats_; }
-  const ExecutorOptions& options() const { return options_; }
   /// Counts one loop iteration of the current run (loop ops call it before
   /// each iteration); throws ResourceExhausted, naming `op` and
   /// `condition`, past ExecutorOptions::max_loop_iterations.
