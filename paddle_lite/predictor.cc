@@ -6,6 +6,7 @@
 #include <deque>
 #include <dnnl.hpp>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -368,7 +369,8 @@ struct Predictor::Impl {
       return env == nullptr || std::string(env) != "0";
     }();
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
-                       preference.place.is_cpu() && ListsMkldnn();
+                       preference.place.is_cpu() && ListsMkldnn() &&
+                       !WritesAnInput();
     // PDLITE_NARROW_RUNS=1 or =0 decides over the Config (for A/B runs).
     static const int kNarrowEnv = [] {
       const char* env = std::getenv("PDLITE_NARROW_RUNS");
@@ -389,6 +391,25 @@ struct Predictor::Impl {
     const auto& libraries = config.kernel_libraries();
     return std::find(libraries.begin(), libraries.end(), "MKLDNN") !=
            libraries.end();
+  }
+
+  // Whether an op writes a variable the inputs are fed into (a while
+  // loop's counter, an op in place): the feeds share the caller's buffers,
+  // so a generic run that failed part way would have changed the inputs
+  // of the run tried again on the specialised kernels.
+  bool WritesAnInput() const {
+    const std::set<std::string> fed(feed_names.begin(), feed_names.end());
+    for (const auto& block : program->blocks) {
+      for (const auto& op : block.ops) {
+        if (op.type == "feed") continue;
+        for (const auto& [slot, args] : op.outputs) {
+          for (const auto& arg : args) {
+            if (fed.count(arg) != 0) return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   // Make-ahead needs it wanted, a CPU core the predictor's threads leave
@@ -1018,7 +1039,13 @@ void Predictor::Impl::Run() {
         routed->generic_replay_ms = ms;
       }
       return;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      // A limit (loop iterations, memory) holds on every path: the run
+      // fails once, rather than paying for it again.
+      const auto* error = dynamic_cast<const Exception*>(&e);
+      if (error != nullptr && error->code() == ErrorCode::kResourceExhausted) {
+        throw;
+      }
       // The plain kernels refused what the specialised ones may take: no
       // more generic runs, and this one again where it would have gone
       // (an input the model rejects fails there too, as it should).

@@ -342,6 +342,8 @@ int main(int argc, char** argv) {
     sigwait(&signals, &received);
     LOG(INFO) << "signal " << received
               << ": no new connections; answering those taken";
+    // First: not ready from now on, and an unload under way stops waiting.
+    server->BeginShutdown();
     http.Stop();
   });
   http.Serve();

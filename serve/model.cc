@@ -64,6 +64,12 @@ bool ParseModelConfig(const std::string& text,
       ok = integer(1, 1 << 20, &config->queue_limit);
     } else if (key == "timeout_ms") {
       ok = integer(0, int64_t{1} << 40, &config->timeout_ms);
+    } else if (key == "max_loop_iterations") {
+      ok = integer(0, int64_t{1} << 40, &config->max_loop_iterations);
+    } else if (key == "max_tensor_mb") {
+      ok = integer(0, int64_t{1} << 30, &config->max_tensor_mb);
+    } else if (key == "max_run_mb") {
+      ok = integer(0, int64_t{1} << 30, &config->max_run_mb);
     } else if (key == "device") {
       if (!value.is_string()) {
         *error = "\"device\" must be a string, got " + value.dump();
@@ -73,7 +79,8 @@ bool ParseModelConfig(const std::string& text,
     } else {
       *error = "unknown key \"" + key +
                "\" (known: instances, threads, device, max_batch_size, "
-               "batch_delay_us, queue_limit, timeout_ms)";
+               "batch_delay_us, queue_limit, timeout_ms, max_loop_iterations, "
+               "max_tensor_mb, max_run_mb)";
       return false;
     }
     if (!ok) return false;
@@ -123,6 +130,9 @@ ModelVersion::ModelVersion(std::string name,
     paddle_lite::Config pconfig(dir);
     pconfig.SetCpuThreads(config.threads);
     pconfig.SetDevice(config.device);
+    pconfig.SetMaxLoopIterations(config.max_loop_iterations);
+    pconfig.SetMemoryLimits(static_cast<size_t>(config.max_tensor_mb) << 20,
+                            static_cast<size_t>(config.max_run_mb) << 20);
     // A predictor makes new shapes' primitives ahead on a core its threads
     // leave free; here the instances together may use every core, and
     // under load that core serves requests.

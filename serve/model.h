@@ -31,6 +31,11 @@ struct ModelConfig {
   int64_t batch_delay_us = 0;
   int queue_limit = 64;
   int64_t timeout_ms = 0;  // 0: none
+  // The runtime's limits for a hostile or broken model (paddle_lite::Config
+  // SetMaxLoopIterations, SetMemoryLimits); 0 MB: the runtime's default.
+  int64_t max_loop_iterations = int64_t{1} << 20;  // 0: none
+  int64_t max_tensor_mb = 0;
+  int64_t max_run_mb = 0;
 };
 
 /// Parses config.json's text; false with `error` set on malformed JSON,

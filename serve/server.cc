@@ -197,7 +197,7 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
 InferenceServer::~InferenceServer() { Stop(); }
 
 bool InferenceServer::Ready() const {
-  if (stopping_) return false;
+  if (ShuttingDown()) return false;
   std::lock_guard<std::mutex> lock(models_mutex_);
   for (auto& [name, versions] : models_) {
     for (auto& [number, model] : versions) {
@@ -372,7 +372,7 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
                              "' is not a model name: a name is one folder of "
                              "the model repository");
   }
-  if (stopping_) {
+  if (ShuttingDown()) {
     return Status::Error(StatusCode::kUnavailable,
                          "model '" + model + "': the server is shutting down");
   }
@@ -383,13 +383,20 @@ Status InferenceServer::Load(const std::string& model,
                              const std::string& config_json) {
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
-  std::lock_guard<std::mutex> control(control_mutex_);
-  if (stopping_) return ModelControlAllowed(model);
-  return LoadLocked(model, config_json);
+  std::vector<VersionMap> retired;
+  Status status;
+  {
+    std::lock_guard<std::mutex> control(control_mutex_);
+    if (ShuttingDown()) return ModelControlAllowed(model);
+    status = LoadLocked(model, config_json, &retired);
+  }
+  Retire(&retired);
+  return status;
 }
 
 Status InferenceServer::LoadLocked(const std::string& model,
-                                   const std::string& config_json) {
+                                   const std::string& config_json,
+                                   std::vector<VersionMap>* retired) {
   std::error_code ec;
   const fs::path folder = fs::path(repository_) / model;
   if (!fs::is_directory(folder, ec)) {
@@ -441,7 +448,7 @@ Status InferenceServer::LoadLocked(const std::string& model,
       models_[model] = std::move(fresh);
     }
   }
-  Retire(&old);
+  if (!old.empty()) retired->push_back(std::move(old));
   if (!failed.empty()) {
     for (auto& [n, v] : fresh) v->Stop();
     return Status::Error(StatusCode::kInvalidArgument,
@@ -451,51 +458,71 @@ Status InferenceServer::LoadLocked(const std::string& model,
   return Status();
 }
 
-void InferenceServer::Retire(VersionMap* versions) {
+void InferenceServer::Retire(std::vector<VersionMap>* retired) {
+  if (retired->empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(retire_mutex_);
+    ++retiring_;
+  }
   // A request that found a version before it left models_ still hands
   // itself over: the version takes requests until it is the last holder's
   // (polled: loads and unloads are rare), and then answers what it
-  // queued. Stopping it at once would refuse those requests.
+  // queued. Stopping it at once would refuse those requests. In a
+  // shutdown it stops at once: its runs and its queue are still answered.
   const auto give_up = std::chrono::steady_clock::now() + kRetireWait;
-  for (auto& [n, v] : *versions) {
-    while (v.use_count() > 1 && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    if (v.use_count() > 1) {
-      LOG(WARNING) << "model '" << v->name() << "' version " << v->version()
-                   << ": still held after "
-                   << std::chrono::duration_cast<std::chrono::seconds>(
-                          kRetireWait)
-                          .count()
-                   << " s; stopped anyway";
-    }
-    v->Stop();
-    // Its metrics go with it, unless a version of the same number took its
-    // place (a reload): names and versions that come and go must not grow
-    // /metrics without bound.
-    bool replaced = false;
-    {
+  for (VersionMap& versions : *retired) {
+    for (auto& [n, v] : versions) {
+      while (v.use_count() > 1 && !ShuttingDown() &&
+             std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (v.use_count() > 1 && !ShuttingDown()) {
+        LOG(WARNING) << "model '" << v->name() << "' version " << v->version()
+                     << ": still held after "
+                     << std::chrono::duration_cast<std::chrono::seconds>(
+                            kRetireWait)
+                            .count()
+                     << " s; stopped anyway";
+      }
+      v->Stop();
+      // Its metrics go with it, unless a version of the same number took
+      // its place (a reload): names and versions that come and go must not
+      // grow /metrics without bound. Under the lock, so that a load that
+      // puts the number back meanwhile keeps its own counts. A version
+      // still held may still record requests: kept.
       std::lock_guard<std::mutex> lock(models_mutex_);
       auto model = models_.find(v->name());
-      replaced = model != models_.end() && model->second.count(n) != 0;
-    }
-    // A version still held after the wait may still record requests.
-    if (!replaced && v.use_count() == 1) {
-      metrics_.Forget(v->name(), v->version());
+      const bool replaced =
+          model != models_.end() && model->second.count(n) != 0;
+      if (!replaced && v.use_count() == 1) {
+        metrics_.Forget(v->name(), v->version());
+      }
     }
   }
-  versions->clear();
+  retired->clear();
+  {
+    std::lock_guard<std::mutex> lock(retire_mutex_);
+    --retiring_;
+  }
+  retire_done_.notify_all();
 }
 
 Status InferenceServer::Unload(const std::string& model) {
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
-  std::lock_guard<std::mutex> control(control_mutex_);
-  if (stopping_) return ModelControlAllowed(model);
-  return UnloadLocked(model);
+  std::vector<VersionMap> retired;
+  Status status;
+  {
+    std::lock_guard<std::mutex> control(control_mutex_);
+    if (ShuttingDown()) return ModelControlAllowed(model);
+    status = UnloadLocked(model, &retired);
+  }
+  Retire(&retired);
+  return status;
 }
 
-Status InferenceServer::UnloadLocked(const std::string& model) {
+Status InferenceServer::UnloadLocked(const std::string& model,
+                                     std::vector<VersionMap>* retired) {
   VersionMap old;
   {
     std::unique_lock<std::mutex> lock(models_mutex_);
@@ -508,7 +535,7 @@ Status InferenceServer::UnloadLocked(const std::string& model) {
     models_.erase(it);
     not_loaded_[model] = "unloaded";
   }
-  Retire(&old);
+  retired->push_back(std::move(old));
   LOG(INFO) << "model '" << model << "' unloaded";
   return Status();
 }
@@ -563,21 +590,22 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
   return print;
 }
 
-bool InferenceServer::PollStopping() const { return stopping_ || poll_stop_; }
-
 void InferenceServer::PollRepository() {
   if (options_.repository_poll.count() <= 0) return;
+  std::vector<VersionMap> retired;
   try {
-    PollOnce();
+    PollOnce(&retired);
   } catch (const std::exception& e) {
     // Memory running out, or a library that throws: the models serve on,
     // and the next poll tries again.
     LOG(ERROR) << "polling the model repository '" << repository_
                << "' failed: " << e.what();
   }
+  // Once control_mutex_ is released, so that Stop need not wait for it.
+  Retire(&retired);
 }
 
-void InferenceServer::PollOnce() {
+void InferenceServer::PollOnce(std::vector<VersionMap>* retired) {
   std::error_code ec;
   const std::vector<std::string> folders = SubFolders(repository_, &ec);
   if (ec) {
@@ -591,12 +619,12 @@ void InferenceServer::PollOnce() {
   // repository on a slow volume must not hold it.
   std::map<std::string, FolderPrint> now;
   for (const std::string& name : folders) {
-    if (PollStopping()) return;
+    if (ShuttingDown()) return;
     now[name] = Fingerprint(name);
   }
   std::lock_guard<std::mutex> control(control_mutex_);
   for (const auto& [name, print] : now) {
-    if (PollStopping()) return;
+    if (ShuttingDown()) return;
     // A listing that failed (a volume's passing error, EMFILE) says
     // nothing about the model: it is looked at again at the next poll.
     if (!print.readable) {
@@ -615,7 +643,7 @@ void InferenceServer::PollOnce() {
       // rather than served from versions no longer on disk.
       const std::string why = "no numbered version folder in " +
                               (fs::path(repository_) / name).string();
-      if (!added) UnloadLocked(name);
+      if (!added) UnloadLocked(name, retired);
       std::lock_guard<std::mutex> lock(models_mutex_);
       if (models_.count(name) == 0) not_loaded_[name] = why;
       LOG(WARNING) << "model '" << name << "': " << why;
@@ -623,7 +651,7 @@ void InferenceServer::PollOnce() {
     }
     LOG(INFO) << "model '" << name << "': " << (added ? "added" : "changed")
               << " in the repository; loading it";
-    Status status = LoadLocked(name, "");
+    Status status = LoadLocked(name, "", retired);
     if (!status.ok()) LOG(ERROR) << status.message;
   }
   for (auto it = fingerprints_.begin(); it != fingerprints_.end();) {
@@ -631,10 +659,10 @@ void InferenceServer::PollOnce() {
       ++it;
       continue;
     }
-    if (PollStopping()) return;
+    if (ShuttingDown()) return;
     LOG(INFO) << "model '" << it->first
               << "': removed from the repository; unloading it";
-    UnloadLocked(it->first);
+    UnloadLocked(it->first, retired);
     {
       // Gone from the repository: an unknown model from now on, so that
       // names that come and go leave nothing behind.
@@ -649,8 +677,8 @@ void InferenceServer::PollLoop() {
   std::unique_lock<std::mutex> lock(poll_mutex_);
   for (;;) {
     poll_wakeup_.wait_for(lock, options_.repository_poll,
-                          [this] { return poll_stop_.load(); });
-    if (poll_stop_) return;
+                          [this] { return shutting_down_.load(); });
+    if (shutting_down_) return;
     lock.unlock();
     PollRepository();
     lock.lock();
@@ -810,26 +838,36 @@ InferResponse InferenceServer::Infer(InferRequest request) {
   return future.get();
 }
 
-void InferenceServer::Stop() {
+void InferenceServer::BeginShutdown() {
   {
     // Under the mutex: the polling thread checks it before it waits.
     std::lock_guard<std::mutex> lock(poll_mutex_);
-    poll_stop_ = true;
+    shutting_down_ = true;
   }
   poll_wakeup_.notify_all();
+}
+
+void InferenceServer::Stop() {
+  BeginShutdown();
   // Joined before the models stop: a load it is doing finishes first.
   if (poller_.joinable()) poller_.join();
-  std::lock_guard<std::mutex> control(control_mutex_);
-  stopping_ = true;
-  std::vector<std::shared_ptr<ModelVersion>> all;
   {
-    std::lock_guard<std::mutex> lock(models_mutex_);
-    for (auto& [name, versions] : models_) {
-      for (auto& [n, model] : versions) all.push_back(model);
+    // A load under way finishes first; none starts after (ShuttingDown).
+    std::lock_guard<std::mutex> control(control_mutex_);
+    std::vector<std::shared_ptr<ModelVersion>> all;
+    {
+      std::lock_guard<std::mutex> lock(models_mutex_);
+      for (auto& [name, versions] : models_) {
+        for (auto& [n, model] : versions) all.push_back(model);
+      }
     }
+    // Outside the lock: lookups go on meanwhile, and are refused.
+    for (auto& model : all) model->Stop();
   }
-  // Outside the lock: lookups go on meanwhile, and are refused.
-  for (auto& model : all) model->Stop();
+  // An unload under way stops its versions at once now that the shutdown
+  // began; they must be stopped before the server is destroyed.
+  std::unique_lock<std::mutex> lock(retire_mutex_);
+  retire_done_.wait(lock, [this] { return retiring_ == 0; });
 }
 
 }  // namespace serve

@@ -128,7 +128,13 @@ class InferenceServer {
   /// polling thread does (tests call it to not wait for the next poll).
   void PollRepository();
 
-  /// Refuses new requests; answers those queued; joins the workers.
+  /// The start of a shutdown (SIGTERM), before the front ends drain: the
+  /// server is no longer ready, polling and model control stop, and a
+  /// version being unloaded stops waiting for requests still handing
+  /// themselves to it. Requests taken are still answered.
+  void BeginShutdown();
+  /// BeginShutdown, then refuses new requests, answers those queued, joins
+  /// the workers, and waits for every unload under way to end.
   void Stop();
 
   Metrics& metrics() { return metrics_; }
@@ -148,9 +154,14 @@ class InferenceServer {
                        const std::string* config_json,
                        std::string* no_version);
   Status ModelControlAllowed(const std::string& model) const;
-  // Load and Unload, once allowed; the caller holds control_mutex_.
-  Status LoadLocked(const std::string& model, const std::string& config_json);
-  Status UnloadLocked(const std::string& model);
+  // Load and Unload, once allowed; the caller holds control_mutex_. The
+  // versions they take out of models_ are added to `retired`, for the
+  // caller to Retire once it has released control_mutex_.
+  Status LoadLocked(const std::string& model,
+                    const std::string& config_json,
+                    std::vector<VersionMap>* retired);
+  Status UnloadLocked(const std::string& model,
+                      std::vector<VersionMap>* retired);
   // What PollRepository compares of a model folder: config.json's text,
   // and every entry under each numbered version folder (through
   // symlinks): where a symlink points, inode, type, size and times.
@@ -160,10 +171,11 @@ class InferenceServer {
     bool readable = true;       // every listing in it succeeded
   };
   FolderPrint Fingerprint(const std::string& model) const;
-  // PollRepository's work, which may throw.
-  void PollOnce();
-  // Whether a poll should stop where it is: the server is stopping.
-  bool PollStopping() const;
+  // PollRepository's work, which may throw; the versions it takes out of
+  // models_ go to `retired`.
+  void PollOnce(std::vector<VersionMap>* retired);
+  // Whether BeginShutdown (or Stop) was called.
+  bool ShuttingDown() const { return shutting_down_; }
   // The polling thread's loop, until Stop.
   void PollLoop();
   // Output name -> the region it is written to.
@@ -180,8 +192,10 @@ class InferenceServer {
       const RegionMap& regions,
       InferResponse* response);
   // Stops versions taken out of models_ once no request is still handing
-  // itself to them (at most kRetireWait), and releases them.
-  void Retire(VersionMap* versions);
+  // itself to them (at most kRetireWait, or until a shutdown begins), and
+  // releases them. Called without control_mutex_, so that a slow request
+  // of one model holds up neither the loads of others nor a shutdown.
+  void Retire(std::vector<VersionMap>* retired);
   static constexpr std::chrono::seconds kRetireWait{60};
 
   const std::string repository_;
@@ -197,13 +211,18 @@ class InferenceServer {
   // Why a model of the repository is not loaded: unloaded, or its last
   // load failed.
   std::map<std::string, std::string> not_loaded_;
-  std::atomic<bool> stopping_{false};
+  // Retire calls under way, which Stop waits for; under retire_mutex_.
+  int retiring_ = 0;
+  std::mutex retire_mutex_;
+  std::condition_variable retire_done_;
   // With repository_poll: each model folder's fingerprint when it was last
   // loaded (or found failing), under control_mutex_; and the thread.
   std::map<std::string, std::string> fingerprints_;
   std::mutex poll_mutex_;
   std::condition_variable poll_wakeup_;
-  std::atomic<bool> poll_stop_{false};
+  // Set by BeginShutdown, under poll_mutex_ (the polling thread checks it
+  // before it waits).
+  std::atomic<bool> shutting_down_{false};
   std::thread poller_;
 };
 

@@ -31,3 +31,6 @@ DECLARE_int32(samples);
 DECLARE_int64(seed);
 DECLARE_int32(stream_passes);
 DECLARE_int64(cache_mb);
+DECLARE_int64(max_loop_iterations);
+DECLARE_int64(max_tensor_mb);
+DECLARE_int64(max_run_mb);

@@ -52,6 +52,18 @@ DEFINE_int64(cache_mb,
              "bytes of every cache of the predictor together, in MB "
              "(plans, arena, oneDNN primitives, weights, scratch); -1: "
              "the default");
+DEFINE_int64(max_loop_iterations,
+             int64_t{1} << 20,
+             "`run`, `bench`: loop iterations one run may make, all its "
+             "loops together (0: no limit)");
+DEFINE_int64(max_tensor_mb,
+             0,
+             "`run`, `bench`: MB any one tensor may take (0: a quarter of "
+             "physical memory)");
+DEFINE_int64(max_run_mb,
+             0,
+             "`run`, `bench`: MB a run's tensors may take at once (0: half "
+             "of physical memory)");
 DEFINE_bool(json, false, "`bench`: print one JSON object");
 DEFINE_bool(profile, false, "`bench`: time every op, by type and kernel");
 DEFINE_int32(repeat, 1, "`run`: run this many times (checks each result)");
@@ -112,7 +124,11 @@ bench    times load, the first run and --iters runs (min, median, p90,
          latency of shapes seen for the first time and of shapes seen
          before, RSS and the bytes of each cache; then how much slower a
          shape's first sight is than its steady latency.
-run, bench: [--cache_mb MB] bounds all the predictor's caches together.
+run, bench: [--cache_mb MB] bounds all the predictor's caches together;
+         [--max-loop-iterations N] (default 1048576, 0: none),
+         [--max-tensor-mb MB] and [--max-run-mb MB] bound what one run of a
+         hostile or broken model may do: past them the run fails naming
+         the op or loop.
 serve    serves every model of DIR over the Open Inference Protocol
          (KServe v2, HTTP/REST and gRPC); runs pdlite_server, installed beside
          pdlite (docs/serving.md; `pdlite serve --help`).
@@ -206,6 +222,17 @@ int main(int argc, char** argv) {
   int rest_argc = static_cast<int>(rest.size());
   char** rest_argv = rest.data();
   gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, false);
+  if (FLAGS_max_loop_iterations < 0) {
+    return pdlite::Usage("--max-loop-iterations must be >= 0 (0: no limit)");
+  }
+  for (auto [flag, mb] :
+       {std::make_pair("--max-tensor-mb", FLAGS_max_tensor_mb),
+        std::make_pair("--max-run-mb", FLAGS_max_run_mb)}) {
+    if (mb < 0 || mb > (int64_t{1} << 30)) {
+      return pdlite::Usage(std::string(flag) +
+                           " must be in [0, 2^30] (0: the default)");
+    }
+  }
   if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
 
   if (command == "run") return pdlite::RunCommand(repeated);

@@ -323,6 +323,9 @@ paddle_lite::Config ConfigFromFlags() {
     config.SetCacheBudget(static_cast<size_t>(FLAGS_cache_mb) << 20);
   }
   config.SetGpuMemoryLimit(static_cast<size_t>(FLAGS_gpu_mem_mb) << 20);
+  config.SetMaxLoopIterations(FLAGS_max_loop_iterations);
+  config.SetMemoryLimits(static_cast<size_t>(FLAGS_max_tensor_mb) << 20,
+                         static_cast<size_t>(FLAGS_max_run_mb) << 20);
   config.EnableTF32(FLAGS_tf32);
   config.EnableCudnnExhaustiveSearch(FLAGS_cudnn_exhaustive_search);
   return config;

@@ -15,6 +15,7 @@
 #include "framework/npy.h"
 #include "serve/server.h"
 #include "unittests/test_utils/half_model.h"
+#include "unittests/test_utils/loop_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/scratch_dir.h"
 
@@ -250,6 +251,60 @@ TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
   EXPECT_EQ(r.status.code, StatusCode::kUnavailable);
   EXPECT_NE(r.status.message.find("is not ready"), std::string::npos);
   EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+}
+
+TensorData Int64(const std::string& name, int64_t value) {
+  TensorData t;
+  t.name = name;
+  t.type = DataType::INT64;
+  t.shape = {1};
+  t.bytes.assign(reinterpret_cast<const char*>(&value), sizeof(value));
+  return t;
+}
+
+// config.json bounds what one run of a hostile or broken model may do;
+// a request past a limit is refused (400) and the next one served.
+TEST(ServerCore, ConfigLimitsWhatOneRunOfAModelMayDo) {
+  paddle_lite::testing::ScratchDir loop_dir("loop_model");
+  paddle_lite::testing::SaveCountingLoopModel(loop_dir.path() + "/model");
+  Repository repo;
+  repo.Add("loop", loop_dir.path(), R"({"max_loop_iterations": 10})");
+  repo.Add("demo", DemoModelDir(), R"({"max_tensor_mb": 1})");
+  repo.Add("negative", DemoModelDir(), R"({"max_run_mb": -1})");
+  InferenceServer server(repo.path());
+  auto count_to = [&](int64_t n) {
+    InferRequest r;
+    r.model = "loop";
+    r.inputs.push_back(Int64("i", 0));
+    r.inputs.push_back(Int64("n", n));
+    return server.Infer(std::move(r));
+  };
+  InferResponse ten = count_to(10);
+  ASSERT_TRUE(ten.status.ok()) << ten.status.message;
+  int64_t counted = 0;
+  std::memcpy(&counted, ten.outputs.at(0).bytes.data(), sizeof(counted));
+  EXPECT_EQ(counted, 10);
+  InferResponse eleven = count_to(11);
+  EXPECT_EQ(eleven.status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(eleven.status.message.find("10 loop iterations"), std::string::npos)
+      << eleven.status.message;
+  EXPECT_TRUE(count_to(3).status.ok());
+  // 16x3x128x128 floats (3 MB) fit no tensor of 1 MB.
+  InferRequest big;
+  big.model = "demo";
+  big.inputs.push_back(Floats("x", {16, 3, 128, 128},
+                              std::vector<float>(16 * 3 * 128 * 128, 0.5f)));
+  InferResponse refused = server.Infer(std::move(big));
+  EXPECT_EQ(refused.status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status.message.find("limit for one tensor"),
+            std::string::npos)
+      << refused.status.message;
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("negative", "", &m).ok());
+  EXPECT_NE(m->error().find("\"max_run_mb\" must be an integer in [0,"),
+            std::string::npos)
+      << m->error();
 }
 
 TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
@@ -846,6 +901,44 @@ TEST(ServerCore, ThePollingThreadFindsAFolderAndStopsWithTheServer) {
   const auto start = std::chrono::steady_clock::now();
   server.reset();  // Stop joins the polling thread
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+// An unload waits for requests still handing themselves to the version
+// (here: a holder that never lets go). Meanwhile other models load and
+// unload, and a shutdown cuts the wait short rather than waiting out
+// kRetireWait.
+TEST(ServerCore, AnUnloadWaitingOnAHeldVersionHoldsUpNeitherLoadsNorStop) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  repo.Add("other", DemoModelDir());
+  auto server =
+      std::make_unique<InferenceServer>(repo.path(), ExplicitModelControl());
+  std::shared_ptr<const ModelVersion> held;
+  ASSERT_TRUE(server->Find("demo", "", &held).ok());
+  auto unload =
+      std::async(std::launch::async, [&] { return server->Unload("demo"); });
+  // Taken out of the repository at once, though not yet stopped.
+  for (int waited = 0; waited < kWaitMs; waited += 5) {
+    std::shared_ptr<const ModelVersion> m;
+    if (!server->Find("demo", "", &m).ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(unload.wait_for(std::chrono::milliseconds(100)),
+            std::future_status::timeout);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(server->Unload("other").ok());
+  EXPECT_TRUE(server->Load("other", "").ok());
+  EXPECT_TRUE(server->Infer(DemoRequest(1, 0, "other")).status.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(server->Ready());
+  server->BeginShutdown();
+  EXPECT_FALSE(server->Ready());
+  ASSERT_EQ(unload.wait_for(std::chrono::seconds(10)),
+            std::future_status::ready);
+  EXPECT_TRUE(unload.get().ok());
+  EXPECT_EQ(server->Load("other", "").code, StatusCode::kUnavailable);
+  server->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 // Clients keep sending while the model is unloaded and loaded again:

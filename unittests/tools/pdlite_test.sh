@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Command-line behaviour of pdlite: exit codes, usage, outputs written.
-#   pdlite_test.sh PDLITE SOURCE_DIR HALF_MODEL_DIR
-# (HALF_MODEL_DIR: unittests/test_utils/half_model.h's model, which
+#   pdlite_test.sh PDLITE SOURCE_DIR HALF_MODEL_DIR LOOP_MODEL_DIR
+# (the models of unittests/test_utils/half_model.h and loop_model.h, which
 # unittests/CMakeLists.txt writes into the build tree.)
 set -u
 pdlite="$1"
 demo="$2/models/demo_convnet"
 half="$3"
+loop="$4"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -125,6 +126,41 @@ PY
 then passed=$((passed + 1)); else
   echo "FAIL: run wrote sum16 not as <f2 or sumb16 not as <f4"
   failed=$((failed + 1)); fi
+
+# Limits on what one run may do (a hostile or broken model): the loop
+# model counts to n, and a 16x3x128x128 input makes the demo's first conv
+# output 4 MB.
+python3 - "$tmp/loop" "$tmp/big" <<'PY'
+import os, struct, sys
+def npy(path, descr, fmt, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (
+        descr, "(%s,)" % ", ".join(map(str, shape)))
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1") + data)
+loop, big = sys.argv[1], sys.argv[2]
+os.makedirs(loop)
+os.makedirs(big)
+npy(loop + "/input_i.npy", "<i8", "q", [1], struct.pack("<q", 0))
+npy(loop + "/input_n.npy", "<i8", "q", [1], struct.pack("<q", 60))
+npy(big + "/input_x.npy", "<f4", "f", [16, 3, 128, 128],
+    b"\0" * (16 * 3 * 128 * 128 * 4))
+PY
+expect 0 "int64 \[1\]  min 60" -- "$pdlite" run --model "$loop" --inputs "$tmp/loop" \
+  --max-loop-iterations 60
+expect 1 "ResourceExhausted: .*59 loop iterations" -- "$pdlite" run --model "$loop" \
+  --inputs "$tmp/loop" --max-loop-iterations 59
+expect 1 "ResourceExhausted: .*limit for one tensor" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/big" --max-tensor-mb 1
+expect 1 "ResourceExhausted: .*limit for a run's memory" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/big" --max-run-mb 4
+expect 0 "softmax.tmp_0: float32 \[16, 10\]" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/big" --max-tensor-mb 64 --max-run-mb 256
+expect 2 "--max-loop-iterations must be >= 0" -- "$pdlite" run --model "$loop" \
+  --inputs "$tmp/loop" --max-loop-iterations -1
+expect 2 "--max-run-mb must be in" -- "$pdlite" bench --model "$demo" \
+  --inputs "$demo" --max-run-mb -3
 
 echo "pdlite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
