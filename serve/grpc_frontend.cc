@@ -374,7 +374,8 @@ Status CheckRepositoryName(const std::string& name) {
 template <typename Request>
 Status CheckRepositoryCall(const Request& request,
                            bool load,
-                           std::string* config_json) {
+                           std::string* config_json,
+                           ModelFiles* files) {
   Status status = CheckRepositoryName(request.repository_name());
   if (!status.ok()) return status;
   std::vector<RepositoryParameter> parameters;
@@ -388,11 +389,15 @@ Status CheckRepositoryCall(const Request& request,
                inference::ModelRepositoryParameter::kStringParam) {
       p.kind = RepositoryParameter::Kind::kString;
       p.text = value.string_param();
+    } else if (value.parameter_choice_case() ==
+               inference::ModelRepositoryParameter::kBytesParam) {
+      p.kind = RepositoryParameter::Kind::kBytes;
+      p.text = value.bytes_param();
     }
     parameters.push_back(std::move(p));
   }
-  return CheckRepositoryParameters(request.model_name(), load, parameters,
-                                   config_json);
+  return CheckRepositoryParameters(request.model_name(), load,
+                                   std::move(parameters), config_json, files);
 }
 
 namespace {
@@ -656,9 +661,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::RepositoryModelLoadRequest& request,
                inference::RepositoryModelLoadResponse*) {
           std::string config;
-          Status status = CheckRepositoryCall(request, true, &config);
+          ModelFiles files;
+          Status status = CheckRepositoryCall(request, true, &config, &files);
           if (!status.ok()) return status;
-          return server_->Load(request.model_name(), config);
+          return server_->Load(request.model_name(), config, files);
         });
   }
 
@@ -672,7 +678,9 @@ class GrpcFrontend::Service final : public RawCallbackService {
         [this](const inference::RepositoryModelUnloadRequest& request,
                inference::RepositoryModelUnloadResponse*) {
           std::string unused;
-          Status status = CheckRepositoryCall(request, false, &unused);
+          ModelFiles no_files;
+          Status status =
+              CheckRepositoryCall(request, false, &unused, &no_files);
           if (!status.ok()) return status;
           return server_->Unload(request.model_name());
         });

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -271,6 +272,20 @@ Status ParseControlBody(const std::string& body,
   return Status();
 }
 
+// Base64 (RFC 4648, padded, as tritonclient sends a load's files) to
+// bytes, with GnuTLS's decoder (linked for TLS already).
+bool DecodeBase64(const std::string& text, std::string* bytes) {
+  if (text.size() > std::numeric_limits<unsigned int>::max()) return false;
+  const gnutls_datum_t in = {
+      reinterpret_cast<unsigned char*>(const_cast<char*>(text.data())),
+      static_cast<unsigned int>(text.size())};
+  gnutls_datum_t out = {nullptr, 0};
+  if (gnutls_base64_decode2(&in, &out) != 0) return false;
+  bytes->assign(reinterpret_cast<const char*>(out.data), out.size);
+  gnutls_free(out.data);
+  return true;
+}
+
 // Answers the model repository extension's calls.
 Reply RepositoryCall(InferenceServer* server,
                      const std::string& model,
@@ -310,19 +325,29 @@ Reply RepositoryCall(InferenceServer* server,
       p.key = key;
       if (value.is_boolean()) {
         p.kind = RepositoryParameter::Kind::kBool;
+      } else if (value.is_string() && key.rfind("file:", 0) == 0) {
+        // A file sent with a load: its bytes, in base64.
+        if (!DecodeBase64(value.get_ref<const std::string&>(), &p.text)) {
+          return ErrorReply(
+              Bad(what + ": \"" + key + "\" is not base64 (RFC 4648, padded)"));
+        }
+        p.kind = RepositoryParameter::Kind::kBytes;
       } else if (value.is_string()) {
         p.kind = RepositoryParameter::Kind::kString;
         p.text = value.get<std::string>();
       }
       parameters.push_back(std::move(p));
     }
+    // The parsed body, base64 and all, is no longer needed.
+    request = json();
   }
   std::string config;
-  status =
-      CheckRepositoryParameters(model, action == "load", parameters, &config);
+  ModelFiles files;
+  status = CheckRepositoryParameters(model, action == "load",
+                                     std::move(parameters), &config, &files);
   if (!status.ok()) return ErrorReply(status);
-  status =
-      action == "load" ? server->Load(model, config) : server->Unload(model);
+  status = action == "load" ? server->Load(model, config, files)
+                            : server->Unload(model);
   if (!status.ok()) return ErrorReply(status);
   return JsonReply(200, json::object());
 }

@@ -68,17 +68,17 @@ std::string PathIdentity(const fs::path& path) {
 }
 }  // namespace
 
-Status CheckRepositoryParameters(
-    const std::string& model,
-    bool load,
-    const std::vector<RepositoryParameter>& parameters,
-    std::string* config_json) {
+Status CheckRepositoryParameters(const std::string& model,
+                                 bool load,
+                                 std::vector<RepositoryParameter> parameters,
+                                 std::string* config_json,
+                                 ModelFiles* files) {
   using Kind = RepositoryParameter::Kind;
   const std::string what = "model '" + model + "': ";
   auto bad = [&](const std::string& why) {
     return Status::Error(StatusCode::kInvalidArgument, what + why);
   };
-  for (const RepositoryParameter& p : parameters) {
+  for (RepositoryParameter& p : parameters) {
     if (!load && p.key == "unload_dependents") {
       if (p.kind != Kind::kBool) {
         return bad("\"unload_dependents\" must be true or false");
@@ -89,13 +89,30 @@ Status CheckRepositoryParameters(
       }
       *config_json = p.text;
     } else if (load && p.key.rfind("file:", 0) == 0) {
-      return bad(
-          "loading a model from files sent with the request is not "
-          "supported; put them in the model repository");
+      if (p.kind != Kind::kBytes) {
+        return bad("\"" + p.key +
+                   "\" must hold the file's bytes (base64 over HTTP, "
+                   "bytes_param over gRPC)");
+      }
+      std::string why;
+      if (!SentFilePathOk(p.key.substr(5), &why)) {
+        return bad("\"" + p.key + "\": " + why);
+      }
+      if (files->size() >= kMaxSentFiles) {
+        return bad("a load may send at most " + std::to_string(kMaxSentFiles) +
+                   " files");
+      }
+      (*files)[p.key.substr(5)] = std::move(p.text);
     } else {
       return bad("unknown parameter \"" + p.key + "\" for " +
                  (load ? "load" : "unload"));
     }
+  }
+  if (!files->empty() && config_json->empty()) {
+    return bad(
+        "a load that sends files needs \"config\" too (config.json's JSON; "
+        "\"{}\" for the defaults): the model is loaded from the files "
+        "alone, not from its folder in the repository");
   }
   return Status();
 }
@@ -116,16 +133,18 @@ InferenceServer::InferenceServer(const std::string& repository,
     // Taken before loading: a file changed meanwhile is loaded again at
     // the next poll.
     if (polling) fingerprints_[name] = Fingerprint(name).text;
-    models_[name] = LoadModel(name, nullptr, nullptr);
+    models_[name] = LoadModel(name, (fs::path(repository) / name).string(),
+                              nullptr, nullptr);
   }
   if (polling) poller_ = std::thread([this] { PollLoop(); });
 }
 
 InferenceServer::VersionMap InferenceServer::LoadModel(
     const std::string& name,
+    const std::string& model_folder,
     const std::string* config_json,
     std::string* no_version) {
-  const fs::path folder = fs::path(repository_) / name;
+  const fs::path folder = model_folder;
   VersionMap versions;
   ModelConfig config;
   std::string config_error;
@@ -380,7 +399,8 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
 }
 
 Status InferenceServer::Load(const std::string& model,
-                             const std::string& config_json) {
+                             const std::string& config_json,
+                             const ModelFiles& files) {
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
   std::vector<VersionMap> retired;
@@ -388,7 +408,7 @@ Status InferenceServer::Load(const std::string& model,
   {
     std::lock_guard<std::mutex> control(control_mutex_);
     if (ShuttingDown()) return ModelControlAllowed(model);
-    status = LoadLocked(model, config_json, &retired);
+    status = LoadLocked(model, config_json, files, &retired);
   }
   Retire(&retired);
   return status;
@@ -396,10 +416,19 @@ Status InferenceServer::Load(const std::string& model,
 
 Status InferenceServer::LoadLocked(const std::string& model,
                                    const std::string& config_json,
+                                   const ModelFiles& files,
                                    std::vector<VersionMap>* retired) {
   std::error_code ec;
-  const fs::path folder = fs::path(repository_) / model;
-  if (!fs::is_directory(folder, ec)) {
+  fs::path folder = fs::path(repository_) / model;
+  const bool in_repository = fs::is_directory(folder, ec);
+  // The files a load sent, removed once loaded: the versions hold the
+  // model in memory.
+  std::unique_ptr<SentModelFolder> sent;
+  if (!files.empty()) {
+    Status written = SentModelFolder::Write(model, files, &sent);
+    if (!written.ok()) return written;
+    folder = sent->path();
+  } else if (!in_repository) {
     return Status::Error(StatusCode::kNotFound,
                          "model '" + model + "': no folder " + folder.string() +
                              " in the model repository");
@@ -408,7 +437,8 @@ Status InferenceServer::LoadLocked(const std::string& model,
   // placeholder version "0" is not a folder), else each failing version's.
   std::string failed;
   VersionMap fresh =
-      LoadModel(model, config_json.empty() ? nullptr : &config_json, &failed);
+      LoadModel(model, folder.string(),
+                config_json.empty() ? nullptr : &config_json, &failed);
   if (failed.empty()) {
     for (auto& [n, v] : fresh) {
       if (!v->ready()) {
@@ -417,6 +447,7 @@ Status InferenceServer::LoadLocked(const std::string& model,
       }
     }
   }
+  if (sent) failed = sent->AsSent(failed);
   VersionMap old;
   {
     std::unique_lock<std::mutex> lock(models_mutex_);
@@ -436,8 +467,14 @@ Status InferenceServer::LoadLocked(const std::string& model,
     if (!failed.empty()) {
       // Not served before: kept out, the reason recorded for the index,
       // so that one bad load does not make the server unready while its
-      // other models serve.
-      not_loaded_[model] = "its last load failed: " + failed;
+      // other models serve. A model that is no folder of the repository
+      // (its files were sent) leaves nothing: names that come and go must
+      // not grow the record.
+      if (in_repository) {
+        not_loaded_[model] = "its last load failed: " + failed;
+      } else {
+        not_loaded_.erase(model);
+      }
       if (it != models_.end()) {
         old = std::move(it->second);
         models_.erase(it);
@@ -523,6 +560,9 @@ Status InferenceServer::Unload(const std::string& model) {
 
 Status InferenceServer::UnloadLocked(const std::string& model,
                                      std::vector<VersionMap>* retired) {
+  std::error_code ec;
+  const bool in_repository =
+      fs::is_directory(fs::path(repository_) / model, ec);
   VersionMap old;
   {
     std::unique_lock<std::mutex> lock(models_mutex_);
@@ -533,7 +573,10 @@ Status InferenceServer::UnloadLocked(const std::string& model,
     }
     old = std::move(it->second);
     models_.erase(it);
-    not_loaded_[model] = "unloaded";
+    // Recorded for the index and later requests, unless the model is no
+    // folder of the repository (loaded from files sent): then it is
+    // unknown from now on, so that names that come and go leave nothing.
+    if (in_repository) not_loaded_[model] = "unloaded";
   }
   retired->push_back(std::move(old));
   LOG(INFO) << "model '" << model << "' unloaded";
@@ -651,7 +694,7 @@ void InferenceServer::PollOnce(std::vector<VersionMap>* retired) {
     }
     LOG(INFO) << "model '" << name << "': " << (added ? "added" : "changed")
               << " in the repository; loading it";
-    Status status = LoadLocked(name, "", retired);
+    Status status = LoadLocked(name, "", {}, retired);
     if (!status.ok()) LOG(ERROR) << status.message;
   }
   for (auto it = fingerprints_.begin(); it != fingerprints_.end();) {

@@ -15,6 +15,7 @@
 
 #include "serve/metrics.h"
 #include "serve/model.h"
+#include "serve/sent_files.h"
 #include "serve/shared_memory.h"
 #include "serve/types.h"
 
@@ -34,22 +35,26 @@ struct RepositoryEntry {
 
 /// A parameter of a load or unload call, as a front end decoded it.
 struct RepositoryParameter {
-  enum class Kind { kBool, kString, kOther };
+  enum class Kind { kBool, kString, kBytes, kOther };
   std::string key;
   Kind kind = Kind::kOther;
-  std::string text;  // the value, when a string
+  std::string text;  // the value, when a string or bytes
 };
 
 /// Checks a load's (`load`) or unload's parameters as Triton's clients send
-/// them: "config" (load; config.json's text, into `config_json`) and
-/// "unload_dependents" (unload; a bool, ignored: no model depends on
-/// another). "file:..." (files sent with the request) and any other key
-/// are refused, naming `model`.
-Status CheckRepositoryParameters(
-    const std::string& model,
-    bool load,
-    const std::vector<RepositoryParameter>& parameters,
-    std::string* config_json);
+/// them, naming `model` when one is wrong:
+///   "config" (load): config.json's text, into `config_json`;
+///   "file:<version>/<path>" (load; bytes, decoded from base64 over HTTP):
+///     a model file, into `files`; the model is then loaded from those
+///     files alone, and "config" must come too, as Triton asks;
+///   "unload_dependents" (unload): a bool, ignored (no model depends on
+///     another).
+/// Any other key is refused.
+Status CheckRepositoryParameters(const std::string& model,
+                                 bool load,
+                                 std::vector<RepositoryParameter> parameters,
+                                 std::string* config_json,
+                                 ModelFiles* files);
 
 struct ServerOptions {
   /// Whether clients may load and unload models (the protocol's model
@@ -117,10 +122,14 @@ class InferenceServer {
   /// entry per version loaded; `ready_only`: only the versions that serve.
   std::vector<RepositoryEntry> Index(bool ready_only) const;
   /// Loads DIR/<model> afresh: the versions found now, with its
-  /// config.json, or `config_json` (the same keys) when not empty. A model
-  /// that serves keeps serving until the new versions are ready, and
-  /// serves unchanged when any of them fails to load (the error says so).
-  Status Load(const std::string& model, const std::string& config_json);
+  /// config.json, or `config_json` (the same keys) when not empty. With
+  /// `files` (and `config_json`), loads them instead, as if they were the
+  /// model's folder, which need not exist. A model that serves keeps
+  /// serving until the new versions are ready, and serves unchanged when
+  /// any of them fails to load (the error says so).
+  Status Load(const std::string& model,
+              const std::string& config_json,
+              const ModelFiles& files = {});
   /// Stops serving `model`: new requests are refused as for an unknown
   /// model; those taken are answered first.
   Status Unload(const std::string& model);
@@ -147,10 +156,12 @@ class InferenceServer {
   std::shared_ptr<ModelVersion> FindShared(const std::string& model,
                                            const std::string& version,
                                            Status* status) const;
-  // Loads every version folder of DIR/<model>; `config_json` as in Load.
-  // Never empty: a model with no version folder gets a version "0" that is
-  // not ready, and the reason in `no_version` (when not null).
+  // Loads every version folder of `folder` (DIR/<model>, or the files a
+  // load sent) as `model`; `config_json` as in Load. Never empty: a model
+  // with no version folder gets a version "0" that is not ready, and the
+  // reason in `no_version` (when not null).
   VersionMap LoadModel(const std::string& model,
+                       const std::string& folder,
                        const std::string* config_json,
                        std::string* no_version);
   Status ModelControlAllowed(const std::string& model) const;
@@ -159,6 +170,7 @@ class InferenceServer {
   // caller to Retire once it has released control_mutex_.
   Status LoadLocked(const std::string& model,
                     const std::string& config_json,
+                    const ModelFiles& files,
                     std::vector<VersionMap>* retired);
   Status UnloadLocked(const std::string& model,
                       std::vector<VersionMap>* retired);

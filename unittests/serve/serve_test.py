@@ -1302,9 +1302,13 @@ def check_repository(server, repo):
     for what, path, payload, want_status, want_error in (
             ("unknown model", "/v2/repository/models/nope/load", "{}", 404,
              "no folder"),
-            ("files in the request", "/v2/repository/models/demo/load",
+            ("files without config", "/v2/repository/models/demo/load",
              json.dumps({"parameters": {"file:1/model.pdmodel": "eA=="}}),
-             400, "not supported"),
+             400, 'needs "config" too'),
+            ("a file not in base64", "/v2/repository/models/demo/load",
+             json.dumps({"parameters": {"config": "{}",
+                                        "file:1/model.pdmodel": "e!=="}}),
+             400, '"file:1/model.pdmodel" is not base64'),
             ("unknown parameter", "/v2/repository/models/demo/unload",
              json.dumps({"parameters": {"force": True}}), 400,
              'unknown parameter "force"'),
@@ -1330,6 +1334,89 @@ def check_repository(server, repo):
     hc.load_model("demo")
     R.check(hc.get_model_metadata("demo").get("versions") == ["1"],
             "repository: reloaded as at the start")
+    hc.close()
+    gc.close()
+
+
+def check_sent_files(server, temp_dir):
+    """A load that sends the model's files (Triton's "file:" parameters),
+    by tritonclient over HTTP (base64) and gRPC (bytes): the model serves
+    from them under a name of no repository folder, answers match the
+    references, bad paths are refused, and no file is left behind."""
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % server.grpc_port)
+
+    def files_of(folder, names, version):
+        out = {}
+        for name in names:
+            with open(os.path.join(folder, name), "rb") as f:
+                out["file:%s/%s" % (version, os.path.basename(name))] = f.read()
+        return out
+
+    def left_behind():
+        return [n for n in os.listdir(temp_dir) if n.startswith("pdlite-load-")]
+
+    x, y = demo_data()
+    hc.load_model("sent_demo", config="{}", files=files_of(
+        DEMO, ["model.pdmodel", "model.pdiparams"], 1))
+    inp = httpclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x, binary_data=True)
+    res = hc.infer("sent_demo", [inp])
+    ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+    R.check(ok, "sent files: HTTP load of the demo's files, infer matches "
+            "its reference", why)
+    cls_dir = os.path.join(MODELS, "ppocr_cls_mobile_v2")
+    if os.path.isdir(cls_dir):
+        gc.load_model("sent_cls", config=json.dumps({"instances": 2}),
+                      files=files_of(cls_dir, ["inference.pdmodel",
+                                               "inference.pdiparams"], 7))
+        meta = gc.get_model_metadata("sent_cls", as_json=True)
+        R.check(meta.get("versions") == ["7"],
+                "sent files: gRPC load serves the version sent", str(meta))
+        xc = np.load(ref_file(cls_dir, "input", "x"))
+        out_name = meta["outputs"][0]["name"]
+        ginp = grpcclient.InferInput("x", list(xc.shape), "FP32")
+        ginp.set_data_from_numpy(xc)
+        got = gc.infer("sent_cls", [ginp]).as_numpy(out_name)
+        ok, why = close(got, np.load(ref_file(cls_dir, "expected", out_name)))
+        R.check(ok, "sent files: gRPC load of ppocr_cls_mobile_v2's files, "
+                "infer matches its reference", why)
+        gc.unload_model("sent_cls")
+    for path, why in (("../x", "is not a version number"),
+                      ("1/../../x", "neither empty, '.' nor '..'"),
+                      ("/etc/passwd", "is not a version number"),
+                      ("model.pdmodel", "in a numbered version folder")):
+        code, message = grpc_error(lambda: gc.load_model(
+            "sent_bad", config="{}", files={"file:" + path: b"x"}))
+        R.check(code == "StatusCode.INVALID_ARGUMENT" and why in message,
+                "sent files: gRPC path %r refused" % path,
+                "%s %r" % (code, message))
+    status, _, got = request(server.port, "POST",
+                             "/v2/repository/models/sent_bad/load",
+                             json.dumps({"parameters": {
+                                 "config": "{}",
+                                 "file:1/model.pdmodel": "bm90IGEgbW9kZWw="}}))
+    R.check(status == 400 and "file:1/model.pdmodel: not a PaddlePaddle" in
+            error_of(got) and temp_dir not in error_of(got),
+            "sent files: a broken file's error names it as sent",
+            "%s %r" % (status, got[:300]))
+    index = hc.get_model_repository_index()
+    R.check({"name": "sent_demo", "version": "1", "state": "READY"} in index
+            and not any(m["name"] in ("sent_cls", "sent_bad")
+                        for m in index),
+            "sent files: the index lists what serves, not what was unloaded "
+            "or failed", str(index))
+    hc.unload_model("sent_demo")
+    status, _, got = request(server.port, "GET", "/v2/models/sent_demo")
+    R.check(status == 404 and "unloaded" not in error_of(got),
+            "sent files: unloaded, an unknown model",
+            "%s %r" % (status, got[:300]))
+    R.check(not left_behind(), "sent files: none left in $TMPDIR",
+            str(left_behind()))
     hc.close()
     gc.close()
 
@@ -2017,10 +2104,14 @@ def main():
         os.symlink(DEMO, os.path.join(repo_b, "slow", "1"))
         with open(os.path.join(repo_b, "slow", "config.json"), "w") as f:
             json.dump({"max_batch_size": 64, "batch_delay_us": 1500000}, f)
-        # A wait policy the caller set is kept.
+        # A wait policy the caller set is kept. Its own $TMPDIR, where the
+        # files a load sends are written, to see that none stay.
+        b_temp = os.path.join(tmp, "b_temp")
+        os.makedirs(b_temp)
         b = Server([args.pdlite, "serve"], repo_b, os.path.join(tmp, "b.log"),
                    ["--model-control-mode", "explicit"],
-                   env=dict(openmp_unset, OMP_WAIT_POLICY="PASSIVE"))
+                   env=dict(openmp_unset, OMP_WAIT_POLICY="PASSIVE",
+                            TMPDIR=b_temp))
         servers.append(b)
         check_openmp_wait_policy(b, "PASSIVE", None)
         status, _, _ = request(b.port, "GET", "/v2/health/ready")
@@ -2030,6 +2121,7 @@ def main():
         check_timeout(b.port)
         check_grpc_timeout(b.grpc_port, b.port)
         check_repository(b, repo_b)
+        check_sent_files(b, b_temp)
         check_shared_memory_off(b.port, b.grpc_port)
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset, servers)

@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -765,6 +767,157 @@ TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
                 "model 'empty' failed to load: no numbered version folder"),
             std::string::npos)
       << status.message;
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The demo model's files as a load sends them, under each of `versions`.
+ModelFiles DemoFiles(std::initializer_list<const char*> versions) {
+  ModelFiles files;
+  for (const char* v : versions) {
+    for (const char* name : {"model.pdmodel", "model.pdiparams"}) {
+      files[std::string(v) + "/" + name] =
+          FileBytes(DemoModelDir() + "/" + name);
+    }
+  }
+  return files;
+}
+
+// Sets $TMPDIR (where a load writes the files it was sent) for one test.
+class TemporaryFolderOfTheTest {
+ public:
+  TemporaryFolderOfTheTest() : dir_("sent_files") {
+    setenv("TMPDIR", dir_.path().c_str(), 1);
+  }
+  ~TemporaryFolderOfTheTest() { unsetenv("TMPDIR"); }
+  const std::string& path() const { return dir_.path(); }
+  // No folder of sent files is left (the test's other scratch folders may
+  // be there too).
+  bool Empty() const {
+    for (const auto& entry : fs::directory_iterator(dir_.path())) {
+      if (entry.path().filename().string().rfind("pdlite-load-", 0) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  paddle_lite::testing::ScratchDir dir_;
+};
+
+// Triton's load with "file:" parameters: the model is loaded from the
+// files sent, under any name, and they are removed once loaded.
+TEST(ServerCore, LoadsAModelFromTheFilesALoadSends) {
+  TemporaryFolderOfTheTest temp;
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  const std::vector<float> expected =
+      AsFloats(server.Infer(DemoRequest(1, 0)).outputs.at(0));
+  ASSERT_TRUE(server.Load("sent", "{}", DemoFiles({"1", "2"})).ok());
+  EXPECT_TRUE(temp.Empty());
+  EXPECT_EQ(server.Versions("sent"), (std::vector<std::string>{"1", "2"}));
+  for (const char* version : {"1", "2"}) {
+    InferRequest r = DemoRequest(1, 0, "sent");
+    r.version = version;
+    InferResponse answer = server.Infer(std::move(r));
+    ASSERT_TRUE(answer.status.ok()) << answer.status.message;
+    EXPECT_EQ(AsFloats(answer.outputs.at(0)), expected);
+  }
+  EXPECT_EQ(IndexText(server, true),
+            "demo/1/READY/\nsent/1/READY/\nsent/2/READY/\n");
+  // A model of the repository reloaded from files serves those versions.
+  ASSERT_TRUE(
+      server.Load("demo", R"({"instances": 2})", DemoFiles({"3"})).ok());
+  EXPECT_EQ(server.Versions("demo"), (std::vector<std::string>{"3"}));
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  // A model that is no folder of the repository leaves nothing behind
+  // once unloaded: an unknown model.
+  ASSERT_TRUE(server.Unload("sent").ok());
+  InferResponse gone = server.Infer(DemoRequest(1, 0, "sent"));
+  EXPECT_EQ(gone.status.code, StatusCode::kNotFound);
+  EXPECT_EQ(gone.status.message.find("unloaded"), std::string::npos)
+      << gone.status.message;
+  EXPECT_EQ(IndexText(server, false), "demo/3/READY/\n");
+  EXPECT_TRUE(temp.Empty());
+}
+
+TEST(ServerCore, AFailedLoadOfSentFilesNamesThemAsSent) {
+  TemporaryFolderOfTheTest temp;
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  ModelFiles broken = DemoFiles({"1"});
+  broken["1/model.pdmodel"] = "not a program";
+  Status failed = server.Load("broken", "{}", broken);
+  EXPECT_EQ(failed.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(failed.message.find("file:1/model.pdmodel"), std::string::npos)
+      << failed.message;
+  EXPECT_EQ(failed.message.find(temp.path()), std::string::npos)
+      << failed.message;
+  // A model that serves serves on when its files fail.
+  EXPECT_EQ(server.Load("demo", "{}", broken).code,
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  // A file that is also another's folder.
+  Status clash = server.Load("clash", "{}", {{"1/a", "x"}, {"1/a/b", "y"}});
+  EXPECT_EQ(clash.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(clash.message.find("also a folder of another"), std::string::npos)
+      << clash.message;
+  EXPECT_EQ(IndexText(server, false), "demo/1/READY/\n");
+  EXPECT_TRUE(temp.Empty());
+}
+
+// The paths of "file:" parameters cannot leave the folder they are
+// written to, and files come with "config", as Triton asks.
+TEST(ServerCore, SentFilePathsAreCheckedBeforeAnythingIsWritten) {
+  using Kind = RepositoryParameter::Kind;
+  auto check = [](std::vector<RepositoryParameter> parameters) {
+    std::string config;
+    ModelFiles files;
+    Status status = CheckRepositoryParameters("m", true, std::move(parameters),
+                                              &config, &files);
+    return std::make_pair(status, files);
+  };
+  const RepositoryParameter config{"config", Kind::kString, "{}"};
+  for (const char* path :
+       {"../x", "1/../x", "1/../../etc/passwd", "/etc/passwd", "1", "1/",
+        "model.pdmodel", "1//a", "1/./a", "a/b", "-1/a", "1/a\nb"}) {
+    auto [status, files] =
+        check({config, {std::string("file:") + path, Kind::kBytes, "x"}});
+    EXPECT_EQ(status.code, StatusCode::kInvalidArgument) << path;
+    EXPECT_NE(status.message.find("\"file:" + std::string(path) + "\""),
+              std::string::npos)
+        << status.message;
+    EXPECT_TRUE(files.empty()) << path;
+  }
+  auto [long_name, none] =
+      check({config, {"file:1/" + std::string(256, 'a'), Kind::kBytes, "x"}});
+  EXPECT_NE(long_name.message.find("longer than 255 bytes"), std::string::npos)
+      << long_name.message;
+  auto [text, none2] = check({config, {"file:1/a", Kind::kString, "x"}});
+  EXPECT_NE(text.message.find("must hold the file's bytes"), std::string::npos)
+      << text.message;
+  auto [no_config, none3] = check({{"file:1/a", Kind::kBytes, "x"}});
+  EXPECT_NE(no_config.message.find("needs \"config\" too"), std::string::npos)
+      << no_config.message;
+  std::vector<RepositoryParameter> many = {config};
+  for (size_t i = 0; i <= kMaxSentFiles; ++i) {
+    many.push_back({"file:1/f" + std::to_string(i), Kind::kBytes, "x"});
+  }
+  auto [too_many, none4] = check(many);
+  EXPECT_NE(too_many.message.find("at most 1000 files"), std::string::npos)
+      << too_many.message;
+  auto [ok, files] =
+      check({config, {"file:12/sub/model.pdmodel", Kind::kBytes, "bytes"}});
+  EXPECT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(files, (ModelFiles{{"12/sub/model.pdmodel", "bytes"}}));
 }
 
 TEST(ServerCore, PollingLoadsAddedAndChangedFoldersAndUnloadsRemovedOnes) {
