@@ -34,10 +34,10 @@ packages=(
   # server), cpp-httplib (the benchmark's load client), nlohmann-json,
   # simdjson (request bodies), gRPC with its protoc plugin, GnuTLS (which
   # libmicrohttpd serves HTTPS with; the server checks client certificates
-  # with it); its test also talks to it with curl, and makes throwaway TLS
-  # certificates with openssl
+  # with it), zlib (compressed bodies); its test also talks to it with curl,
+  # and makes throwaway TLS certificates with openssl
   libmicrohttpd-dev libcpp-httplib-dev nlohmann-json3-dev libsimdjson-dev
-  libgrpc++-dev protobuf-compiler-grpc libgnutls28-dev curl openssl
+  libgrpc++-dev protobuf-compiler-grpc libgnutls28-dev zlib1g-dev curl openssl
   ${extra[@]+"${extra[@]}"}
   "$@"
 )

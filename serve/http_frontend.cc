@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "serve/http_compression.h"
+
 namespace pdlite {
 namespace serve {
 
@@ -456,6 +458,8 @@ struct HttpFrontend::Exchange {
   int status = 0;
   size_t in_bytes = 0;
   size_t out_bytes = 0;
+  // The coding the client accepts its answer in (Accept-Encoding).
+  BodyCoding answer_coding = BodyCoding::kIdentity;
 };
 
 // libmicrohttpd's callbacks, with the frontend as their closure.
@@ -507,6 +511,8 @@ struct HttpFrontend::Callbacks {
               ->socket_context);
       exchange->body = &state->body;
       exchange->body->clear();
+      exchange->answer_coding =
+          AnswerCoding(Header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING));
       *request_context = exchange;
       if (!self->options_.tls_client_ca_pem.empty()) {
         if (!state->client_checked) {
@@ -563,6 +569,39 @@ struct HttpFrontend::Callbacks {
     if (exchange->too_large) {
       return Send(self, connection, exchange, TooLarge(self));
     }
+    // A compressed body (tritonclient's request_compression_algorithm),
+    // decompressed under the same limit: a small body may expand without
+    // bound.
+    const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
+    BodyCoding coding = BodyCoding::kIdentity;
+    if (!ParseContentEncoding(encoding, &coding)) {
+      Reply r;
+      r.status = 415;
+      r.body = ErrorBody(std::string("Content-Encoding '") + encoding +
+                         "' is not one this server reads: gzip, deflate or "
+                         "identity");
+      return Send(self, connection, exchange, std::move(r));
+    }
+    if (coding != BodyCoding::kIdentity) {
+      std::string inflated;
+      bool too_large = false;
+      const Status inflate =
+          Inflate(coding, *exchange->body, self->options_.max_body_bytes,
+                  kBodyPaddingBytes, &inflated, &too_large);
+      if (too_large) {
+        Reply r = TooLarge(self);
+        r.body = ErrorBody("the request body, decompressed (" +
+                           std::string(CodingName(coding)) +
+                           "), is over the limit of " +
+                           std::to_string(self->options_.max_body_bytes) +
+                           " bytes (--max-body-mb)");
+        return Send(self, connection, exchange, std::move(r));
+      }
+      if (!inflate.ok()) {
+        return Send(self, connection, exchange, ErrorReply(inflate));
+      }
+      exchange->body->swap(inflated);
+    }
     // Nothing may be thrown into libmicrohttpd, a C library: whatever is
     // thrown answers this request with a 500, the server goes on.
     Reply reply;
@@ -618,6 +657,20 @@ struct HttpFrontend::Callbacks {
                          Exchange* exchange,
                          Reply reply) {
     exchange->status = reply.status;
+    // In the coding the client accepts (tritonclient's
+    // response_compression_algorithm); Inference-Header-Content-Length
+    // still counts the JSON before compression, as Triton's does.
+    const char* answer_coding = nullptr;
+    if (exchange->answer_coding != BodyCoding::kIdentity &&
+        !reply.body.empty() && reply.body.size() < (size_t{1} << 30)) {
+      try {
+        reply.body = Compress(exchange->answer_coding, reply.body);
+        answer_coding = CodingName(exchange->answer_coding);
+      } catch (const std::exception& e) {
+        // zlib without memory: the answer goes out as it is.
+        LOG_EVERY_N(WARNING, 100) << e.what();
+      }
+    }
     exchange->out_bytes = reply.body.size();
     // The answer's bytes are handed over, not copied.
     auto* owned = new std::string(std::move(reply.body));
@@ -634,6 +687,12 @@ struct HttpFrontend::Callbacks {
     if (reply.header_length >= 0) {
       MHD_add_response_header(response, "Inference-Header-Content-Length",
                               std::to_string(reply.header_length).c_str());
+    }
+    if (answer_coding != nullptr) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_ENCODING,
+                              answer_coding);
+      MHD_add_response_header(response, MHD_HTTP_HEADER_VARY,
+                              MHD_HTTP_HEADER_ACCEPT_ENCODING);
     }
     // Once stopping, clients are told to send nothing more on a
     // connection.

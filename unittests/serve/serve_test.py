@@ -308,6 +308,58 @@ def check_infer_demo(port, client, httpclient):
             "demo JSON infer with nested data", body[:300])
 
 
+def check_compression(port, client, httpclient):
+    """Compressed bodies as tritonclient sends and asks for them
+    (request_compression_algorithm, response_compression_algorithm), and
+    what is refused: a coding the server does not read (415), data that
+    does not decompress (400), a body that expands past --max-body-mb
+    (413, here 8 MB)."""
+    import gzip
+    import zlib
+    x, y = demo_data()
+    for binary in (True, False):
+        for sent in (None, "gzip", "deflate"):
+            for asked in (None, "gzip", "deflate"):
+                inp = httpclient.InferInput("x", list(x.shape), "FP32")
+                inp.set_data_from_numpy(x, binary_data=binary)
+                out = httpclient.InferRequestedOutput("softmax.tmp_0",
+                                                      binary_data=binary)
+                res = client.infer("demo", [inp], outputs=[out],
+                                   request_compression_algorithm=sent,
+                                   response_compression_algorithm=asked)
+                ok, why = close(res.as_numpy("softmax.tmp_0"), y)
+                R.check(ok, "compression: demo infer, binary %s, sent %s, "
+                        "answer asked in %s" % (binary, sent, asked), why)
+    payload = json.dumps({"inputs": [{"name": "x", "shape": list(x.shape),
+                                      "datatype": "FP32",
+                                      "data": x.flatten().tolist()}]})
+    status, headers, body = request(
+        port, "POST", "/v2/models/demo/infer", gzip.compress(payload.encode()),
+        {"Content-Encoding": "gzip", "Accept-Encoding": "deflate, gzip;q=0"})
+    ok = status == 200 and headers.get("Content-Encoding") == "deflate"
+    if ok:
+        o = json.loads(zlib.decompress(body))["outputs"][0]
+        import numpy as np
+        ok, why = close(np.array(o["data"]).reshape(o["shape"]), y)
+    R.check(ok, "compression: gzip in, deflate out (gzip refused with q=0)",
+            "%s %s %r" % (status, headers, body[:200]))
+    for what, data, headers, want_status, want in (
+            ("a coding it does not read", payload, {"Content-Encoding": "br"},
+             415, "Content-Encoding 'br' is not one this server reads"),
+            ("gzip that is not", payload, {"Content-Encoding": "gzip"}, 400,
+             "does not decompress as gzip"),
+            ("gzip cut short", gzip.compress(payload.encode())[:100],
+             {"Content-Encoding": "gzip"}, 400, "the data ends early"),
+            ("a body that expands past --max-body-mb",
+             gzip.compress(b" " * (9 << 20), compresslevel=9),
+             {"Content-Encoding": "gzip"}, 413, "decompressed (gzip)")):
+        status, _, got = request(port, "POST", "/v2/models/demo/infer", data,
+                                 headers)
+        R.check(status == want_status and want in error_of(got),
+                "compression refused: %s -> %d" % (what, want_status),
+                "%s %r" % (status, got[:300]))
+
+
 def check_half_precision(port, grpc_port, client, httpclient):
     """FP16 and BF16 over HTTP (JSON and binary) and gRPC, on the model of
     unittests/test_utils/half_model.h: sum = 2 * x16 + xb16, as FP32, FP16
@@ -2073,6 +2125,7 @@ def main():
         check_openmp_wait_policy(a, "ACTIVE", "20000")
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
+        check_compression(a.port, client, httpclient)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_keep_alive(a.port)
         check_curl(a.port, tmp)

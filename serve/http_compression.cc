@@ -1,0 +1,197 @@
+#include "serve/http_compression.h"
+
+#include <strings.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace pdlite {
+namespace serve {
+
+namespace {
+
+// zlib's windowBits for each coding: gzip's wrapper, zlib's, or none.
+constexpr int kGzipWindow = 15 + 16;
+constexpr int kZlibWindow = 15;
+constexpr int kRawWindow = -15;
+
+// The text of `value` from `begin` to `end`, spaces and tabs trimmed.
+std::string Trimmed(const char* begin, const char* end) {
+  while (begin < end && (*begin == ' ' || *begin == '\t')) ++begin;
+  while (end > begin && (end[-1] == ' ' || end[-1] == '\t')) --end;
+  return std::string(begin, end);
+}
+
+// Inflates with zlib's `window`; Z_OK when all of `in` was one complete
+// stream, else zlib's error.
+int InflateWith(int window,
+                const std::string& in,
+                size_t max_bytes,
+                std::string* out,
+                bool* too_large) {
+  z_stream stream{};
+  if (inflateInit2(&stream, window) != Z_OK) return Z_MEM_ERROR;
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.avail_in = 0;
+  size_t fed = 0;
+  int rc = Z_OK;
+  char chunk[64 << 10];
+  while (rc == Z_OK) {
+    // zlib counts in 32 bits: large inputs are fed a piece at a time.
+    if (stream.avail_in == 0 && fed < in.size()) {
+      const size_t piece = std::min<size_t>(in.size() - fed, 1u << 30);
+      stream.next_in =
+          reinterpret_cast<Bytef*>(const_cast<char*>(in.data())) + fed;
+      stream.avail_in = static_cast<uInt>(piece);
+      fed += piece;
+    }
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    rc = inflate(&stream, Z_NO_FLUSH);
+    const size_t produced = sizeof chunk - stream.avail_out;
+    if (out->size() + produced > max_bytes) {
+      *too_large = true;
+      break;
+    }
+    out->append(chunk, produced);
+    if (rc == Z_BUF_ERROR && stream.avail_in == 0 && fed == in.size()) {
+      break;  // the data ended before the stream did
+    }
+    if (rc == Z_BUF_ERROR) rc = Z_OK;  // more output room, try again
+  }
+  const bool trailing =
+      rc == Z_STREAM_END && (stream.avail_in != 0 || fed != in.size());
+  inflateEnd(&stream);
+  if (*too_large) return Z_OK;
+  if (rc == Z_STREAM_END) return trailing ? Z_DATA_ERROR : Z_OK;
+  return rc == Z_OK ? Z_BUF_ERROR : rc;
+}
+
+}  // namespace
+
+bool ParseContentEncoding(const char* value, BodyCoding* coding) {
+  *coding = BodyCoding::kIdentity;
+  if (value == nullptr) return true;
+  const std::string name = Trimmed(value, value + std::strlen(value));
+  if (name.empty() || strcasecmp(name.c_str(), "identity") == 0) return true;
+  if (strcasecmp(name.c_str(), "gzip") == 0 ||
+      strcasecmp(name.c_str(), "x-gzip") == 0) {
+    *coding = BodyCoding::kGzip;
+    return true;
+  }
+  if (strcasecmp(name.c_str(), "deflate") == 0) {
+    *coding = BodyCoding::kDeflate;
+    return true;
+  }
+  return false;
+}
+
+BodyCoding AnswerCoding(const char* accept_encoding) {
+  if (accept_encoding == nullptr) return BodyCoding::kIdentity;
+  bool gzip = false;
+  bool deflate = false;
+  const char* at = accept_encoding;
+  while (*at != '\0') {
+    const char* end = std::strchr(at, ',');
+    if (end == nullptr) end = at + std::strlen(at);
+    const std::string item = Trimmed(at, end);
+    const size_t semicolon = item.find(';');
+    const std::string name =
+        Trimmed(item.data(), item.data() + std::min(semicolon, item.size()));
+    bool refused = false;
+    if (semicolon != std::string::npos) {
+      // "q=0", "q=0.0", "q=0.000": not acceptable.
+      std::string params = item.substr(semicolon + 1);
+      params.erase(std::remove(params.begin(), params.end(), ' '),
+                   params.end());
+      if (params.rfind("q=", 0) == 0 || params.rfind("Q=", 0) == 0) {
+        const std::string q = params.substr(2);
+        refused = !q.empty() && q.find_first_not_of("0.") == std::string::npos;
+      }
+    }
+    if (!refused) {
+      gzip |= strcasecmp(name.c_str(), "gzip") == 0;
+      deflate |= strcasecmp(name.c_str(), "deflate") == 0;
+    }
+    at = *end == ',' ? end + 1 : end;
+  }
+  if (gzip) return BodyCoding::kGzip;
+  if (deflate) return BodyCoding::kDeflate;
+  return BodyCoding::kIdentity;
+}
+
+const char* CodingName(BodyCoding coding) {
+  switch (coding) {
+    case BodyCoding::kGzip:
+      return "gzip";
+    case BodyCoding::kDeflate:
+      return "deflate";
+    default:
+      return "identity";
+  }
+}
+
+Status Inflate(BodyCoding coding,
+               const std::string& in,
+               size_t max_bytes,
+               size_t padding,
+               std::string* out,
+               bool* too_large) {
+  *too_large = false;
+  out->clear();
+  int rc = Z_OK;
+  if (coding == BodyCoding::kGzip) {
+    rc = InflateWith(kGzipWindow, in, max_bytes, out, too_large);
+  } else {
+    // "deflate" is zlib's format (RFC 9110), but some clients send raw
+    // deflate data: tried when the zlib header is not there.
+    rc = InflateWith(kZlibWindow, in, max_bytes, out, too_large);
+    if (rc == Z_DATA_ERROR && !*too_large) {
+      out->clear();
+      rc = InflateWith(kRawWindow, in, max_bytes, out, too_large);
+    }
+  }
+  if (*too_large) {
+    std::string().swap(*out);
+    return Status();
+  }
+  if (rc != Z_OK) {
+    std::string().swap(*out);
+    const char* why = rc == Z_BUF_ERROR   ? "the data ends early"
+                      : rc == Z_MEM_ERROR ? "out of memory"
+                                          : "the data is not valid";
+    return Status::Error(StatusCode::kInvalidArgument,
+                         std::string("the body does not decompress as ") +
+                             CodingName(coding) +
+                             " (Content-Encoding): " + why);
+  }
+  out->reserve(out->size() + padding);
+  return Status();
+}
+
+std::string Compress(BodyCoding coding, const std::string& in) {
+  z_stream stream{};
+  // Level 1: tensors compress little at any level, and the answer waits.
+  if (deflateInit2(&stream, 1, Z_DEFLATED,
+                   coding == BodyCoding::kGzip ? kGzipWindow : kZlibWindow, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::runtime_error("zlib: cannot start compressing");
+  }
+  std::string out(deflateBound(&stream, in.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.avail_in = static_cast<uInt>(in.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (rc != Z_STREAM_END) {
+    throw std::runtime_error("zlib: compressing the answer failed");
+  }
+  return out;
+}
+
+}  // namespace serve
+}  // namespace pdlite
