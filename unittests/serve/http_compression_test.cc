@@ -51,7 +51,7 @@ TEST(HttpCompression, ReadsWhatOtherEncodersWrote) {
 
 TEST(HttpCompression, RoundTripsLargeBodiesInBothCodings) {
   std::string body;
-  for (int i = 0; body.size() < (3u << 20); ++i) {
+  for (int64_t i = 0; body.size() < (3u << 20); ++i) {
     body += std::to_string(i * 7919 % 100003) + ",";
   }
   for (BodyCoding coding : {BodyCoding::kGzip, BodyCoding::kDeflate}) {
