@@ -308,15 +308,27 @@ def check_infer_demo(port, client, httpclient):
             "demo JSON infer with nested data", body[:300])
 
 
-def check_compression(port, client, httpclient):
+def check_compression(port, grpc_port, client, httpclient):
     """Compressed bodies as tritonclient sends and asks for them
     (request_compression_algorithm, response_compression_algorithm), and
     what is refused: a coding the server does not read (415), data that
     does not decompress (400), a body that expands past --max-body-mb
-    (413, here 8 MB)."""
+    (413, here 8 MB). Over gRPC, gRPC's own message compression
+    (tritonclient's compression_algorithm)."""
     import gzip
     import zlib
+    import tritonclient.grpc as grpcclient
     x, y = demo_data()
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    for algorithm in ("gzip", "deflate"):
+        ginp = grpcclient.InferInput("x", list(x.shape), "FP32")
+        ginp.set_data_from_numpy(x)
+        ok, why = close(gc.infer("demo", [ginp],
+                                 compression_algorithm=algorithm)
+                        .as_numpy("softmax.tmp_0"), y)
+        R.check(ok, "compression: gRPC infer compressed with %s" % algorithm,
+                why)
+    gc.close()
     for binary in (True, False):
         for sent in (None, "gzip", "deflate"):
             for asked in (None, "gzip", "deflate"):
@@ -2125,7 +2137,7 @@ def main():
         check_openmp_wait_policy(a, "ACTIVE", "20000")
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
-        check_compression(a.port, client, httpclient)
+        check_compression(a.port, a.grpc_port, client, httpclient)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_keep_alive(a.port)
         check_curl(a.port, tmp)
