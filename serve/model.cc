@@ -19,6 +19,68 @@ double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// Reads config.json's "version_policy", in Triton's form: {"all": {}},
+// {"latest": {"num_versions": N}} or {"specific": {"versions": [...]}}.
+bool ParseVersionPolicy(const nlohmann::json& value,
+                        ModelConfig* config,
+                        std::string* error) {
+  const std::string expected =
+      "\"version_policy\" must be {\"all\": {}}, {\"latest\": "
+      "{\"num_versions\": N}} or {\"specific\": {\"versions\": [...]}}, "
+      "got " +
+      value.dump();
+  if (!value.is_object() || value.size() != 1 ||
+      !value.begin().value().is_object()) {
+    *error = expected;
+    return false;
+  }
+  const std::string kind = value.begin().key();
+  const nlohmann::json& body = value.begin().value();
+  using Policy = ModelConfig::VersionPolicy;
+  if (kind == "all" && body.empty()) {
+    config->version_policy = Policy::kAll;
+    return true;
+  }
+  if (kind == "latest" && body.size() == 1 && body.contains("num_versions")) {
+    const nlohmann::json& n = body["num_versions"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 ||
+        n.get<int64_t>() > 1000) {
+      *error =
+          "\"version_policy\": \"num_versions\" must be an integer in "
+          "[1, 1000], got " +
+          n.dump();
+      return false;
+    }
+    config->version_policy = Policy::kLatest;
+    config->latest_versions = n.get<int64_t>();
+    return true;
+  }
+  if (kind == "specific" && body.size() == 1 && body.contains("versions")) {
+    const nlohmann::json& list = body["versions"];
+    std::vector<int64_t> versions;
+    bool ok = list.is_array() && !list.empty() && list.size() <= 1000;
+    for (size_t i = 0; ok && i < list.size(); ++i) {
+      ok = list[i].is_number_integer() && list[i].get<int64_t>() >= 0;
+      if (ok) versions.push_back(list[i].get<int64_t>());
+    }
+    if (!ok) {
+      *error =
+          "\"version_policy\": \"versions\" must be a list of 1 to "
+          "1000 version numbers (integers >= 0), got " +
+          list.dump();
+      return false;
+    }
+    std::sort(versions.begin(), versions.end());
+    versions.erase(std::unique(versions.begin(), versions.end()),
+                   versions.end());
+    config->version_policy = Policy::kSpecific;
+    config->specific_versions = std::move(versions);
+    return true;
+  }
+  *error = expected;
+  return false;
+}
+
 }  // namespace
 
 bool ParseModelConfig(const std::string& text,
@@ -70,6 +132,8 @@ bool ParseModelConfig(const std::string& text,
       ok = integer(0, int64_t{1} << 30, &config->max_tensor_mb);
     } else if (key == "max_run_mb") {
       ok = integer(0, int64_t{1} << 30, &config->max_run_mb);
+    } else if (key == "version_policy") {
+      ok = ParseVersionPolicy(value, config, error);
     } else if (key == "device") {
       if (!value.is_string()) {
         *error = "\"device\" must be a string, got " + value.dump();
@@ -80,7 +144,7 @@ bool ParseModelConfig(const std::string& text,
       *error = "unknown key \"" + key +
                "\" (known: instances, threads, device, max_batch_size, "
                "batch_delay_us, queue_limit, timeout_ms, max_loop_iterations, "
-               "max_tensor_mb, max_run_mb)";
+               "max_tensor_mb, max_run_mb, version_policy)";
       return false;
     }
     if (!ok) return false;

@@ -36,6 +36,12 @@ struct ModelConfig {
   int64_t max_loop_iterations = int64_t{1} << 20;  // 0: none
   int64_t max_tensor_mb = 0;
   int64_t max_run_mb = 0;
+  // Which version folders serve (Triton's version_policy): every one, the
+  // `latest_versions` highest numbered, or those in `specific_versions`.
+  enum class VersionPolicy { kAll, kLatest, kSpecific };
+  VersionPolicy version_policy = VersionPolicy::kAll;
+  int64_t latest_versions = 1;
+  std::vector<int64_t> specific_versions;  // ascending, no repeats
 };
 
 /// Parses config.json's text; false with `error` set on malformed JSON,

@@ -168,8 +168,35 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     }
   }
   std::error_code ec;
+  // The version folders, by number; then those the version policy serves.
+  std::map<int64_t, std::string> found;
   for (const std::string& version : SubFolders(folder, &ec)) {
-    if (!IsVersionName(version)) continue;
+    if (IsVersionName(version)) found[std::stoll(version)] = version;
+  }
+  std::vector<std::string> serve;
+  // A version the policy names that has no folder: not ready, saying so.
+  std::vector<int64_t> missing;
+  using Policy = ModelConfig::VersionPolicy;
+  if (!config_error.empty() || config.version_policy == Policy::kAll) {
+    for (auto& [n, v] : found) serve.push_back(v);
+  } else if (config.version_policy == Policy::kLatest) {
+    for (auto it = found.rbegin();
+         it != found.rend() &&
+         static_cast<int64_t>(serve.size()) < config.latest_versions;
+         ++it) {
+      serve.push_back(it->second);
+    }
+  } else {
+    for (const int64_t n : config.specific_versions) {
+      auto it = found.find(n);
+      if (it == found.end()) {
+        missing.push_back(n);
+      } else {
+        serve.push_back(it->second);
+      }
+    }
+  }
+  for (const std::string& version : serve) {
     std::shared_ptr<ModelVersion> loaded;
     if (!config_error.empty()) {
       loaded = std::make_shared<ModelVersion>(name, version, config_error);
@@ -191,6 +218,13 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
                  << " failed to load: " << loaded->error();
     }
     versions[std::stoll(version)] = std::move(loaded);
+  }
+  for (const int64_t n : missing) {
+    const std::string why = "the version_policy names version " +
+                            std::to_string(n) + ", but there is no folder " +
+                            (folder / std::to_string(n)).string();
+    LOG(ERROR) << "model '" << name << "': " << why;
+    versions[n] = std::make_shared<ModelVersion>(name, std::to_string(n), why);
   }
   if (ec) {
     // A listing that stopped early (EMFILE, EIO) must not pass for a model

@@ -309,6 +309,55 @@ TEST(ServerCore, ConfigLimitsWhatOneRunOfAModelMayDo) {
       << m->error();
 }
 
+// config.json's version_policy (Triton's form) chooses which version
+// folders serve; every one by default.
+TEST(ServerCore, TheVersionPolicyChoosesWhichVersionsServe) {
+  Repository repo;
+  const std::vector<std::pair<std::string, std::string>> models = {
+      {"every", ""},
+      {"all", R"({"version_policy": {"all": {}}})"},
+      {"latest", R"({"version_policy": {"latest": {"num_versions": 2}}})"},
+      {"more", R"({"version_policy": {"latest": {"num_versions": 9}}})"},
+      {"specific",
+       R"({"version_policy": {"specific": {"versions": [10, 1, 1]}}})"},
+      {"missing", R"({"version_policy": {"specific": {"versions": [2, 4]}}})"},
+      {"bad", R"({"version_policy": {"latest": 2}})"},
+      {"zero", R"({"version_policy": {"latest": {"num_versions": 0}}})"},
+  };
+  for (const auto& [name, config] : models) {
+    // Versions 1, 2 and 10: numbered, not ordered as text.
+    for (const char* v : {"1", "2", "10"})
+      repo.Add(name, DemoModelDir(), "", v);
+    if (!config.empty()) {
+      std::ofstream(repo.path() + "/" + name + "/config.json") << config;
+    }
+  }
+  InferenceServer server(repo.path());
+  using Versions = std::vector<std::string>;
+  EXPECT_EQ(server.Versions("every"), (Versions{"1", "2", "10"}));
+  EXPECT_EQ(server.Versions("all"), (Versions{"1", "2", "10"}));
+  EXPECT_EQ(server.Versions("latest"), (Versions{"2", "10"}));
+  EXPECT_EQ(server.Versions("more"), (Versions{"1", "2", "10"}));
+  EXPECT_EQ(server.Versions("specific"), (Versions{"1", "10"}));
+  InferResponse latest = server.Infer(DemoRequest(1, 0, "latest"));
+  EXPECT_TRUE(latest.status.ok());
+  EXPECT_EQ(latest.version, "10");
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("missing", "2", &m).ok());
+  EXPECT_TRUE(m->ready());
+  ASSERT_TRUE(server.Find("missing", "4", &m).ok());
+  EXPECT_FALSE(m->ready());
+  EXPECT_NE(m->error().find("names version 4, but there is no folder"),
+            std::string::npos)
+      << m->error();
+  for (const char* name : {"bad", "zero"}) {
+    ASSERT_TRUE(server.Find(name, "", &m).ok()) << name;
+    EXPECT_FALSE(m->ready());
+    EXPECT_NE(m->error().find("\"version_policy\""), std::string::npos)
+        << m->error();
+  }
+}
+
 TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
   Repository repo;
   repo.Add("plain", DemoModelDir());
