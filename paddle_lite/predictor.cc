@@ -1039,13 +1039,7 @@ void Predictor::Impl::Run() {
         routed->generic_replay_ms = ms;
       }
       return;
-    } catch (const std::exception& e) {
-      // A limit (loop iterations, memory) holds on every path: the run
-      // fails once, rather than paying for it again.
-      const auto* error = dynamic_cast<const Exception*>(&e);
-      if (error != nullptr && error->code() == ErrorCode::kResourceExhausted) {
-        throw;
-      }
+    } catch (const std::exception&) {
       // The plain kernels refused what the specialised ones may take: no
       // more generic runs, and this one again where it would have gone
       // (an input the model rejects fails there too, as it should).

@@ -16,6 +16,8 @@ namespace {
 constexpr int kGzipWindow = 15 + 16;
 constexpr int kZlibWindow = 15;
 constexpr int kRawWindow = -15;
+// InflateWith's result when `may_hold` refused (no zlib code).
+constexpr int kHoldRefused = 1000;
 
 // The text of `value` from `begin` to `end`, spaces and tabs trimmed.
 std::string Trimmed(const char* begin, const char* end) {
@@ -25,20 +27,21 @@ std::string Trimmed(const char* begin, const char* end) {
 }
 
 // Inflates with zlib's `window`; Z_OK when all of `in` was one complete
-// stream, else zlib's error.
+// stream (for gzip: one or more members), kHoldRefused when `may_hold`
+// refused, else zlib's error.
 int InflateWith(int window,
                 const std::string& in,
                 size_t max_bytes,
+                const InflateHold& may_hold,
                 std::string* out,
                 bool* too_large) {
   z_stream stream{};
   if (inflateInit2(&stream, window) != Z_OK) return Z_MEM_ERROR;
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  stream.avail_in = 0;
   size_t fed = 0;
+  size_t allowed = 0;  // the output may_hold has allowed so far
   int rc = Z_OK;
   char chunk[64 << 10];
-  while (rc == Z_OK) {
+  for (;;) {
     // zlib counts in 32 bits: large inputs are fed a piece at a time.
     if (stream.avail_in == 0 && fed < in.size()) {
       const size_t piece = std::min<size_t>(in.size() - fed, 1u << 30);
@@ -51,22 +54,39 @@ int InflateWith(int window,
     stream.avail_out = sizeof chunk;
     rc = inflate(&stream, Z_NO_FLUSH);
     const size_t produced = sizeof chunk - stream.avail_out;
-    if (out->size() + produced > max_bytes) {
+    const size_t total = out->size() + produced;
+    if (total > max_bytes) {
       *too_large = true;
       break;
     }
-    out->append(chunk, produced);
-    if (rc == Z_BUF_ERROR && stream.avail_in == 0 && fed == in.size()) {
-      break;  // the data ended before the stream did
+    if (total > allowed) {
+      allowed = (total / kInflateStep + 1) * kInflateStep;
+      if (!may_hold(allowed)) {
+        rc = kHoldRefused;
+        break;
+      }
     }
-    if (rc == Z_BUF_ERROR) rc = Z_OK;  // more output room, try again
+    out->append(chunk, produced);
+    const bool input_left = stream.avail_in != 0 || fed != in.size();
+    if (rc == Z_STREAM_END && input_left && window == kGzipWindow) {
+      // Another gzip member follows (RFC 1952 allows several).
+      if (inflateReset(&stream) != Z_OK) break;
+      rc = Z_OK;
+      continue;
+    }
+    if (rc == Z_STREAM_END) {
+      rc = input_left ? Z_DATA_ERROR : Z_OK;  // bytes after the stream
+      break;
+    }
+    if (rc == Z_BUF_ERROR && !input_left) break;  // the data ends early
+    if (rc == Z_BUF_ERROR && produced == 0 && stream.avail_in != 0) {
+      rc = Z_DATA_ERROR;  // no progress with room on both sides
+      break;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;
   }
-  const bool trailing =
-      rc == Z_STREAM_END && (stream.avail_in != 0 || fed != in.size());
   inflateEnd(&stream);
-  if (*too_large) return Z_OK;
-  if (rc == Z_STREAM_END) return trailing ? Z_DATA_ERROR : Z_OK;
-  return rc == Z_OK ? Z_BUF_ERROR : rc;
+  return *too_large ? Z_OK : rc;
 }
 
 }  // namespace
@@ -137,31 +157,37 @@ Status Inflate(BodyCoding coding,
                const std::string& in,
                size_t max_bytes,
                size_t padding,
+               const InflateHold& may_hold,
                std::string* out,
                bool* too_large) {
   *too_large = false;
   out->clear();
   int rc = Z_OK;
   if (coding == BodyCoding::kGzip) {
-    rc = InflateWith(kGzipWindow, in, max_bytes, out, too_large);
+    rc = InflateWith(kGzipWindow, in, max_bytes, may_hold, out, too_large);
   } else {
     // "deflate" is zlib's format (RFC 9110), but some clients send raw
     // deflate data: tried when the zlib header is not there.
-    rc = InflateWith(kZlibWindow, in, max_bytes, out, too_large);
+    rc = InflateWith(kZlibWindow, in, max_bytes, may_hold, out, too_large);
     if (rc == Z_DATA_ERROR && !*too_large) {
       out->clear();
-      rc = InflateWith(kRawWindow, in, max_bytes, out, too_large);
+      rc = InflateWith(kRawWindow, in, max_bytes, may_hold, out, too_large);
     }
   }
-  if (*too_large) {
-    std::string().swap(*out);
-    return Status();
+  if (*too_large || rc != Z_OK) std::string().swap(*out);
+  if (*too_large) return Status();
+  if (rc == kHoldRefused) {
+    return Status::Error(StatusCode::kUnavailable,
+                         "the server holds as many decompressed request "
+                         "bodies as it may at once; try again");
+  }
+  if (rc == Z_MEM_ERROR) {
+    return Status::Error(StatusCode::kInternal,
+                         "the server has no memory to decompress the body");
   }
   if (rc != Z_OK) {
-    std::string().swap(*out);
-    const char* why = rc == Z_BUF_ERROR   ? "the data ends early"
-                      : rc == Z_MEM_ERROR ? "out of memory"
-                                          : "the data is not valid";
+    const char* why =
+        rc == Z_BUF_ERROR ? "the data ends early" : "the data is not valid";
     return Status::Error(StatusCode::kInvalidArgument,
                          std::string("the body does not decompress as ") +
                              CodingName(coding) +

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "serve/types.h"
@@ -26,15 +27,24 @@ BodyCoding AnswerCoding(const char* accept_encoding);
 /// "gzip" or "deflate", for Content-Encoding.
 const char* CodingName(BodyCoding coding);
 
-/// Decompresses `in` (gzip, or deflate: zlib's format, or raw deflate)
-/// into `out`, stopping past `max_bytes` (a small body may expand
-/// without bound): then `too_large` is set and `out` left empty. `out`
-/// gets `padding` bytes of spare capacity (what the JSON parser reads
-/// past the end). An error says why the data does not decompress.
+/// How much `Inflate` may hold: called with the output's size each time it
+/// grows past another kInflateStep bytes; false stops it (the server holds
+/// as much decompressed data as it may, all requests together).
+using InflateHold = std::function<bool(size_t bytes)>;
+constexpr size_t kInflateStep = size_t{1} << 20;
+
+/// Decompresses `in` (gzip, possibly several members; or deflate: zlib's
+/// format, or raw deflate) into `out`, stopping past `max_bytes` (a small
+/// body may expand without bound): then `too_large` is set and `out` left
+/// empty. `out` gets `padding` bytes of spare capacity (what the JSON
+/// parser reads past the end). Errors: InvalidArgument saying why the data
+/// does not decompress; Unavailable when `may_hold` refused more;
+/// Internal when zlib has no memory.
 Status Inflate(BodyCoding coding,
                const std::string& in,
                size_t max_bytes,
                size_t padding,
+               const InflateHold& may_hold,
                std::string* out,
                bool* too_large);
 

@@ -569,51 +569,72 @@ struct HttpFrontend::Callbacks {
     if (exchange->too_large) {
       return Send(self, connection, exchange, TooLarge(self));
     }
-    // A compressed body (tritonclient's request_compression_algorithm),
-    // decompressed under the same limit: a small body may expand without
-    // bound.
-    const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
-    BodyCoding coding = BodyCoding::kIdentity;
-    if (!ParseContentEncoding(encoding, &coding)) {
-      Reply r;
-      r.status = 415;
-      r.body = ErrorBody(std::string("Content-Encoding '") + encoding +
-                         "' is not one this server reads: gzip, deflate or "
-                         "identity");
-      return Send(self, connection, exchange, std::move(r));
-    }
-    if (coding != BodyCoding::kIdentity) {
-      std::string inflated;
-      bool too_large = false;
-      const Status inflate =
-          Inflate(coding, *exchange->body, self->options_.max_body_bytes,
-                  kBodyPaddingBytes, &inflated, &too_large);
-      if (too_large) {
-        Reply r = TooLarge(self);
-        r.body = ErrorBody("the request body, decompressed (" +
-                           std::string(CodingName(coding)) +
-                           "), is over the limit of " +
-                           std::to_string(self->options_.max_body_bytes) +
-                           " bytes (--max-body-mb)");
-        return Send(self, connection, exchange, std::move(r));
-      }
-      if (!inflate.ok()) {
-        return Send(self, connection, exchange, ErrorReply(inflate));
-      }
-      exchange->body->swap(inflated);
-    }
     // Nothing may be thrown into libmicrohttpd, a C library: whatever is
     // thrown answers this request with a 500, the server goes on.
     Reply reply;
+    // What a decompressed body holds of the server's budget for them,
+    // until answered.
+    std::vector<ByteBudget::Lease> inflated_held;
     try {
-      reply = Handle(self, connection, exchange->method, exchange->path,
-                     *exchange->body);
+      if (!Decompress(self, connection, exchange, &inflated_held, &reply)) {
+        reply = Handle(self, connection, exchange->method, exchange->path,
+                       *exchange->body);
+      }
     } catch (const std::exception& e) {
       reply = ErrorReply(Status::Error(
           StatusCode::kInternal,
           std::string("the server failed to answer: ") + e.what()));
     }
     return Send(self, connection, exchange, std::move(reply));
+  }
+
+  // A compressed body (tritonclient's request_compression_algorithm),
+  // decompressed in place: under --max-body-mb (a small body may expand
+  // without bound), and under the budget all decompressed bodies share,
+  // whose leases go to `held`. True, with `reply` set, when it is refused.
+  static bool Decompress(HttpFrontend* self,
+                         MHD_Connection* connection,
+                         Exchange* exchange,
+                         std::vector<ByteBudget::Lease>* held,
+                         Reply* reply) {
+    const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
+    BodyCoding coding = BodyCoding::kIdentity;
+    if (!ParseContentEncoding(encoding, &coding)) {
+      reply->status = 415;
+      reply->body = ErrorBody(std::string("Content-Encoding '") + encoding +
+                              "' is not one this server reads: gzip, "
+                              "deflate or identity");
+      return true;
+    }
+    if (coding == BodyCoding::kIdentity) return false;
+    auto may_hold = [self, held](size_t bytes) {
+      while (held->size() * kInflateStep < bytes) {
+        ByteBudget::Lease lease = self->inflated_bodies_.TryTake(kInflateStep);
+        if (!lease) return false;
+        held->push_back(std::move(lease));
+      }
+      return true;
+    };
+    std::string inflated;
+    bool too_large = false;
+    const Status status =
+        Inflate(coding, *exchange->body, self->options_.max_body_bytes,
+                kBodyPaddingBytes, may_hold, &inflated, &too_large);
+    if (too_large) {
+      *reply = TooLarge(self);
+      reply->body = ErrorBody("the request body, decompressed (" +
+                              std::string(CodingName(coding)) +
+                              "), is over the limit of " +
+                              std::to_string(self->options_.max_body_bytes) +
+                              " bytes (--max-body-mb)");
+      return true;
+    }
+    if (!status.ok()) {
+      *reply = ErrorReply(status);
+      return true;
+    }
+    exchange->body->swap(inflated);
+    return false;
   }
 
   // Routes a request whose body has been read, and answers it.
@@ -804,7 +825,8 @@ HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
       options_(std::move(options)),
       json_decoding_(options_.max_json_decoding_bytes > 0
                          ? options_.max_json_decoding_bytes
-                         : 4 * options_.max_body_bytes) {}
+                         : 4 * options_.max_body_bytes),
+      inflated_bodies_(4 * options_.max_body_bytes) {}
 
 HttpFrontend::~HttpFrontend() {
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
@@ -920,6 +942,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   }
   if (get && path == "/v2/health/ready") {
     if (server->Ready()) return JsonReply(200, json::object());
+    if (server->ShuttingDown()) {
+      return JsonReply(400, {{"error", "the server is shutting down"}});
+    }
     std::string why;
     for (auto& name : server->ModelNames()) {
       for (auto& v : server->Versions(name)) {
@@ -931,9 +956,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
         }
       }
     }
-    return JsonReply(
-        400, {{"error", why.empty() ? "the server is shutting down"
-                                    : "not every model is ready: " + why}});
+    // Every model ready by now (a load ended between the two looks).
+    if (why.empty()) return JsonReply(200, json::object());
+    return JsonReply(400, {{"error", "not every model is ready: " + why}});
   }
   if (get && path == "/v2") {
     return JsonReply(200, {{"name", kServerName},

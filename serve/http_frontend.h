@@ -90,6 +90,9 @@ class HttpFrontend {
   std::atomic<int> spinners_{0};
   std::atomic<bool> stopping_{false};
   ByteBudget json_decoding_;  // --max-json-decoding-mb
+  // Decompressed request bodies held at once, all requests together: 4 x
+  // --max-body-mb (each body at most --max-body-mb).
+  ByteBudget inflated_bodies_;
   std::atomic<int> open_connections_{0};
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;

@@ -15,6 +15,11 @@ namespace serve {
 namespace fs = std::filesystem;
 
 bool SentFilePathOk(const std::string& path, std::string* why) {
+  if (path.size() > kMaxSentPathBytes) {
+    *why = "the path is longer than " + std::to_string(kMaxSentPathBytes) +
+           " bytes";
+    return false;
+  }
   std::vector<std::string> names;
   size_t start = 0;
   for (;;) {
@@ -29,10 +34,12 @@ bool SentFilePathOk(const std::string& path, std::string* why) {
     return false;
   }
   const std::string& version = names.front();
+  // No leading zeros: "01" and "1" would both be version 1.
   if (version.empty() || version.size() > 18 ||
-      version.find_first_not_of("0123456789") != std::string::npos) {
+      version.find_first_not_of("0123456789") != std::string::npos ||
+      (version.size() > 1 && version[0] == '0')) {
     *why = "'" + version + "' is not a version number (the path starts " +
-           "with the version folder)";
+           "with the version folder, a number without leading zeros)";
     return false;
   }
   for (const std::string& name : names) {
@@ -95,18 +102,24 @@ Status SentModelFolder::Write(const std::string& model,
                          what + "cannot make a folder in " + temp.string() +
                              " for the files sent: " + std::strerror(errno));
   }
-  // Owned from here: removed however the writes end.
+  // Owned from here: removed however the writes end. By its canonical
+  // path (a $TMPDIR through a symlink resolved), the one the loader's
+  // errors would name.
   std::unique_ptr<SentModelFolder> folder(new SentModelFolder(pattern));
+  const fs::path canonical = fs::canonical(pattern, ec);
+  if (!ec) folder->path_ = canonical.string();
   for (const auto& [path, bytes] : files) {
     const fs::path target = fs::path(folder->path()) / path;
     fs::create_directories(target.parent_path(), ec);
     const int error = ec ? ec.value() : WriteNewFile(target, bytes);
     if (error != 0) {
-      // A file sent as a folder of another ("file:1/a" and "file:1/a/b")
-      // is the request's fault; a full disk is the server's.
+      // A file sent as a folder of another ("file:1/a" and "file:1/a/b"),
+      // or a path too long for the file system, is the request's fault; a
+      // full disk is the server's.
       const bool clash = error == EEXIST || error == ENOTDIR || error == EISDIR;
+      const bool client = clash || error == ENAMETOOLONG;
       return Status::Error(
-          clash ? StatusCode::kInvalidArgument : StatusCode::kInternal,
+          client ? StatusCode::kInvalidArgument : StatusCode::kInternal,
           what + "cannot write \"file:" + path + "\" (" +
               std::to_string(bytes.size()) +
               " bytes): " + std::strerror(error) +
@@ -123,11 +136,14 @@ SentModelFolder::~SentModelFolder() {
 }
 
 std::string SentModelFolder::AsSent(std::string text) const {
-  const std::string prefix = path_ + "/";
-  for (size_t at = text.find(prefix); at != std::string::npos;
-       at = text.find(prefix, at)) {
-    text.replace(at, prefix.size(), "file:");
-  }
+  auto replace_all = [&text](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace_all(path_ + "/", "file:");
+  replace_all(path_, "the files sent");
   return text;
 }
 

@@ -15,14 +15,16 @@ namespace serve {
 /// A file's path under the model's folder -> its bytes.
 using ModelFiles = std::map<std::string, std::string>;
 
-/// The most files one load may send.
+/// The most files one load may send, and the longest path of one.
 constexpr size_t kMaxSentFiles = 1000;
+constexpr size_t kMaxSentPathBytes = 1024;
 
 /// Whether `path` (a "file:" parameter's key without "file:") names a file
-/// in a version folder: "<version>/<name>[/<name>...]", the version a
-/// number, each name neither empty, "." nor "..", at most 255 bytes of
-/// printable characters; false with `why` otherwise. So no path leaves the
-/// folder the files are written to.
+/// in a version folder: "<version>/<name>[/<name>...]", at most
+/// kMaxSentPathBytes, the version a number without leading zeros, each
+/// name neither empty, "." nor "..", at most 255 bytes of printable
+/// characters; false with `why` otherwise. So no path leaves the folder
+/// the files are written to.
 bool SentFilePathOk(const std::string& path, std::string* why);
 
 /// A folder of its own (mode 0700) under the system's temporary folder
@@ -42,7 +44,7 @@ class SentModelFolder {
   const std::string& path() const { return path_; }
   /// `text` (a loader's error) with the folder's files named as the
   /// client sent them: "<folder>/1/model.pdmodel" becomes
-  /// "file:1/model.pdmodel".
+  /// "file:1/model.pdmodel", and "<folder>" "the files sent".
   std::string AsSent(std::string text) const;
 
  private:

@@ -432,9 +432,30 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
   return Status();
 }
 
+class InferenceServer::ControlCall {
+ public:
+  explicit ControlCall(InferenceServer* server) : server_(server) {
+    std::lock_guard<std::mutex> lock(server_->control_calls_mutex_);
+    ++server_->control_calls_;
+  }
+  ~ControlCall() {
+    {
+      std::lock_guard<std::mutex> lock(server_->control_calls_mutex_);
+      --server_->control_calls_;
+    }
+    server_->control_calls_done_.notify_all();
+  }
+  ControlCall(const ControlCall&) = delete;
+  ControlCall& operator=(const ControlCall&) = delete;
+
+ private:
+  InferenceServer* server_;
+};
+
 Status InferenceServer::Load(const std::string& model,
                              const std::string& config_json,
                              const ModelFiles& files) {
+  ControlCall call(this);
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
   std::vector<VersionMap> retired;
@@ -531,10 +552,6 @@ Status InferenceServer::LoadLocked(const std::string& model,
 
 void InferenceServer::Retire(std::vector<VersionMap>* retired) {
   if (retired->empty()) return;
-  {
-    std::lock_guard<std::mutex> lock(retire_mutex_);
-    ++retiring_;
-  }
   // A request that found a version before it left models_ still hands
   // itself over: the version takes requests until it is the last holder's
   // (polled: loads and unloads are rare), and then answers what it
@@ -571,14 +588,10 @@ void InferenceServer::Retire(std::vector<VersionMap>* retired) {
     }
   }
   retired->clear();
-  {
-    std::lock_guard<std::mutex> lock(retire_mutex_);
-    --retiring_;
-  }
-  retire_done_.notify_all();
 }
 
 Status InferenceServer::Unload(const std::string& model) {
+  ControlCall call(this);
   Status allowed = ModelControlAllowed(model);
   if (!allowed.ok()) return allowed;
   std::vector<VersionMap> retired;
@@ -669,6 +682,7 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
 
 void InferenceServer::PollRepository() {
   if (options_.repository_poll.count() <= 0) return;
+  ControlCall call(this);
   std::vector<VersionMap> retired;
   try {
     PollOnce(&retired);
@@ -941,10 +955,11 @@ void InferenceServer::Stop() {
     // Outside the lock: lookups go on meanwhile, and are refused.
     for (auto& model : all) model->Stop();
   }
-  // An unload under way stops its versions at once now that the shutdown
-  // began; they must be stopped before the server is destroyed.
-  std::unique_lock<std::mutex> lock(retire_mutex_);
-  retire_done_.wait(lock, [this] { return retiring_ == 0; });
+  // A load or unload under way ends soon now that the shutdown began (its
+  // old versions are stopped at once); they must end before the server is
+  // destroyed.
+  std::unique_lock<std::mutex> lock(control_calls_mutex_);
+  control_calls_done_.wait(lock, [this] { return control_calls_ == 0; });
 }
 
 }  // namespace serve

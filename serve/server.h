@@ -143,8 +143,10 @@ class InferenceServer {
   /// themselves to it. Requests taken are still answered.
   void BeginShutdown();
   /// BeginShutdown, then refuses new requests, answers those queued, joins
-  /// the workers, and waits for every unload under way to end.
+  /// the workers, and waits for the loads and unloads under way to end.
   void Stop();
+  /// Whether BeginShutdown (or Stop) was called.
+  bool ShuttingDown() const { return shutting_down_; }
 
   Metrics& metrics() { return metrics_; }
   /// The shared-memory regions clients registered.
@@ -186,8 +188,9 @@ class InferenceServer {
   // PollRepository's work, which may throw; the versions it takes out of
   // models_ go to `retired`.
   void PollOnce(std::vector<VersionMap>* retired);
-  // Whether BeginShutdown (or Stop) was called.
-  bool ShuttingDown() const { return shutting_down_; }
+  // Counts a load, unload or poll under way, from before it takes
+  // control_mutex_ until its retirements end, for Stop to wait for.
+  class ControlCall;
   // The polling thread's loop, until Stop.
   void PollLoop();
   // Output name -> the region it is written to.
@@ -223,10 +226,11 @@ class InferenceServer {
   // Why a model of the repository is not loaded: unloaded, or its last
   // load failed.
   std::map<std::string, std::string> not_loaded_;
-  // Retire calls under way, which Stop waits for; under retire_mutex_.
-  int retiring_ = 0;
-  std::mutex retire_mutex_;
-  std::condition_variable retire_done_;
+  // Loads, unloads and polls under way (ControlCall), which Stop waits for;
+  // under control_calls_mutex_.
+  int control_calls_ = 0;
+  std::mutex control_calls_mutex_;
+  std::condition_variable control_calls_done_;
   // With repository_poll: each model folder's fingerprint when it was last
   // loaded (or found failing), under control_mutex_; and the thread.
   std::map<std::string, std::string> fingerprints_;

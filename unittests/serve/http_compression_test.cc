@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace pdlite {
 namespace serve {
@@ -29,12 +31,16 @@ const std::string kZlib =
     FromHex("789cab56cacc2b282d2956b252888ead0500262004f2");
 const std::string kRaw = FromHex("ab56cacc2b282d2956b252888ead0500");
 
+// A hold that allows anything.
+bool Unbounded(size_t) { return true; }
+
 std::string InflateOk(BodyCoding coding,
                       const std::string& in,
                       size_t max_bytes = 1 << 20) {
   std::string out;
   bool too_large = true;
-  Status status = Inflate(coding, in, max_bytes, 64, &out, &too_large);
+  Status status =
+      Inflate(coding, in, max_bytes, 64, Unbounded, &out, &too_large);
   EXPECT_TRUE(status.ok()) << status.message;
   EXPECT_FALSE(too_large);
   EXPECT_GE(out.capacity(), out.size() + 64);
@@ -47,6 +53,8 @@ TEST(HttpCompression, ReadsWhatOtherEncodersWrote) {
   // Some clients send raw deflate for "deflate".
   EXPECT_EQ(InflateOk(BodyCoding::kDeflate, kRaw), kText);
   EXPECT_EQ(InflateOk(BodyCoding::kGzip, Compress(BodyCoding::kGzip, "")), "");
+  // gzip members one after another (RFC 1952), as `cat a.gz b.gz` makes.
+  EXPECT_EQ(InflateOk(BodyCoding::kGzip, kGzip + kGzip), kText + kText);
 }
 
 TEST(HttpCompression, RoundTripsLargeBodiesInBothCodings) {
@@ -62,22 +70,50 @@ TEST(HttpCompression, RoundTripsLargeBodiesInBothCodings) {
 }
 
 TEST(HttpCompression, ABodyThatExpandsPastTheLimitStopsThere) {
-  // 64 MB of zeros in under 1 MB: refused after 1 MB, not allocated.
+  // 64 MB of zeros in under 1 MB: refused once past 1 MB.
   const std::string bomb =
       Compress(BodyCoding::kGzip, std::string(64u << 20, '\0'));
   ASSERT_LT(bomb.size(), 1u << 20);
   std::string out;
   bool too_large = false;
+  size_t most_asked = 0;
+  auto hold = [&](size_t bytes) {
+    most_asked = std::max(most_asked, bytes);
+    return true;
+  };
   EXPECT_TRUE(
-      Inflate(BodyCoding::kGzip, bomb, 1 << 20, 64, &out, &too_large).ok());
+      Inflate(BodyCoding::kGzip, bomb, 1 << 20, 64, hold, &out, &too_large)
+          .ok());
   EXPECT_TRUE(too_large);
   EXPECT_TRUE(out.empty());
-  EXPECT_LT(out.capacity(), 1u << 20);
+  // Asked for the first step only: refused once past the limit.
+  EXPECT_EQ(most_asked, kInflateStep);
   // Exactly at the limit fits.
   EXPECT_EQ(
       InflateOk(BodyCoding::kGzip,
                 Compress(BodyCoding::kGzip, std::string(1000, 'a')), 1000),
       std::string(1000, 'a'));
+}
+
+// The hold is asked before each further step of output; when it refuses,
+// the body is not decompressed (503: the server holds as much as it may).
+TEST(HttpCompression, AHoldThatRefusesStopsTheDecompression) {
+  const std::string body(3 * kInflateStep + 10, 'x');
+  const std::string packed = Compress(BodyCoding::kDeflate, body);
+  std::vector<size_t> asked;
+  auto two_steps = [&](size_t bytes) {
+    asked.push_back(bytes);
+    return bytes <= 2 * kInflateStep;
+  };
+  std::string out;
+  bool too_large = false;
+  Status status = Inflate(BodyCoding::kDeflate, packed, 8 * kInflateStep, 64,
+                          two_steps, &out, &too_large);
+  EXPECT_EQ(status.code, StatusCode::kUnavailable) << status.message;
+  EXPECT_FALSE(too_large);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(asked, (std::vector<size_t>{kInflateStep, 2 * kInflateStep,
+                                        3 * kInflateStep}));
 }
 
 TEST(HttpCompression, DataThatDoesNotDecompressIsAnErrorSayingWhy) {
@@ -97,7 +133,8 @@ TEST(HttpCompression, DataThatDoesNotDecompressIsAnErrorSayingWhy) {
   for (const Case& c : cases) {
     std::string out;
     bool too_large = false;
-    Status status = Inflate(c.coding, c.data, 1 << 20, 64, &out, &too_large);
+    Status status =
+        Inflate(c.coding, c.data, 1 << 20, 64, Unbounded, &out, &too_large);
     EXPECT_EQ(status.code, StatusCode::kInvalidArgument) << c.why;
     EXPECT_NE(status.message.find(c.why), std::string::npos) << status.message;
     EXPECT_NE(status.message.find(std::string("as ") + CodingName(c.coding)),

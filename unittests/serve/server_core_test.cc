@@ -937,7 +937,7 @@ TEST(ServerCore, SentFilePathsAreCheckedBeforeAnythingIsWritten) {
   const RepositoryParameter config{"config", Kind::kString, "{}"};
   for (const char* path :
        {"../x", "1/../x", "1/../../etc/passwd", "/etc/passwd", "1", "1/",
-        "model.pdmodel", "1//a", "1/./a", "a/b", "-1/a", "1/a\nb"}) {
+        "model.pdmodel", "1//a", "1/./a", "a/b", "-1/a", "1/a\nb", "01/a"}) {
     auto [status, files] =
         check({config, {std::string("file:") + path, Kind::kBytes, "x"}});
     EXPECT_EQ(status.code, StatusCode::kInvalidArgument) << path;
@@ -950,6 +950,11 @@ TEST(ServerCore, SentFilePathsAreCheckedBeforeAnythingIsWritten) {
       check({config, {"file:1/" + std::string(256, 'a'), Kind::kBytes, "x"}});
   EXPECT_NE(long_name.message.find("longer than 255 bytes"), std::string::npos)
       << long_name.message;
+  std::string deep = "1";
+  while (deep.size() <= kMaxSentPathBytes) deep += "/" + std::string(200, 'd');
+  auto [too_deep, none5] = check({config, {"file:" + deep, Kind::kBytes, "x"}});
+  EXPECT_NE(too_deep.message.find("longer than 1024 bytes"), std::string::npos)
+      << too_deep.message;
   auto [text, none2] = check({config, {"file:1/a", Kind::kString, "x"}});
   EXPECT_NE(text.message.find("must hold the file's bytes"), std::string::npos)
       << text.message;
