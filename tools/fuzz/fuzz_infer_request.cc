@@ -7,7 +7,10 @@
 //   bit 1: a gRPC ModelInferRequest (protobuf) instead of an HTTP body;
 //   bit 2: the demo model with dynamic batching, else without;
 //   bit 3: an HTTP body with the spare capacity the server gives it (the
-//          JSON is parsed in place), else without (parsed from a copy).
+//          JSON is parsed in place), else without (parsed from a copy);
+//   bit 4: an HTTP body compressed (gzip, or deflate with bit 5), which
+//          the server decompresses first (serve/http_compression.h) under
+//          a limit of 1 MB, holding at most 2 MB.
 // A request that decodes runs on the model (models/demo_convnet, from a
 // repository of symlinks made in the build tree), and its answer is
 // encoded back; an HTTP answer must be valid JSON. Shared memory is on,
@@ -32,6 +35,7 @@
 #include "serve/grpc_frontend.h"
 #include "serve/grpc_predict_v2.pb.h"
 #include "serve/http_codec.h"
+#include "serve/http_compression.h"
 #include "serve/server.h"
 
 namespace {
@@ -155,6 +159,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
+  if ((data[0] & 16) != 0) {
+    using pdlite::serve::BodyCoding;
+    std::string inflated;
+    bool too_large = false;
+    const Status status = pdlite::serve::Inflate(
+        (data[0] & 32) != 0 ? BodyCoding::kDeflate : BodyCoding::kGzip, body,
+        size_t{1} << 20, pdlite::serve::kBodyPaddingBytes,
+        [](size_t bytes) { return bytes <= (size_t{2} << 20); }, &inflated,
+        &too_large);
+    if (too_large || !Ended("inflate", status)) return 0;
+    Check(inflated.size() <= (size_t{1} << 20));
+    body.swap(inflated);
+  }
   InferRequest request;
   WireOptions options;
   if (!Ended("http decode", pdlite::serve::DecodeInferRequest(
