@@ -347,7 +347,7 @@ using SharedMemoryCallbacks =
     Grpc::WithRawCallbackMethod_SystemSharedMemoryStatus<
         Grpc::WithRawCallbackMethod_SystemSharedMemoryRegister<
             Grpc::WithRawCallbackMethod_SystemSharedMemoryUnregister<
-                Grpc::Service>>>;
+                Grpc::WithRawCallbackMethod_LogSettings<Grpc::Service>>>>;
 using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
     Grpc::WithRawCallbackMethod_ServerReady<Grpc::WithRawCallbackMethod_ModelReady<
         Grpc::WithRawCallbackMethod_ServerMetadata<
@@ -448,8 +448,8 @@ class ControlThread {
 
 class GrpcFrontend::Service final : public RawCallbackService {
  public:
-  Service(InferenceServer* server, bool verbose, int max_infer_calls)
-      : server_(server), verbose_(verbose), max_infer_calls_(max_infer_calls) {}
+  Service(InferenceServer* server, int max_infer_calls)
+      : server_(server), max_infer_calls_(max_infer_calls) {}
 
   grpc::ServerUnaryReactor* ServerLive(
       grpc::CallbackServerContext* context,
@@ -575,6 +575,47 @@ class GrpcFrontend::Service final : public RawCallbackService {
             }
           }
           return status;
+        });
+  }
+
+  grpc::ServerUnaryReactor* LogSettings(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request_bytes,
+      grpc::ByteBuffer* response_bytes) override {
+    return Unary<inference::LogSettingsRequest, inference::LogSettingsResponse>(
+        context, request_bytes, response_bytes,
+        [this](const inference::LogSettingsRequest& request,
+               inference::LogSettingsResponse* response) {
+          using Value = inference::LogSettingValue;
+          std::vector<LogSetting> changes;
+          for (const auto& [key, value] : request.settings()) {
+            LogSetting s;
+            s.key = key;
+            if (value.parameter_choice_case() == Value::kBoolParam) {
+              s.kind = LogSetting::Kind::kBool;
+              s.flag = value.bool_param();
+            } else if (value.parameter_choice_case() == Value::kUint32Param) {
+              s.kind = LogSetting::Kind::kUint;
+              s.number = value.uint32_param();
+            } else if (value.parameter_choice_case() == Value::kStringParam) {
+              s.kind = LogSetting::Kind::kString;
+              s.text = value.string_param();
+            }
+            changes.push_back(std::move(s));
+          }
+          Status status = server_->log_settings().Update(changes);
+          if (!status.ok()) return status;
+          for (const LogSetting& s : server_->log_settings().Current()) {
+            auto& out = (*response->mutable_settings())[s.key];
+            if (s.kind == LogSetting::Kind::kBool) {
+              out.set_bool_param(s.flag);
+            } else if (s.kind == LogSetting::Kind::kUint) {
+              out.set_uint32_param(static_cast<uint32_t>(s.number));
+            } else {
+              out.set_string_param(s.text);
+            }
+          }
+          return Status();
         });
   }
 
@@ -918,7 +959,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
   grpc::Status Answer(const inference::ModelInferRequest& wire,
                       const Status& status,
                       std::chrono::steady_clock::time_point start) {
-    if (verbose_) {
+    if (server_->log_settings().LogRequests()) {
       const double ms = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
@@ -931,7 +972,6 @@ class GrpcFrontend::Service final : public RawCallbackService {
   }
 
   InferenceServer* server_;
-  bool verbose_;
   const int max_infer_calls_;
   std::atomic<int> infer_calls_{0};
   // Last: its thread finishes before the members above go.
@@ -947,8 +987,7 @@ int GrpcFrontend::Start() {
   static std::once_flag log_handler;
   std::call_once(log_handler,
                  [] { google::protobuf::SetLogHandler(&ProtobufLog); });
-  service_ =
-      std::make_unique<Service>(server_, options_.verbose, options_.threads);
+  service_ = std::make_unique<Service>(server_, options_.threads);
   grpc::ServerBuilder builder;
   int port = -1;
   std::shared_ptr<grpc::ServerCredentials> credentials =

@@ -54,7 +54,6 @@ struct GrpcOptions {
   // taken (mutual TLS): when set, a client without one signed by them is
   // refused.
   std::string tls_client_ca_pem;
-  bool verbose = false;
 };
 
 class GrpcFrontend {

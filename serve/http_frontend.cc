@@ -274,6 +274,43 @@ Status ParseControlBody(const std::string& body,
   return Status();
 }
 
+// The logging extension: GET answers the settings; POST changes them
+// (tritonclient's update_log_settings) and answers them as they are then.
+Reply LoggingCall(InferenceServer* server, const std::string& body) {
+  json request;
+  Status status = ParseControlBody(body, "the log settings", &request);
+  if (!status.ok()) return ErrorReply(status);
+  std::vector<LogSetting> changes;
+  for (auto& [key, value] : request.items()) {
+    LogSetting s;
+    s.key = key;
+    if (value.is_boolean()) {
+      s.kind = LogSetting::Kind::kBool;
+      s.flag = value.get<bool>();
+    } else if (value.is_number_unsigned()) {
+      s.kind = LogSetting::Kind::kUint;
+      s.number = value.get<uint64_t>();
+    } else if (value.is_string()) {
+      s.kind = LogSetting::Kind::kString;
+      s.text = value.get<std::string>();
+    }
+    changes.push_back(std::move(s));
+  }
+  status = server->log_settings().Update(changes);
+  if (!status.ok()) return ErrorReply(status);
+  json settings = json::object();
+  for (const LogSetting& s : server->log_settings().Current()) {
+    if (s.kind == LogSetting::Kind::kBool) {
+      settings[s.key] = s.flag;
+    } else if (s.kind == LogSetting::Kind::kUint) {
+      settings[s.key] = s.number;
+    } else {
+      settings[s.key] = s.text;
+    }
+  }
+  return JsonReply(200, settings);
+}
+
 // Base64 (RFC 4648, padded, as tritonclient sends a load's files) to
 // bytes, with GnuTLS's decoder (linked for TLS already).
 bool DecodeBase64(const std::string& text, std::string* bytes) {
@@ -737,7 +774,7 @@ struct HttpFrontend::Callbacks {
     if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
       std::string().swap(*exchange->body);
     }
-    if (self->options_.verbose) {
+    if (self->server_->log_settings().LogRequests()) {
       // One line per request, with its time from its headers' arrival.
       const double ms = std::chrono::duration<double, std::milli>(
                             Clock::now() - exchange->started)
@@ -959,6 +996,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     // Every model ready by now (a load ended between the two looks).
     if (why.empty()) return JsonReply(200, json::object());
     return JsonReply(400, {{"error", "not every model is ready: " + why}});
+  }
+  if ((get || post) && path == "/v2/logging") {
+    return LoggingCall(server, post ? body : std::string());
   }
   if (get && path == "/v2") {
     return JsonReply(200, {{"name", kServerName},

@@ -51,7 +51,6 @@ struct HttpOptions {
   // taken (mutual TLS): when set, a client without one signed by them is
   // refused.
   std::string tls_client_ca_pem;
-  bool verbose = false;
 };
 
 class HttpFrontend {

@@ -186,8 +186,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (arg == "--verbose") {
-      options.verbose = true;
-      grpc_options.verbose = true;
+      server_options.log_verbose_level = 1;
       continue;
     }
     if (!has_value) {

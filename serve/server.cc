@@ -121,7 +121,8 @@ InferenceServer::InferenceServer(const std::string& repository,
                                  ServerOptions options)
     : repository_(repository),
       options_(options),
-      shared_memory_(options.shared_memory) {
+      shared_memory_(options.shared_memory),
+      log_settings_(options.log_verbose_level) {
   std::error_code ec;
   const std::vector<std::string> folders = SubFolders(repository, &ec);
   if (ec) {
@@ -263,7 +264,8 @@ bool InferenceServer::Ready() const {
 std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
   std::vector<std::string> out = {"binary_tensor_data", "statistics",
-                                  "model_configuration", "pdlite_lod"};
+                                  "model_configuration", "logging",
+                                  "pdlite_lod"};
   // The index is answered in every mode; loads and unloads with explicit.
   if (options_.model_control || options_.repository_poll.count() > 0) {
     out.push_back("model_repository");

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/log_settings.h"
 #include "serve/metrics.h"
 #include "serve/model.h"
 #include "serve/sent_files.h"
@@ -71,6 +72,9 @@ struct ServerOptions {
   /// The bytes one request's inputs may take from shared memory, at most
   /// (as --max-body-mb bounds a body).
   uint64_t max_shared_memory_input_bytes = uint64_t{64} << 20;
+  /// The logging extension's log_verbose_level at start (--verbose: 1):
+  /// above 0, each request gets a log line.
+  uint32_t log_verbose_level = 0;
 };
 
 class InferenceServer {
@@ -151,6 +155,8 @@ class InferenceServer {
   Metrics& metrics() { return metrics_; }
   /// The shared-memory regions clients registered.
   SharedMemoryRegistry& shared_memory() { return shared_memory_; }
+  /// The logging extension's settings (per-request log lines).
+  LogSettings& log_settings() { return log_settings_; }
 
  private:
   using VersionMap = std::map<int64_t, std::shared_ptr<ModelVersion>>;
@@ -217,6 +223,7 @@ class InferenceServer {
   const ServerOptions options_;
   Metrics metrics_;
   SharedMemoryRegistry shared_memory_;
+  LogSettings log_settings_;
   // Held by Load, Unload and Stop, so that they run one at a time.
   mutable std::mutex control_mutex_;
   // Guards models_ and not_loaded_; held only to look up or swap.

@@ -372,6 +372,59 @@ def check_compression(port, grpc_port, client, httpclient):
                 "%s %r" % (status, got[:300]))
 
 
+def check_logging(server):
+    """The logging extension, through tritonclient: the settings read over
+    HTTP and gRPC, log_verbose_level turning the per-request lines off and
+    on while the server runs, and what may not change refused."""
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % server.grpc_port)
+    want = {"log_file": "", "log_info": True, "log_warning": True,
+            "log_error": True, "log_verbose_level": 1,
+            "log_format": "default"}
+    got = hc.get_log_settings()
+    R.check(got == want, "logging: HTTP settings as started (--verbose)",
+            str(got))
+    R.check("logging" in hc.get_server_metadata().get("extensions", []),
+            "logging: extension listed")
+
+    def logged(marker):
+        request(server.port, "GET", "/v2/no-such-" + marker)
+        time.sleep(0.2)  # the line is written once the answer is sent
+        return ("/v2/no-such-" + marker) in server.log_tail()
+
+    got = hc.update_log_settings({"log_verbose_level": 0, "log_info": True})
+    R.check(got.get("log_verbose_level") == 0,
+            "logging: HTTP update answers the new settings", str(got))
+    R.check(not logged("quiet"), "logging: level 0, no line per request")
+    got = gc.update_log_settings({"log_verbose_level": 2}, as_json=True)
+    R.check(got.get("settings", {}).get("log_verbose_level", {})
+            .get("uint32_param") == 2,
+            "logging: gRPC update answers the new settings", str(got))
+    R.check(logged("loud"), "logging: level 2 again logs each request")
+    for settings, why in (({"log_info": False}, "cannot be changed"),
+                          ({"log_file": "/tmp/x.log"}, "cannot be changed"),
+                          ({"log_verbose_level": -1}, "must be an integer"),
+                          ({"log_level": 1}, 'unknown log setting "log_level"')):
+        status, _, body = request(server.port, "POST", "/v2/logging",
+                                  json.dumps(settings))
+        R.check(status == 400 and why in error_of(body),
+                "logging: %s refused" % json.dumps(settings),
+                "%s %r" % (status, body[:200]))
+    code, message = grpc_error(
+        lambda: gc.update_log_settings({"log_error": False}))
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "cannot be changed" in message,
+            "logging: gRPC log_error off refused", "%s %r" % (code, message))
+    R.check(hc.get_log_settings().get("log_verbose_level") == 2,
+            "logging: a refused update changes nothing")
+    hc.update_log_settings({"log_verbose_level": 1})
+    hc.close()
+    gc.close()
+
+
 def check_half_precision(port, grpc_port, client, httpclient):
     """FP16 and BF16 over HTTP (JSON and binary) and gRPC, on the model of
     unittests/test_utils/half_model.h: sum = 2 * x16 + xb16, as FP32, FP16
@@ -2138,6 +2191,7 @@ def main():
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
         check_compression(a.port, a.grpc_port, client, httpclient)
+        check_logging(a)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_keep_alive(a.port)
         check_curl(a.port, tmp)

@@ -1,0 +1,72 @@
+// The logging extension's settings (serve/log_settings.h): what changes
+// while the server runs, all or none.
+#include "serve/log_settings.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pdlite {
+namespace serve {
+namespace {
+
+LogSetting Uint(const std::string& key, uint64_t value) {
+  LogSetting s;
+  s.key = key;
+  s.kind = LogSetting::Kind::kUint;
+  s.number = value;
+  return s;
+}
+
+LogSetting Flag(const std::string& key, bool value) {
+  LogSetting s;
+  s.key = key;
+  s.kind = LogSetting::Kind::kBool;
+  s.flag = value;
+  return s;
+}
+
+uint64_t VerboseLevel(const LogSettings& settings) {
+  for (const LogSetting& s : settings.Current()) {
+    if (s.key == "log_verbose_level") return s.number;
+  }
+  ADD_FAILURE() << "no log_verbose_level";
+  return 0;
+}
+
+TEST(LogSettings, TheVerboseLevelChangesAndTheRestStays) {
+  LogSettings settings(0);
+  EXPECT_FALSE(settings.LogRequests());
+  ASSERT_EQ(settings.Current().size(), 6u);
+  EXPECT_TRUE(settings.Update({Uint("log_verbose_level", 3)}).ok());
+  EXPECT_TRUE(settings.LogRequests());
+  EXPECT_EQ(VerboseLevel(settings), 3u);
+  // The current value of another setting is accepted; another value not.
+  EXPECT_TRUE(settings.Update({Flag("log_info", true)}).ok());
+  Status off = settings.Update({Flag("log_warning", false)});
+  EXPECT_EQ(off.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(off.message.find("\"log_warning\" cannot be changed"),
+            std::string::npos)
+      << off.message;
+}
+
+TEST(LogSettings, AnUpdateWithOneBadSettingChangesNothing) {
+  LogSettings settings(1);
+  for (const std::vector<LogSetting>& update :
+       {std::vector<LogSetting>{Uint("log_verbose_level", 0),
+                                Uint("log_level", 1)},
+        std::vector<LogSetting>{Uint("log_verbose_level", 0),
+                                Flag("log_error", false)},
+        std::vector<LogSetting>{Flag("log_verbose_level", false)},
+        std::vector<LogSetting>{
+            Uint("log_verbose_level", uint64_t{1} << 32)}}) {
+    EXPECT_EQ(settings.Update(update).code, StatusCode::kInvalidArgument);
+    EXPECT_EQ(VerboseLevel(settings), 1u);
+    EXPECT_TRUE(settings.LogRequests());
+  }
+}
+
+}  // namespace
+}  // namespace serve
+}  // namespace pdlite
