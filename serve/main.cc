@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -31,7 +32,7 @@ int Usage(const std::string& problem) {
                     [--repository-poll-secs 15]
                     [--shared-memory none|system]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-                    [--http-spin-us 0]
+                    [--http-spin-us 0] [--exit-timeout-secs 30]
                     [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
@@ -60,6 +61,8 @@ certificate those signed are served (mutual TLS).
 HTTP connection's thread waits up to N us for its next request spinning
 rather than sleeping (lower latency at a few clients, for CPU time).
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
+Requests still unanswered --exit-timeout-secs after the signal (0: no
+limit), or when a second signal comes, are dropped: the server exits 1.
 )";
   return 2;
 }
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
   pdlite::serve::ServerOptions server_options;
   std::string model_control_mode = "none";
   long long poll_seconds = -1;
+  long long exit_timeout_seconds = 30;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
   for (int i = 1; i < argc; ++i) {
@@ -211,6 +215,10 @@ int main(int argc, char** argv) {
         return Usage("--shared-memory is none or system");
       }
       server_options.shared_memory = value == "system";
+    } else if (arg == "--exit-timeout-secs") {
+      if (!ParseInt(value, 0, 86400, &exit_timeout_seconds)) {
+        return Usage("bad --exit-timeout-secs");
+      }
     } else if (arg == "--http-spin-us") {
       if (!ParseInt(value, 0, 10000, &n)) return Usage("bad --http-spin-us");
       options.spin_us = static_cast<int>(n);
@@ -335,6 +343,8 @@ int main(int argc, char** argv) {
               << std::endl;
   }
 
+  // Set once every request taken is answered.
+  std::atomic<bool> drained{false};
   // HTTP is answered from Bind() on; Serve() returns only after Stop().
   std::thread waiter([&] {
     int received = 0;
@@ -344,14 +354,35 @@ int main(int argc, char** argv) {
     // First: not ready from now on, and an unload under way stops waiting.
     server->BeginShutdown();
     http.Stop();
+    // The drain is bounded (an orchestrator's grace period is, too), and a
+    // second signal ends it: the requests still in flight are dropped.
+    const auto deadline = exit_timeout_seconds > 0
+                              ? std::chrono::steady_clock::now() +
+                                    std::chrono::seconds(exit_timeout_seconds)
+                              : std::chrono::steady_clock::time_point::max();
+    while (!drained) {
+      const timespec slice = {0, 100 * 1000 * 1000};
+      const int again = sigtimedwait(&signals, nullptr, &slice);
+      const bool late = std::chrono::steady_clock::now() >= deadline;
+      if ((again > 0 || late) && !drained) {
+        LOG(ERROR) << (again > 0 ? "signal " + std::to_string(again) + " again"
+                                 : "--exit-timeout-secs " +
+                                       std::to_string(exit_timeout_seconds) +
+                                       " passed")
+                   << ": exiting with " << server->metrics().inflight()
+                   << " request(s) in flight unanswered";
+        std::_Exit(1);
+      }
+    }
   });
   http.Serve();
-  waiter.join();
   // Refuses new RPCs and returns once those taken are answered.
   grpc.Stop();
   // Every accepted request is answered; Stop() waits for any run still
   // going and answers what is left queued.
   server->Stop();
+  drained = true;
+  waiter.join();
   LOG(INFO) << "stopped";
   return 0;
 }

@@ -2133,6 +2133,61 @@ def check_sigterm_drains(server):
         R.check(True, "SIGTERM: no longer accepting")
 
 
+def check_exit_timeout(server_command, tmp, env, servers, loop_model):
+    """A drain that outlasts --exit-timeout-secs, or a second signal, ends
+    the server at once with exit 1 (the requests in flight are dropped),
+    saying so in its log. The loop model, counting to 30 million with no
+    loop limit, runs for seconds."""
+    repo = os.path.join(tmp, "repo_exit")
+    os.makedirs(os.path.join(repo, "loop"))
+    os.symlink(loop_model, os.path.join(repo, "loop", "1"))
+    with open(os.path.join(repo, "loop", "config.json"), "w") as f:
+        json.dump({"max_loop_iterations": 0}, f)
+    body = json.dumps({"inputs": [
+        {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
+        {"name": "n", "shape": [1], "datatype": "INT64",
+         "data": [30000000]}]})
+    for name, extra, signals, within, why in (
+            ("exit timeout", ["--exit-timeout-secs", "1"], [signal.SIGTERM],
+             5, "--exit-timeout-secs 1 passed: exiting with 1 request(s)"),
+            ("second signal", ["--exit-timeout-secs", "0"],
+             [signal.SIGTERM, signal.SIGINT], 5,
+             "signal 2 again: exiting with 1 request(s)")):
+        server = Server(server_command, repo,
+                        os.path.join(tmp, "exit_%d.log" % len(signals)),
+                        extra, env=env)
+        servers.append(server)
+        results = []
+        client = threading.Thread(
+            target=lambda: results.append(_try_request(server.port, body)))
+        client.start()
+        wait_inflight(server.port, 1)
+        start = time.time()
+        for sig in signals:
+            server.proc.send_signal(sig)
+            time.sleep(0.3)
+        try:
+            code = server.proc.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            code = None
+        took = time.time() - start
+        log = server.log_tail()
+        server.stop()
+        client.join()
+        R.check(code == 1 and why in log and results and
+                results[0][0] == "dropped",
+                "%s: exit 1 in %.1f s, the request in flight dropped, and "
+                "the log says so" % (name, took),
+                "exit %s after %.1f s\n%s" % (code, took, log[-600:]))
+
+
+def _try_request(port, body):
+    try:
+        return request(port, "POST", "/v2/models/loop/infer", body)
+    except OSError as e:
+        return ("dropped", repr(e))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", required=True)
@@ -2141,6 +2196,9 @@ def main():
     ap.add_argument("--half-model", required=True,
                     help="the half-precision model (unittests/CMakeLists.txt "
                          "writes it: target half_model)")
+    ap.add_argument("--loop-model", required=True,
+                    help="the counting loop model (unittests/CMakeLists.txt "
+                         "writes it: target loop_model)")
     args = ap.parse_args()
     venv, python = ensure_venv(args.build_dir)
     if os.path.realpath(sys.prefix) != os.path.realpath(venv):
@@ -2245,6 +2303,8 @@ def main():
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset, servers)
         check_polling([args.server], tmp, openmp_unset, servers)
+        check_exit_timeout([args.server], tmp, openmp_unset, servers,
+                           os.path.abspath(args.loop_model))
         check_bad_flags([args.server], repo_b)
     except Exception as e:  # report, clean up, fail
         import traceback
