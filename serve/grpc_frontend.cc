@@ -448,15 +448,19 @@ class ControlThread {
 
 class GrpcFrontend::Service final : public RawCallbackService {
  public:
-  Service(InferenceServer* server, int max_infer_calls)
-      : server_(server), max_infer_calls_(max_infer_calls) {}
+  Service(InferenceServer* server,
+          int max_infer_calls,
+          ApiRestrictions restricted)
+      : server_(server),
+        max_infer_calls_(max_infer_calls),
+        restricted_(std::move(restricted)) {}
 
   grpc::ServerUnaryReactor* ServerLive(
       grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ServerLiveRequest, inference::ServerLiveResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kHealth, context, request_bytes, response_bytes,
         [this](const auto&, auto* response) {
           response->set_live(server_->Live());
           return Status();
@@ -468,7 +472,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ServerReadyRequest, inference::ServerReadyResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kHealth, context, request_bytes, response_bytes,
         [this](const auto&, auto* response) {
           response->set_ready(server_->Ready());
           return Status();
@@ -480,7 +484,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ModelReadyRequest, inference::ModelReadyResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kHealth, context, request_bytes, response_bytes,
         [this](const inference::ModelReadyRequest& request,
                inference::ModelReadyResponse* response) {
           std::shared_ptr<const ModelVersion> model;
@@ -497,7 +501,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ServerMetadataRequest,
                  inference::ServerMetadataResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kMetadata, context, request_bytes, response_bytes,
         [this](const auto&, inference::ServerMetadataResponse* response) {
           response->set_name(kServerName);
           response->set_version(kServerVersion);
@@ -514,7 +518,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ModelMetadataRequest,
                  inference::ModelMetadataResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kMetadata, context, request_bytes, response_bytes,
         [this](const inference::ModelMetadataRequest& request,
                inference::ModelMetadataResponse* response) {
           return DescribeModel(request, response);
@@ -526,7 +530,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ModelConfigRequest, inference::ModelConfigResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kModelConfig, context, request_bytes, response_bytes,
         [this](const inference::ModelConfigRequest& request,
                inference::ModelConfigResponse* response) {
           return DescribeConfig(request, response->mutable_config());
@@ -539,7 +543,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::ModelStatisticsRequest,
                  inference::ModelStatisticsResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kStatistics, context, request_bytes, response_bytes,
         [this](const inference::ModelStatisticsRequest& request,
                inference::ModelStatisticsResponse* response) {
           std::vector<VersionStatistics> all;
@@ -583,7 +587,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::LogSettingsRequest, inference::LogSettingsResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kLogging, context, request_bytes, response_bytes,
         [this](const inference::LogSettingsRequest& request,
                inference::LogSettingsResponse* response) {
           using Value = inference::LogSettingValue;
@@ -625,7 +629,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::SystemSharedMemoryStatusRequest,
                  inference::SystemSharedMemoryStatusResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kSharedMemory, context, request_bytes, response_bytes,
         [this](const inference::SystemSharedMemoryStatusRequest& request,
                inference::SystemSharedMemoryStatusResponse* response) {
           std::vector<SharedMemoryRegionInfo> regions;
@@ -648,7 +652,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::SystemSharedMemoryRegisterRequest,
                  inference::SystemSharedMemoryRegisterResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kSharedMemory, context, request_bytes, response_bytes,
         [this](const inference::SystemSharedMemoryRegisterRequest& request,
                inference::SystemSharedMemoryRegisterResponse*) {
           return server_->shared_memory().Register(
@@ -663,7 +667,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::SystemSharedMemoryUnregisterRequest,
                  inference::SystemSharedMemoryUnregisterResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kSharedMemory, context, request_bytes, response_bytes,
         [this](const inference::SystemSharedMemoryUnregisterRequest& request,
                inference::SystemSharedMemoryUnregisterResponse*) {
           return server_->shared_memory().Unregister(request.name());
@@ -676,7 +680,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return Unary<inference::RepositoryIndexRequest,
                  inference::RepositoryIndexResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kModelRepository, context, request_bytes, response_bytes,
         [this](const inference::RepositoryIndexRequest& request,
                inference::RepositoryIndexResponse* response) {
           Status named = CheckRepositoryName(request.repository_name());
@@ -698,7 +702,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return UnaryOnControlThread<inference::RepositoryModelLoadRequest,
                                 inference::RepositoryModelLoadResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kModelRepository, context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelLoadRequest& request,
                inference::RepositoryModelLoadResponse*) {
           std::string config;
@@ -715,7 +719,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     return UnaryOnControlThread<inference::RepositoryModelUnloadRequest,
                                 inference::RepositoryModelUnloadResponse>(
-        context, request_bytes, response_bytes,
+        ApiCategory::kModelRepository, context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelUnloadRequest& request,
                inference::RepositoryModelUnloadResponse*) {
           std::string unused;
@@ -733,6 +737,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       grpc::ByteBuffer* response_bytes) override {
     const auto start = std::chrono::steady_clock::now();
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (Refused(ApiCategory::kInference, context, reactor)) return reactor;
     // The call's messages, until it is answered: the decoded request
     // borrows the raw input contents from `wire`.
     auto call = std::make_shared<InferCall>();
@@ -808,12 +813,36 @@ class GrpcFrontend::Service final : public RawCallbackService {
  private:
   // Parses a unary call's message, answers it from `handle` (which fills
   // the response and returns its status), and finishes the call.
+  // With --grpc-restricted-protocol: a call of a restricted category
+  // without the metadata expected is answered PERMISSION_DENIED here.
+  bool Refused(ApiCategory category,
+               grpc::CallbackServerContext* context,
+               grpc::ServerUnaryReactor* reactor) {
+    if (restricted_.empty()) return false;
+    std::string value;
+    std::string why;
+    const bool allowed = restricted_.Allows(
+        category,
+        [context, &value](const std::string& key) -> const char* {
+          auto found = context->client_metadata().find(key);
+          if (found == context->client_metadata().end()) return nullptr;
+          value.assign(found->second.data(), found->second.size());
+          return value.c_str();
+        },
+        &why);
+    if (allowed) return false;
+    reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, why));
+    return true;
+  }
+
   template <typename Request, typename Response, typename Handle>
-  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context,
+  grpc::ServerUnaryReactor* Unary(ApiCategory category,
+                                  grpc::CallbackServerContext* context,
                                   const grpc::ByteBuffer* request_bytes,
                                   grpc::ByteBuffer* response_bytes,
                                   Handle handle) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (Refused(category, context, reactor)) return reactor;
     reactor->Finish(
         Answer<Request, Response>(request_bytes, response_bytes, handle));
     return reactor;
@@ -825,11 +854,13 @@ class GrpcFrontend::Service final : public RawCallbackService {
   // finished.
   template <typename Request, typename Response, typename Handle>
   grpc::ServerUnaryReactor* UnaryOnControlThread(
+      ApiCategory category,
       grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes,
       Handle handle) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (Refused(category, context, reactor)) return reactor;
     control_.Post([this, reactor, request_bytes, response_bytes, handle] {
       reactor->Finish(
           Answer<Request, Response>(request_bytes, response_bytes, handle));
@@ -973,6 +1004,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
   InferenceServer* server_;
   const int max_infer_calls_;
+  const ApiRestrictions restricted_;
   std::atomic<int> infer_calls_{0};
   // Last: its thread finishes before the members above go.
   ControlThread control_;
@@ -987,7 +1019,8 @@ int GrpcFrontend::Start() {
   static std::once_flag log_handler;
   std::call_once(log_handler,
                  [] { google::protobuf::SetLogHandler(&ProtobufLog); });
-  service_ = std::make_unique<Service>(server_, options_.threads);
+  service_ =
+      std::make_unique<Service>(server_, options_.threads, options_.restricted);
   grpc::ServerBuilder builder;
   int port = -1;
   std::shared_ptr<grpc::ServerCredentials> credentials =

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "serve/restricted_api.h"
 #include "serve/server.h"
 #include "serve/types.h"
 
@@ -54,6 +55,9 @@ struct GrpcOptions {
   // taken (mutual TLS): when set, a client without one signed by them is
   // refused.
   std::string tls_client_ca_pem;
+  // Calls of these categories need a header with a given value
+  // (--http-restricted-api / --grpc-restricted-protocol).
+  ApiRestrictions restricted;
 };
 
 class GrpcFrontend {

@@ -567,6 +567,24 @@ struct HttpFrontend::Callbacks {
           return Send(self, connection, exchange, std::move(r));
         }
       }
+      // A restricted call without its key is answered before any body is
+      // read: the connection closes.
+      if (!self->options_.restricted.empty()) {
+        const auto category = HttpApiCategory(method, url);
+        std::string why;
+        if (category && !self->options_.restricted.Allows(
+                            *category,
+                            [connection](const std::string& key) {
+                              return Header(connection, key.c_str());
+                            },
+                            &why)) {
+          exchange->keep_alive = false;
+          Reply r;
+          r.status = 403;
+          r.body = ErrorBody(why);
+          return Send(self, connection, exchange, std::move(r));
+        }
+      }
       const int64_t length = ByteCount(Header(connection, "Content-Length"));
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         // A client waiting for "100 Continue" is answered before it sends

@@ -13,6 +13,7 @@
 
 #include "serve/byte_budget.h"
 #include "serve/http_codec.h"
+#include "serve/restricted_api.h"
 #include "serve/server.h"
 #include "serve/types.h"
 
@@ -51,6 +52,9 @@ struct HttpOptions {
   // taken (mutual TLS): when set, a client without one signed by them is
   // refused.
   std::string tls_client_ca_pem;
+  // Calls of these categories need a header with a given value
+  // (--http-restricted-api / --grpc-restricted-protocol).
+  ApiRestrictions restricted;
 };
 
 class HttpFrontend {

@@ -33,6 +33,8 @@ int Usage(const std::string& problem) {
                     [--shared-memory none|system]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                     [--http-spin-us 0] [--exit-timeout-secs 30]
+                    [--http-restricted-api CATEGORIES:KEY=VALUE]...
+                    [--grpc-restricted-protocol CATEGORIES:KEY=VALUE]...
                     [--verbose]
 
 DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
@@ -60,6 +62,11 @@ certificate those signed are served (mutual TLS).
 --http-spin-us N: after answering, while nothing else is being served, an
 HTTP connection's thread waits up to N us for its next request spinning
 rather than sleeping (lower latency at a few clients, for CPU time).
+--http-restricted-api and --grpc-restricted-protocol (repeatable, as
+Triton's): calls of the categories named (comma separated: health,
+metadata, inference, shared-memory, model-config, model-repository,
+statistics, trace, logging) are served only with the header (gRPC:
+metadata) KEY set to VALUE; others get 403 / PERMISSION_DENIED.
 SIGTERM or SIGINT: stop accepting, answer every request taken, exit 0.
 Requests still unanswered --exit-timeout-secs after the signal (0: no
 limit), or when a second signal comes, are dropped: the server exits 1.
@@ -215,6 +222,13 @@ int main(int argc, char** argv) {
         return Usage("--shared-memory is none or system");
       }
       server_options.shared_memory = value == "system";
+    } else if (arg == "--http-restricted-api" ||
+               arg == "--grpc-restricted-protocol") {
+      std::string why;
+      auto& restricted = arg == "--http-restricted-api"
+                             ? options.restricted
+                             : grpc_options.restricted;
+      if (!restricted.Add(value, &why)) return Usage(arg + ": " + why);
     } else if (arg == "--exit-timeout-secs") {
       if (!ParseInt(value, 0, 86400, &exit_timeout_seconds)) {
         return Usage("bad --exit-timeout-secs");

@@ -1802,7 +1802,14 @@ def check_bad_flags(server_command, repo):
                          "--repository-poll-secs needs --model-control-mode "
                          "poll"),
                         (["--shared-memory", "cuda"],
-                         "--shared-memory is none or system")):
+                         "--shared-memory is none or system"),
+                        (["--exit-timeout-secs", "-1"],
+                         "bad --exit-timeout-secs"),
+                        (["--http-restricted-api", "models:k=v"],
+                         "'models' is not a category"),
+                        (["--grpc-restricted-protocol", "inference:k=v",
+                          "--grpc-restricted-protocol", "inference:j=w"],
+                         "'inference' is restricted twice")):
         run = subprocess.run(server_command + ["--model-repository", repo] +
                              extra, capture_output=True, timeout=60)
         R.check(run.returncode == 2 and want in run.stderr.decode(),
@@ -2133,6 +2140,64 @@ def check_sigterm_drains(server):
         R.check(True, "SIGTERM: no longer accepting")
 
 
+def check_restricted(server_command, tmp, env, servers):
+    """--http-restricted-api and --grpc-restricted-protocol (Triton's
+    flags): model control and shared memory only with the key, through
+    tritonclient's headers; inference and health stay open."""
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    from tritonclient.utils import InferenceServerException
+    repo = os.path.join(tmp, "repo_restricted")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    server = Server(server_command, repo, os.path.join(tmp, "restricted.log"),
+                    ["--model-control-mode", "explicit",
+                     "--http-restricted-api",
+                     "model-repository,shared-memory:Admin-Key=s3cret",
+                     "--grpc-restricted-protocol",
+                     "model-repository:admin-key=s3cret"], env=env)
+    servers.append(server)
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % server.grpc_port)
+    key = {"admin-key": "s3cret"}
+
+    def refused(call):
+        try:
+            call()
+            return ""
+        except InferenceServerException as e:
+            return "%s %s" % (e.status(), e.message())
+
+    why = refused(lambda: hc.load_model("demo"))
+    R.check("403" in why and "model-repository API is restricted" in why and
+            "'admin-key'" in why and "s3cret" not in why,
+            "restricted: an HTTP load without the key is 403", why)
+    why = refused(lambda: hc.load_model("demo", headers={"admin-key": "no"}))
+    R.check("403" in why, "restricted: an HTTP load with a wrong key is 403",
+            why)
+    hc.load_model("demo", headers=key)
+    index = hc.get_model_repository_index(headers=key)
+    R.check(any(m.get("name") == "demo" for m in index),
+            "restricted: HTTP load and index with the key", str(index))
+    why = refused(lambda: hc.get_system_shared_memory_status())
+    R.check("403" in why, "restricted: HTTP shared memory without the key",
+            why)
+    why = refused(lambda: gc.unload_model("demo"))
+    R.check("PERMISSION_DENIED" in why and "'admin-key'" in why,
+            "restricted: a gRPC unload without the key is PERMISSION_DENIED",
+            why)
+    gc.load_model("demo", headers=key)
+    x, y = demo_data()
+    inp = httpclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x, binary_data=True)
+    ok, why = close(hc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
+    R.check(ok and hc.is_server_ready() and gc.is_model_ready("demo"),
+            "restricted: inference and health stay open", why)
+    hc.close()
+    gc.close()
+
+
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     """A drain that outlasts --exit-timeout-secs, or a second signal, ends
     the server at once with exit 1 (the requests in flight are dropped),
@@ -2303,6 +2368,7 @@ def main():
         check_sigterm_drains(b)
         check_tls([args.server], tmp, openmp_unset, servers)
         check_polling([args.server], tmp, openmp_unset, servers)
+        check_restricted([args.server], tmp, openmp_unset, servers)
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
                            os.path.abspath(args.loop_model))
         check_bad_flags([args.server], repo_b)
