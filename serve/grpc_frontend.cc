@@ -811,23 +811,20 @@ class GrpcFrontend::Service final : public RawCallbackService {
   }
 
  private:
-  // Parses a unary call's message, answers it from `handle` (which fills
-  // the response and returns its status), and finishes the call.
   // With --grpc-restricted-protocol: a call of a restricted category
   // without the metadata expected is answered PERMISSION_DENIED here.
   bool Refused(ApiCategory category,
                grpc::CallbackServerContext* context,
                grpc::ServerUnaryReactor* reactor) {
     if (restricted_.empty()) return false;
-    std::string value;
     std::string why;
     const bool allowed = restricted_.Allows(
         category,
-        [context, &value](const std::string& key) -> const char* {
+        [context](const std::string& key, std::string* value) {
           auto found = context->client_metadata().find(key);
-          if (found == context->client_metadata().end()) return nullptr;
-          value.assign(found->second.data(), found->second.size());
-          return value.c_str();
+          if (found == context->client_metadata().end()) return false;
+          value->assign(found->second.data(), found->second.size());
+          return true;
         },
         &why);
     if (allowed) return false;
@@ -835,6 +832,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return true;
   }
 
+  // Parses a unary call's message, answers it from `handle` (which fills
+  // the response and returns its status), and finishes the call.
   template <typename Request, typename Response, typename Handle>
   grpc::ServerUnaryReactor* Unary(ApiCategory category,
                                   grpc::CallbackServerContext* context,

@@ -572,12 +572,15 @@ struct HttpFrontend::Callbacks {
       if (!self->options_.restricted.empty()) {
         const auto category = HttpApiCategory(method, url);
         std::string why;
-        if (category && !self->options_.restricted.Allows(
-                            *category,
-                            [connection](const std::string& key) {
-                              return Header(connection, key.c_str());
-                            },
-                            &why)) {
+        if (category &&
+            !self->options_.restricted.Allows(
+                *category,
+                [connection](const std::string& key, std::string* value) {
+                  const char* found = Header(connection, key.c_str());
+                  if (found != nullptr) *value = found;
+                  return found != nullptr;
+                },
+                &why)) {
           exchange->keep_alive = false;
           Reply r;
           r.status = 403;

@@ -378,6 +378,13 @@ int main(int argc, char** argv) {
       const timespec slice = {0, 100 * 1000 * 1000};
       const int again = sigtimedwait(&signals, nullptr, &slice);
       const bool late = std::chrono::steady_clock::now() >= deadline;
+      if (late && !drained && server->metrics().inflight() == 0) {
+        // What is left is idle kept-alive connections timing out, or a
+        // model control call: no inference request is dropped.
+        LOG(WARNING) << "--exit-timeout-secs " << exit_timeout_seconds
+                     << " passed with no request in flight: exiting";
+        std::_Exit(0);
+      }
       if ((again > 0 || late) && !drained) {
         LOG(ERROR) << (again > 0 ? "signal " + std::to_string(again) + " again"
                                  : "--exit-timeout-secs " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <vector>
 
 namespace pdlite {
 namespace serve {
@@ -20,21 +21,45 @@ bool StartsWith(const std::string& text, const char* prefix) {
   return text.compare(0, std::strlen(prefix), prefix) == 0;
 }
 
-bool EndsWith(const std::string& text, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
-}
-
 // Compares in time that depends on the lengths only, so that a client
 // cannot find the value a byte at a time by timing refusals.
-bool SameSecret(const std::string& a, const char* b) {
-  const size_t b_size = std::strlen(b);
-  unsigned char differ = a.size() == b_size ? 0 : 1;
+bool SameSecret(const std::string& a, const std::string& b) {
+  unsigned char differ = a.size() == b.size() ? 0 : 1;
   for (size_t i = 0; i < a.size(); ++i) {
     differ |= static_cast<unsigned char>(a[i]) ^
-              static_cast<unsigned char>(i < b_size ? b[i] : 0);
+              static_cast<unsigned char>(i < b.size() ? b[i] : 0);
   }
   return differ == 0;
+}
+
+// A flag's value with what follows the key's '=' hidden, for messages.
+std::string Masked(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const size_t equals =
+      spec.find('=', colon == std::string::npos ? 0 : colon + 1);
+  if (equals == std::string::npos) return spec;
+  return spec.substr(0, equals + 1) + "<value>";
+}
+
+// The category of a path under /v2/models/ (after the prefix), as the
+// router reads it: <model>[/versions/<v>][/<action>].
+ApiCategory ModelPathCategory(const std::string& rest) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = rest.find('/', at);
+    parts.push_back(rest.substr(at, slash - at));
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  std::string action;
+  if (parts.size() == 2) action = parts[1];
+  if (parts.size() == 4 && parts[1] == "versions") action = parts[3];
+  if (action == "ready") return ApiCategory::kHealth;
+  if (action == "infer") return ApiCategory::kInference;
+  if (action == "stats") return ApiCategory::kStatistics;
+  if (action == "config") return ApiCategory::kModelConfig;
+  return ApiCategory::kMetadata;
 }
 
 // A header name's characters (RFC 9110 token).
@@ -83,13 +108,12 @@ std::optional<ApiCategory> HttpApiCategory(const std::string& method,
   }
   if (path == "/v2/logging") return ApiCategory::kLogging;
   if (StartsWith(path, "/v2/trace")) return ApiCategory::kTrace;
-  if (StartsWith(path, "/v2/models")) {
-    if (EndsWith(path, "/stats")) return ApiCategory::kStatistics;
-    if (EndsWith(path, "/infer")) return ApiCategory::kInference;
-    if (EndsWith(path, "/ready")) return ApiCategory::kHealth;
-    if (EndsWith(path, "/config")) return ApiCategory::kModelConfig;
-    return ApiCategory::kMetadata;
+  // The router answers /v2/models/stats before any model's path.
+  if (path == "/v2/models/stats") return ApiCategory::kStatistics;
+  if (StartsWith(path, "/v2/models/")) {
+    return ModelPathCategory(path.substr(std::strlen("/v2/models/")));
   }
+  if (path == "/v2/models") return ApiCategory::kMetadata;
   return std::nullopt;
 }
 
@@ -97,16 +121,17 @@ bool ApiRestrictions::Add(const std::string& spec, std::string* why) {
   const size_t colon = spec.find(':');
   const size_t equals = spec.find('=', colon == std::string::npos ? 0 : colon);
   if (colon == std::string::npos || equals == std::string::npos) {
-    *why = "'" + spec + "' is not <category>[,<category>...]:<key>=<value>";
+    *why = "'" + Masked(spec) +
+           "' is not <category>[,<category>...]:<key>=<value>";
     return false;
   }
   std::string key = spec.substr(colon + 1, equals - colon - 1);
   const std::string value = spec.substr(equals + 1);
   if (key.empty() || value.empty() ||
       !std::all_of(key.begin(), key.end(), IsTokenChar)) {
-    *why = "'" + spec +
-           "': the header key must be a header name and the "
-           "value not empty";
+    *why = "'" + Masked(spec) +
+           "': the header key must be a header name and the value not "
+           "empty";
     return false;
   }
   std::transform(key.begin(), key.end(), key.begin(),
@@ -140,14 +165,16 @@ bool ApiRestrictions::Add(const std::string& spec, std::string* why) {
   return true;
 }
 
-bool ApiRestrictions::Allows(
-    ApiCategory category,
-    const std::function<const char*(const std::string& key)>& header,
-    std::string* why) const {
+bool ApiRestrictions::Allows(ApiCategory category,
+                             const HeaderLookup& header,
+                             std::string* why) const {
   auto rule = rules_.find(category);
   if (rule == rules_.end()) return true;
-  const char* given = header(rule->second.key);
-  if (given != nullptr && SameSecret(rule->second.value, given)) return true;
+  std::string given;
+  if (header(rule->second.key, &given) &&
+      SameSecret(rule->second.value, given)) {
+    return true;
+  }
   *why = std::string("the ") + ApiCategoryName(category) +
          " API is restricted: the call needs the header '" + rule->second.key +
          "' with the value the server was given";

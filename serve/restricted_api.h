@@ -40,16 +40,19 @@ class ApiRestrictions {
  public:
   /// Adds one flag's value, "<category>[,<category>...]:<key>=<value>"; a
   /// category already restricted, an unknown one, or an empty key or
-  /// value is refused with `why`. Header keys compare without case.
+  /// value is refused with `why` (which never quotes the value). Header
+  /// keys compare without case.
   bool Add(const std::string& spec, std::string* why);
   bool empty() const { return rules_.empty(); }
 
+  /// Looks a header up by its lowercase key: false when absent.
+  using HeaderLookup =
+      std::function<bool(const std::string& key, std::string* value)>;
   /// Whether a call of `category` may be served: not restricted, or
-  /// `header` (which looks a header up by its lowercase key; null when
-  /// absent) gives the value expected. Else `why` names the header
+  /// `header` gives the value expected. Else `why` names the header
   /// expected (never its value).
   bool Allows(ApiCategory category,
-              const std::function<const char*(const std::string& key)>& header,
+              const HeaderLookup& header,
               std::string* why) const;
 
  private:

@@ -36,8 +36,14 @@ TEST(RestrictedApi, FlagsAreParsedAndBadOnesRefusedSayingWhy) {
   }
   // A refused flag adds nothing: inference stays open.
   EXPECT_TRUE(r.Allows(
-      ApiCategory::kInference, [](const std::string&) { return nullptr; },
-      &why));
+      ApiCategory::kInference,
+      [](const std::string&, std::string*) { return false; }, &why));
+  // A message about a bad flag never quotes its value.
+  for (const char* spec : {"admin-key=S3CRET", "inference:a b=S3CRET"}) {
+    EXPECT_FALSE(r.Add(spec, &why));
+    EXPECT_EQ(why.find("S3CRET"), std::string::npos) << why;
+    EXPECT_NE(why.find("<value>"), std::string::npos) << why;
+  }
 }
 
 TEST(RestrictedApi, OnlyTheRightValueOfTheHeaderIsLetThrough) {
@@ -45,9 +51,11 @@ TEST(RestrictedApi, OnlyTheRightValueOfTheHeaderIsLetThrough) {
   std::string why;
   ASSERT_TRUE(r.Add("model-repository:Admin-Key=s3=cret", &why));
   std::map<std::string, std::string> headers;
-  auto lookup = [&headers](const std::string& key) -> const char* {
+  auto lookup = [&headers](const std::string& key, std::string* value) {
     auto it = headers.find(key);
-    return it == headers.end() ? nullptr : it->second.c_str();
+    if (it == headers.end()) return false;
+    *value = it->second;
+    return true;
   };
   EXPECT_FALSE(r.Allows(ApiCategory::kModelRepository, lookup, &why));
   EXPECT_NE(why.find("the model-repository API is restricted"),
@@ -55,7 +63,10 @@ TEST(RestrictedApi, OnlyTheRightValueOfTheHeaderIsLetThrough) {
       << why;
   EXPECT_NE(why.find("'admin-key'"), std::string::npos) << why;
   EXPECT_EQ(why.find("s3=cret"), std::string::npos) << why;
-  for (const char* wrong : {"", "s3", "s3=cre", "s3=cretX", "S3=CRET"}) {
+  for (const std::string& wrong :
+       {std::string(""), std::string("s3"), std::string("s3=cre"),
+        std::string("s3=cretX"), std::string("S3=CRET"),
+        std::string("s3=cret\0junk", 12)}) {
     headers["admin-key"] = wrong;
     EXPECT_FALSE(r.Allows(ApiCategory::kModelRepository, lookup, &why))
         << wrong;
@@ -83,6 +94,12 @@ TEST(RestrictedApi, EveryHttpPathHasItsCategory) {
       {"/v2/systemsharedmemory/status", ApiCategory::kSharedMemory},
       {"/v2/systemsharedmemory/region/r/register", ApiCategory::kSharedMemory},
       {"/v2/logging", ApiCategory::kLogging},
+      // Models named like actions: as the router reads the path.
+      {"/v2/models/ready", ApiCategory::kMetadata},
+      {"/v2/models/infer", ApiCategory::kMetadata},
+      {"/v2/models/config/versions/1", ApiCategory::kMetadata},
+      {"/v2/models/infer/ready", ApiCategory::kHealth},
+      {"/v2/models/ready/versions/3/infer", ApiCategory::kInference},
   };
   for (const auto& [path, category] : paths) {
     auto got = HttpApiCategory("GET", path);

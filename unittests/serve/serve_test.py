@@ -407,7 +407,9 @@ def check_logging(server):
     for settings, why in (({"log_info": False}, "cannot be changed"),
                           ({"log_file": "/tmp/x.log"}, "cannot be changed"),
                           ({"log_verbose_level": -1}, "must be an integer"),
-                          ({"log_level": 1}, 'unknown log setting "log_level"')):
+                          ({"log_level": 1}, 'unknown log setting "log_level"'),
+                          ({"log_verbose_level": 0, "log_error": False},
+                           "cannot be changed")):
         status, _, body = request(server.port, "POST", "/v2/logging",
                                   json.dumps(settings))
         R.check(status == 400 and why in error_of(body),
@@ -2244,6 +2246,29 @@ def check_exit_timeout(server_command, tmp, env, servers, loop_model):
                 "%s: exit 1 in %.1f s, the request in flight dropped, and "
                 "the log says so" % (name, took),
                 "exit %s after %.1f s\n%s" % (code, took, log[-600:]))
+
+
+    # Past the timeout with nothing in flight (an idle kept-alive
+    # connection is all that is left): exit 0, nothing dropped.
+    server = Server(server_command, repo, os.path.join(tmp, "exit_idle.log"),
+                    ["--exit-timeout-secs", "1"], env=env)
+    servers.append(server)
+    idle = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    idle.request("GET", "/v2/health/live")
+    idle.getresponse().read()
+    start = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    try:
+        code = server.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        code = None
+    took = time.time() - start
+    log = server.log_tail()
+    server.stop()
+    idle.close()
+    R.check(code == 0 and took < 4 and "passed with no request in flight" in
+            log, "exit timeout with an idle connection only: exit 0 in %.1f s"
+            % took, "exit %s after %.1f s\n%s" % (code, took, log[-600:]))
 
 
 def _try_request(port, body):
