@@ -570,7 +570,7 @@ struct HttpFrontend::Callbacks {
       // A restricted call without its key is answered before any body is
       // read: the connection closes.
       if (!self->options_.restricted.empty()) {
-        const auto category = HttpApiCategory(method, url);
+        const auto category = HttpApiCategory(url);
         std::string why;
         if (category &&
             !self->options_.restricted.Allows(

@@ -94,9 +94,7 @@ const char* ApiCategoryName(ApiCategory category) {
   return "?";
 }
 
-std::optional<ApiCategory> HttpApiCategory(const std::string& method,
-                                           const std::string& path) {
-  (void)method;
+std::optional<ApiCategory> HttpApiCategory(const std::string& path) {
   if (StartsWith(path, "/v2/health/")) return ApiCategory::kHealth;
   if (path == "/v2") return ApiCategory::kMetadata;
   if (StartsWith(path, "/v2/repository/")) {

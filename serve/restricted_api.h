@@ -30,10 +30,10 @@ enum class ApiCategory {
 /// "model-repository", "statistics", "trace", "logging".
 const char* ApiCategoryName(ApiCategory category);
 
-/// The category of an HTTP call, by its method and path; none for a path
-/// that is no call of the protocol (/metrics, an unknown one).
-std::optional<ApiCategory> HttpApiCategory(const std::string& method,
-                                           const std::string& path);
+/// The category of an HTTP call, by its path (whatever the method, as the
+/// router answers a wrong method with 404 anyway); none for a path that is
+/// no call of the protocol (/metrics, an unknown one).
+std::optional<ApiCategory> HttpApiCategory(const std::string& path);
 
 /// One protocol's restrictions.
 class ApiRestrictions {
