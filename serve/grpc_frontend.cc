@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -347,7 +348,9 @@ using SharedMemoryCallbacks =
     Grpc::WithRawCallbackMethod_SystemSharedMemoryStatus<
         Grpc::WithRawCallbackMethod_SystemSharedMemoryRegister<
             Grpc::WithRawCallbackMethod_SystemSharedMemoryUnregister<
-                Grpc::WithRawCallbackMethod_LogSettings<Grpc::Service>>>>;
+                Grpc::WithRawCallbackMethod_LogSettings<
+                    Grpc::WithRawCallbackMethod_ModelStreamInfer<
+                        Grpc::Service>>>>>;
 using RawCallbackService = Grpc::WithRawCallbackMethod_ServerLive<
     Grpc::WithRawCallbackMethod_ServerReady<Grpc::WithRawCallbackMethod_ModelReady<
         Grpc::WithRawCallbackMethod_ServerMetadata<
@@ -810,15 +813,30 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return reactor;
   }
 
+  // Triton's streaming inference: each request read from the stream is
+  // answered on it as it completes (StreamCall below).
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* ModelStreamInfer(
+      grpc::CallbackServerContext* context) override {
+    return new StreamCall(this, context);
+  }
+
+  // Ends the streams still open, once each has answered what it took: a
+  // stream that a client keeps open would otherwise hold the server's
+  // shutdown forever.
+  void CloseStreams() {
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    closing_streams_ = true;
+    for (StreamCall* stream : streams_) stream->Close();
+  }
+
  private:
-  // With --grpc-restricted-protocol: a call of a restricted category
-  // without the metadata expected is answered PERMISSION_DENIED here.
-  bool Refused(ApiCategory category,
+  // Whether a call of `category` may be served (--grpc-restricted-protocol):
+  // not restricted, or its metadata holds the key; else `why` says which.
+  bool Allowed(ApiCategory category,
                grpc::CallbackServerContext* context,
-               grpc::ServerUnaryReactor* reactor) {
-    if (restricted_.empty()) return false;
-    std::string why;
-    const bool allowed = restricted_.Allows(
+               std::string* why) const {
+    if (restricted_.empty()) return true;
+    return restricted_.Allows(
         category,
         [context](const std::string& key, std::string* value) {
           auto found = context->client_metadata().find(key);
@@ -826,7 +844,16 @@ class GrpcFrontend::Service final : public RawCallbackService {
           value->assign(found->second.data(), found->second.size());
           return true;
         },
-        &why);
+        why);
+  }
+
+  // With --grpc-restricted-protocol: a call of a restricted category
+  // without the metadata expected is answered PERMISSION_DENIED here.
+  bool Refused(ApiCategory category,
+               grpc::CallbackServerContext* context,
+               grpc::ServerUnaryReactor* reactor) {
+    std::string why;
+    const bool allowed = Allowed(category, context, &why);
     if (allowed) return false;
     reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, why));
     return true;
@@ -1001,9 +1028,221 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return GrpcStatus(status);
   }
 
+  // One ModelStreamInfer call. Requests are read one at a time and run
+  // concurrently, at most kStreamInFlight of a stream at once (past that it
+  // reads no further until one is answered: the client's sends wait, the
+  // server's memory does not grow); answers are written in the order they
+  // complete, one write at a time. A request that fails is answered with
+  // its error_message, and the stream goes on. The call finishes once the
+  // client has closed its side (or cancelled, or the server closes the
+  // streams) and every request taken is answered.
+  class StreamCall final
+      : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+   public:
+    static constexpr int kStreamInFlight = 64;
+
+    StreamCall(Service* service, grpc::CallbackServerContext* context)
+        : service_(service) {
+      std::string why;
+      if (!service_->Allowed(ApiCategory::kInference, context, &why)) {
+        finished_ = true;
+        Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, why));
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(service_->streams_mutex_);
+        service_->streams_.insert(this);
+        closing_ = service_->closing_streams_;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (closing_) {
+        finished_ = true;
+        lock.unlock();
+        Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            "the server is shutting down"));
+        return;
+      }
+      ReadIfRoom();
+    }
+
+    void OnReadDone(bool ok) override {
+      std::unique_lock<std::mutex> lock(mutex_);
+      reading_ = false;
+      if (!ok) {
+        reads_done_ = true;
+        FinishIfDone(&lock);
+        return;
+      }
+      ++in_flight_;
+      auto wire = std::make_shared<inference::ModelInferRequest>();
+      const bool parsed =
+          grpc::SerializationTraits<inference::ModelInferRequest>::Deserialize(
+              &read_buffer_, wire.get())
+              .ok();
+      ReadIfRoom();
+      lock.unlock();
+      Run(std::move(wire), parsed);
+    }
+
+    void OnWriteDone(bool ok) override {
+      std::unique_lock<std::mutex> lock(mutex_);
+      writes_.pop_front();
+      if (!ok) writes_.clear();  // the client is gone
+      writing_ = !writes_.empty();
+      if (writing_) StartWrite(&writes_.front());
+      FinishIfDone(&lock);
+    }
+
+    void OnCancel() override {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cancelled_ = true;
+      FinishIfDone(&lock);
+    }
+
+    void OnDone() override {
+      {
+        std::lock_guard<std::mutex> lock(service_->streams_mutex_);
+        service_->streams_.erase(this);
+      }
+      delete this;
+    }
+
+    // The server is stopping: no more reads; finished once answered.
+    void Close() {
+      std::unique_lock<std::mutex> lock(mutex_);
+      closing_ = true;
+      FinishIfDone(&lock);
+    }
+
+   private:
+    // Runs one request (never under mutex_: an idle instance runs it on
+    // this thread), answering it on the stream.
+    void Run(std::shared_ptr<inference::ModelInferRequest> wire, bool parsed) {
+      const auto start = std::chrono::steady_clock::now();
+      auto answer = [this, wire, start](const InferResponse& result) {
+        service_->Answer(*wire, result.status, start);
+        inference::ModelStreamInferResponse out;
+        if (result.status.ok()) {
+          EncodeGrpcInferResponse(result, wire->id(),
+                                  out.mutable_infer_response());
+        } else {
+          out.set_error_message(result.status.message);
+          out.mutable_infer_response()->set_model_name(wire->model_name());
+          out.mutable_infer_response()->set_model_version(
+              wire->model_version());
+          out.mutable_infer_response()->set_id(wire->id());
+        }
+        Write(out);
+      };
+      InferResponse refused;
+      if (!parsed) {
+        refused.status = NotTheMessage<inference::ModelInferRequest>();
+        return answer(refused);
+      }
+      std::shared_ptr<const ModelVersion> found;
+      refused.status = service_->server_->Find(wire->model_name(),
+                                               wire->model_version(), &found);
+      if (!refused.status.ok()) return answer(refused);
+      InferRequest request;
+      refused.status = DecodeGrpcInferRequest(*wire, &request);
+      if (!refused.status.ok()) return answer(refused);
+      if (service_->infer_calls_.fetch_add(1) >= service_->max_infer_calls_) {
+        service_->infer_calls_.fetch_sub(1);
+        refused.status =
+            Status::Error(StatusCode::kResourceExhausted,
+                          "the server is taking " +
+                              std::to_string(service_->max_infer_calls_) +
+                              " inference calls already (--grpc-threads)");
+        return answer(refused);
+      }
+      // Answered once, from the model's answer or from an exception that
+      // InferAsync throws before it hands the request on.
+      auto answered = std::make_shared<std::atomic<bool>>(false);
+      auto once = [this, answered, answer](const InferResponse& result) {
+        if (answered->exchange(true)) return;
+        service_->infer_calls_.fetch_sub(1);
+        answer(result);
+      };
+      try {
+        service_->server_->InferAsync(
+            std::move(request), [once](InferResponse result) { once(result); });
+      } catch (const std::exception& e) {
+        InferResponse failed;
+        failed.status = Status::Error(
+            StatusCode::kInternal,
+            std::string("the server failed to take the call: ") + e.what());
+        once(failed);
+      }
+    }
+
+    // Queues an answer; the request it answers is no longer in flight.
+    void Write(const inference::ModelStreamInferResponse& out) {
+      grpc::ByteBuffer bytes;
+      bool own_buffer = false;
+      const bool serialized =
+          grpc::SerializationTraits<
+              inference::ModelStreamInferResponse>::Serialize(out, &bytes,
+                                                              &own_buffer)
+              .ok();
+      std::unique_lock<std::mutex> lock(mutex_);
+      --in_flight_;
+      if (serialized && !cancelled_) {
+        writes_.push_back(std::move(bytes));
+        if (!writing_) {
+          writing_ = true;
+          StartWrite(&writes_.front());
+        }
+      }
+      ReadIfRoom();
+      FinishIfDone(&lock);
+    }
+
+    // With mutex_ held.
+    void ReadIfRoom() {
+      if (reading_ || reads_done_ || cancelled_ || closing_ || finished_ ||
+          in_flight_ >= kStreamInFlight) {
+        return;
+      }
+      reading_ = true;
+      StartRead(&read_buffer_);
+    }
+
+    // Finishes the call once nothing is left to answer or write, releasing
+    // `lock` (on mutex_) first: gRPC may delete this (OnDone) as soon as
+    // the call is finished, so nothing of it is touched after. A read
+    // still pending ends with the call (OnReadDone(false) comes before
+    // OnDone); a write may not be pending (one write at a time, and Finish
+    // counts as one).
+    void FinishIfDone(std::unique_lock<std::mutex>* lock) {
+      if (finished_ || in_flight_ > 0 || writing_) return;
+      if (!cancelled_ && !reads_done_ && !closing_) return;
+      finished_ = true;
+      const grpc::Status status =
+          cancelled_ ? grpc::Status::CANCELLED : grpc::Status::OK;
+      lock->unlock();
+      Finish(status);
+    }
+
+    Service* const service_;
+    std::mutex mutex_;
+    grpc::ByteBuffer read_buffer_;
+    std::deque<grpc::ByteBuffer> writes_;  // the front one being written
+    int in_flight_ = 0;
+    bool reading_ = false;
+    bool writing_ = false;
+    bool reads_done_ = false;
+    bool cancelled_ = false;
+    bool closing_ = false;
+    bool finished_ = false;
+  };
+
   InferenceServer* server_;
   const int max_infer_calls_;
   const ApiRestrictions restricted_;
+  // The ModelStreamInfer calls open, for CloseStreams.
+  std::mutex streams_mutex_;
+  std::set<StreamCall*> streams_;
+  bool closing_streams_ = false;
   std::atomic<int> infer_calls_{0};
   // Last: its thread finishes before the members above go.
   ControlThread control_;
@@ -1053,6 +1292,8 @@ int GrpcFrontend::Start() {
 
 void GrpcFrontend::Stop() {
   if (!grpc_) return;
+  // Open streams finish once they have answered what they took.
+  service_->CloseStreams();
   // Shutdown refuses new RPCs and waits for those running (each bounded by
   // the model's queue and timeout) before returning.
   grpc_->Shutdown();

@@ -428,6 +428,50 @@ def check_logging(server):
     gc.close()
 
 
+def check_stream(grpc_port):
+    """Triton's streaming inference (ModelStreamInfer) through
+    tritonclient's start_stream and async_stream_infer: every request on
+    the stream answered, matched by its id, right; a bad one answered with
+    its error while the stream goes on."""
+    import queue
+    import tritonclient.grpc as grpcclient
+    x, y = demo_data()
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    answers = queue.Queue()
+    gc.start_stream(callback=lambda result, error: answers.put((result,
+                                                                 error)))
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    bad = grpcclient.InferInput("nope", list(x.shape), "FP32")
+    bad.set_data_from_numpy(x)
+    for i in range(40):
+        gc.async_stream_infer("demo", [inp], request_id="s%d" % i)
+        if i == 20:
+            gc.async_stream_infer("demo", [bad], request_id="bad")
+    got, errors, wrong = set(), [], []
+    for _ in range(41):
+        try:
+            result, error = answers.get(timeout=60)
+        except queue.Empty:
+            break
+        if error is not None:
+            errors.append(error.message())
+            continue
+        rid = result.get_response().id
+        got.add(rid)
+        ok, why = close(result.as_numpy("softmax.tmp_0"), y)
+        if not ok:
+            wrong.append((rid, why))
+    gc.stop_stream()
+    gc.close()
+    R.check(got == {"s%d" % i for i in range(40)} and not wrong,
+            "stream: 40 requests on one stream, each answered right, by id",
+            "%d answered, wrong %s" % (len(got), wrong[:2]))
+    R.check(len(errors) == 1 and "nope" in errors[0],
+            "stream: a bad request answered with its error, the stream "
+            "going on", str(errors))
+
+
 def check_half_precision(port, grpc_port, client, httpclient):
     """FP16 and BF16 over HTTP (JSON and binary) and gRPC, on the model of
     unittests/test_utils/half_model.h: sum = 2 * x16 + xb16, as FP32, FP16
@@ -2203,6 +2247,38 @@ def check_restricted(server_command, tmp, env, servers):
             server.log_tail())
 
 
+def check_stream_at_sigterm(server_command, tmp, env, servers):
+    """SIGTERM while a client keeps a stream open: the stream is finished
+    once it has answered what it took, and the server exits 0 at once,
+    not after --exit-timeout-secs."""
+    import queue
+    import tritonclient.grpc as grpcclient
+    repo = os.path.join(tmp, "repo_stream")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    server = Server(server_command, repo, os.path.join(tmp, "stream.log"),
+                    ["--exit-timeout-secs", "60"], env=env)
+    servers.append(server)
+    x, y = demo_data()
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % server.grpc_port)
+    answers = queue.Queue()
+    gc.start_stream(callback=lambda result, error: answers.put((result,
+                                                                 error)))
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    gc.async_stream_infer("demo", [inp], request_id="open")
+    result, error = answers.get(timeout=60)
+    start = time.time()
+    code = server.stop(signal.SIGTERM, timeout=30)
+    took = time.time() - start
+    gc.stop_stream()
+    gc.close()
+    R.check(error is None and code == 0 and took < 10,
+            "stream: SIGTERM with a stream open: exit 0 in %.1f s" % took,
+            "error %s, exit %s\n%s" % (error, code, server.log_tail()))
+
+
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     """A drain that outlasts --exit-timeout-secs, or a second signal, ends
     the server at once with exit 1 (the requests in flight are dropped),
@@ -2364,6 +2440,7 @@ def main():
             check_shared_models(a.port, client, httpclient)
         check_bad_inputs_with_parallel_client(a.port, client, httpclient)
         check_grpc(a.grpc_port, with_shared)
+        check_stream(a.grpc_port)
         check_metrics(a.port)
         check_spin(a.port)
         check_statistics(a.port, a.grpc_port, client)
@@ -2411,6 +2488,7 @@ def main():
         check_tls([args.server], tmp, openmp_unset, servers)
         check_polling([args.server], tmp, openmp_unset, servers)
         check_restricted([args.server], tmp, openmp_unset, servers)
+        check_stream_at_sigterm([args.server], tmp, openmp_unset, servers)
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
                            os.path.abspath(args.loop_model))
         check_bad_flags([args.server], repo_b)
