@@ -1056,6 +1056,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
       }
       std::unique_lock<std::mutex> lock(mutex_);
       if (closing_) {
+        // CloseStreams may have finished it already, once registered.
+        if (finished_) return;
         finished_ = true;
         lock.unlock();
         Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -1068,7 +1070,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void OnReadDone(bool ok) override {
       std::unique_lock<std::mutex> lock(mutex_);
       reading_ = false;
-      if (!ok) {
+      // A message that arrives once the call is finished (cancelled or
+      // closed meanwhile) is not run: nothing may answer on the call, which
+      // gRPC frees once this returns.
+      if (!ok || finished_) {
         reads_done_ = true;
         FinishIfDone(&lock);
         return;
@@ -1088,6 +1093,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
       std::unique_lock<std::mutex> lock(mutex_);
       writes_.pop_front();
       if (!ok) writes_.clear();  // the client is gone
+      // Room for another request, now that its answer is out.
+      ReadIfRoom();
       writing_ = !writes_.empty();
       if (writing_) StartWrite(&writes_.front());
       FinishIfDone(&lock);
@@ -1175,18 +1182,27 @@ class GrpcFrontend::Service final : public RawCallbackService {
       }
     }
 
-    // Queues an answer; the request it answers is no longer in flight.
+    // Queues an answer; the request it answers is no longer in flight,
+    // though its answer counts against kStreamInFlight until written.
     void Write(const inference::ModelStreamInferResponse& out) {
       grpc::ByteBuffer bytes;
       bool own_buffer = false;
-      const bool serialized =
-          grpc::SerializationTraits<
-              inference::ModelStreamInferResponse>::Serialize(out, &bytes,
-                                                              &own_buffer)
-              .ok();
+      if (!grpc::SerializationTraits<
+               inference::ModelStreamInferResponse>::Serialize(out, &bytes,
+                                                               &own_buffer)
+               .ok()) {
+        // Still answered, so that the client does not wait for it.
+        inference::ModelStreamInferResponse failed;
+        failed.set_error_message("the response could not be serialized");
+        *failed.mutable_infer_response()->mutable_id() =
+            out.infer_response().id();
+        grpc::SerializationTraits<
+            inference::ModelStreamInferResponse>::Serialize(failed, &bytes,
+                                                            &own_buffer);
+      }
       std::unique_lock<std::mutex> lock(mutex_);
       --in_flight_;
-      if (serialized && !cancelled_) {
+      if (!cancelled_ && !finished_) {
         writes_.push_back(std::move(bytes));
         if (!writing_) {
           writing_ = true;
@@ -1199,8 +1215,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
     // With mutex_ held.
     void ReadIfRoom() {
+      // Answers not yet written count too: a client that sends but does
+      // not read its answers stops being read.
       if (reading_ || reads_done_ || cancelled_ || closing_ || finished_ ||
-          in_flight_ >= kStreamInFlight) {
+          in_flight_ + static_cast<int>(writes_.size()) >= kStreamInFlight) {
         return;
       }
       reading_ = true;
@@ -1217,8 +1235,13 @@ class GrpcFrontend::Service final : public RawCallbackService {
       if (finished_ || in_flight_ > 0 || writing_) return;
       if (!cancelled_ && !reads_done_ && !closing_) return;
       finished_ = true;
+      // Closed by the server before the client was done: what it sends
+      // after is not read, which the status says.
       const grpc::Status status =
-          cancelled_ ? grpc::Status::CANCELLED : grpc::Status::OK;
+          cancelled_    ? grpc::Status::CANCELLED
+          : reads_done_ ? grpc::Status::OK
+                        : grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                       "the server is shutting down");
       lock->unlock();
       Finish(status);
     }

@@ -2272,11 +2272,19 @@ def check_stream_at_sigterm(server_command, tmp, env, servers):
     start = time.time()
     code = server.stop(signal.SIGTERM, timeout=30)
     took = time.time() - start
+    try:
+        _, ended = answers.get(timeout=10)
+        ended = ended.message() if ended is not None else "no error"
+    except queue.Empty:
+        ended = "nothing"
     gc.stop_stream()
     gc.close()
     R.check(error is None and code == 0 and took < 10,
             "stream: SIGTERM with a stream open: exit 0 in %.1f s" % took,
             "error %s, exit %s\n%s" % (error, code, server.log_tail()))
+    R.check("shutting down" in ended,
+            "stream: the client is told the server ended the stream",
+            ended)
 
 
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
