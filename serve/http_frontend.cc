@@ -966,24 +966,30 @@ void HttpFrontend::Serve() {
   // Requests are answered by the daemon's threads from Bind() on; this
   // thread waits for Stop(), then for the connections taken to end: each
   // after its current request (Connection: close) or its idle timeout.
+  // Once Stop() has quiesced the daemon, not merely begun to: stopping it
+  // while Stop() still quiesces it would race in libmicrohttpd (ThreadSanitizer
+  // saw the daemon's wake-up fd closed under the quiescing write).
   changed_.wait(lock,
-                [this] { return stopping_ && open_connections_.load() == 0; });
+                [this] { return quiesced_ && open_connections_.load() == 0; });
   lock.unlock();
   MHD_stop_daemon(daemon_);
   daemon_ = nullptr;
 }
 
 void HttpFrontend::Stop() {
-  if (stopping_.exchange(true) || daemon_ == nullptr) {
+  if (stopping_.exchange(true)) {
     std::lock_guard<std::mutex> lock(mu_);
     changed_.notify_all();
     return;
   }
   // No new connections: the listening socket is closed; those taken are
   // served (their answers say Connection: close).
-  const MHD_socket listener = MHD_quiesce_daemon(daemon_);
-  if (listener != MHD_INVALID_SOCKET) ::close(listener);
+  if (daemon_ != nullptr) {
+    const MHD_socket listener = MHD_quiesce_daemon(daemon_);
+    if (listener != MHD_INVALID_SOCKET) ::close(listener);
+  }
   std::lock_guard<std::mutex> lock(mu_);
+  quiesced_ = true;
   changed_.notify_all();
 }
 

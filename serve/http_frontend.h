@@ -100,6 +100,7 @@ class HttpFrontend {
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;
   std::condition_variable changed_;
+  bool quiesced_ = false;  // Stop() has quiesced the daemon; under mu_
 };
 
 }  // namespace serve
