@@ -511,6 +511,35 @@ void AppendList(std::string* out, const std::vector<T>& values) {
 
 }  // namespace
 
+bool ParseModelPath(const std::string& path,
+                    std::string* model,
+                    std::string* version,
+                    std::string* action) {
+  static const std::string kPrefix = "/v2/models/";
+  if (path.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  const std::vector<std::string> parts = SplitPath(path.substr(kPrefix.size()));
+  for (const std::string& part : parts) {
+    if (part.empty()) return false;
+  }
+  *model = parts[0];
+  size_t next = 1;
+  if (parts.size() >= 3 && parts[1] == "versions") {
+    *version = parts[2];
+    next = 3;
+  }
+  if (next == parts.size()) {
+    action->clear();
+    return true;
+  }
+  if (next + 1 == parts.size() &&
+      (parts[next] == "ready" || parts[next] == "infer" ||
+       parts[next] == "stats" || parts[next] == "config")) {
+    *action = parts[next];
+    return true;
+  }
+  return false;
+}
+
 Status DecodeInferRequest(const std::string& body,
                           int64_t json_length,
                           InferRequest* request,

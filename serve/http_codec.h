@@ -25,6 +25,15 @@ struct WireOptions {
 /// copies the JSON (its SIMD loads read up to this far past the end).
 constexpr size_t kBodyPaddingBytes = 64;
 
+/// A path under /v2/models/: the model, its version ("" when not named)
+/// and what is asked of it ("", "ready", "infer", "stats" or "config");
+/// false for other paths. The router and the restricted APIs' categories
+/// read paths with it alike.
+bool ParseModelPath(const std::string& path,
+                    std::string* model,
+                    std::string* version,
+                    std::string* action);
+
 /// Decodes an infer request body. `json_length` is the
 /// Inference-Header-Content-Length value, or -1 when absent (all JSON).
 /// Sets model and version of `request` from nothing: the caller does.

@@ -138,43 +138,6 @@ int64_t ByteCount(const char* value) {
   return parsed;
 }
 
-// A path under /v2/models/: the model, its version ("" when not named) and
-// what is asked of it ("", "ready", "infer", "stats" or "config"); false
-// for other paths.
-bool ParseModelPath(const std::string& path,
-                    std::string* model,
-                    std::string* version,
-                    std::string* action) {
-  static const std::string kPrefix = "/v2/models/";
-  if (path.compare(0, kPrefix.size(), kPrefix) != 0) return false;
-  std::vector<std::string> parts;
-  size_t at = kPrefix.size();
-  for (;;) {
-    const size_t slash = path.find('/', at);
-    parts.push_back(path.substr(at, slash - at));
-    if (parts.back().empty()) return false;
-    if (slash == std::string::npos) break;
-    at = slash + 1;
-  }
-  *model = parts[0];
-  size_t next = 1;
-  if (parts.size() >= 3 && parts[1] == "versions") {
-    *version = parts[2];
-    next = 3;
-  }
-  if (next == parts.size()) {
-    action->clear();
-    return true;
-  }
-  if (next + 1 == parts.size() &&
-      (parts[next] == "ready" || parts[next] == "infer" ||
-       parts[next] == "stats" || parts[next] == "config")) {
-    *action = parts[next];
-    return true;
-  }
-  return false;
-}
-
 // The model configuration extension's answer, in Triton's field names.
 json ConfigJson(const std::string& name, const ServedConfig& c) {
   auto tensors = [](const std::vector<ServedConfig::Tensor>& list, bool input) {

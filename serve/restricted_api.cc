@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <vector>
+
+#include "serve/http_codec.h"
 
 namespace pdlite {
 namespace serve {
@@ -39,27 +40,6 @@ std::string Masked(const std::string& spec) {
       spec.find('=', colon == std::string::npos ? 0 : colon + 1);
   if (equals == std::string::npos) return spec;
   return spec.substr(0, equals + 1) + "<value>";
-}
-
-// The category of a path under /v2/models/ (after the prefix), as the
-// router reads it: <model>[/versions/<v>][/<action>].
-ApiCategory ModelPathCategory(const std::string& rest) {
-  std::vector<std::string> parts;
-  size_t at = 0;
-  for (;;) {
-    const size_t slash = rest.find('/', at);
-    parts.push_back(rest.substr(at, slash - at));
-    if (slash == std::string::npos) break;
-    at = slash + 1;
-  }
-  std::string action;
-  if (parts.size() == 2) action = parts[1];
-  if (parts.size() == 4 && parts[1] == "versions") action = parts[3];
-  if (action == "ready") return ApiCategory::kHealth;
-  if (action == "infer") return ApiCategory::kInference;
-  if (action == "stats") return ApiCategory::kStatistics;
-  if (action == "config") return ApiCategory::kModelConfig;
-  return ApiCategory::kMetadata;
 }
 
 // A header name's characters (RFC 9110 token).
@@ -109,7 +89,16 @@ std::optional<ApiCategory> HttpApiCategory(const std::string& path) {
   // The router answers /v2/models/stats before any model's path.
   if (path == "/v2/models/stats") return ApiCategory::kStatistics;
   if (StartsWith(path, "/v2/models/")) {
-    return ModelPathCategory(path.substr(std::strlen("/v2/models/")));
+    // As the router reads the path; one it does not route is metadata.
+    std::string model, version, action;
+    if (!ParseModelPath(path, &model, &version, &action)) {
+      return ApiCategory::kMetadata;
+    }
+    if (action == "ready") return ApiCategory::kHealth;
+    if (action == "infer") return ApiCategory::kInference;
+    if (action == "stats") return ApiCategory::kStatistics;
+    if (action == "config") return ApiCategory::kModelConfig;
+    return ApiCategory::kMetadata;
   }
   if (path == "/v2/models") return ApiCategory::kMetadata;
   return std::nullopt;

@@ -20,14 +20,7 @@ bool SentFilePathOk(const std::string& path, std::string* why) {
            " bytes";
     return false;
   }
-  std::vector<std::string> names;
-  size_t start = 0;
-  for (;;) {
-    const size_t slash = path.find('/', start);
-    names.push_back(path.substr(start, slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
+  const std::vector<std::string> names = SplitPath(path);
   if (names.size() < 2) {
     *why = "a file is sent as \"file:<version>/<name>\" (as \"file:1/" +
            std::string("model.pdmodel\"), in a numbered version folder");

@@ -47,6 +47,17 @@ const std::string& ProtocolTypeNames() {
   return names;
 }
 
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> names;
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = path.find('/', at);
+    names.push_back(path.substr(at, slash - at));
+    if (slash == std::string::npos) return names;
+    at = slash + 1;
+  }
+}
+
 std::string ShapeString(const std::vector<int64_t>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {

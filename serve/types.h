@@ -45,6 +45,9 @@ bool ParseProtocolType(const std::string& name, paddle_lite::DataType* type);
 const std::string& ProtocolTypeNames();
 /// A shape as messages show it: "[1,3,48,192]".
 std::string ShapeString(const std::vector<int64_t>& shape);
+
+/// The names of a '/'-separated path, empty ones kept ("a//b" has three).
+std::vector<std::string> SplitPath(const std::string& path);
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a
 /// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);

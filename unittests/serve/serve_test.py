@@ -2316,18 +2316,7 @@ def check_exit_timeout(server_command, tmp, env, servers, loop_model):
             target=lambda: results.append(_try_request(server.port, body)))
         client.start()
         wait_inflight(server.port, 1)
-        start = time.time()
-        for sig in signals:
-            server.proc.send_signal(sig)
-            time.sleep(0.3)
-        try:
-            code = server.proc.wait(timeout=within)
-        except subprocess.TimeoutExpired:
-            code = None
-        took = time.time() - start
-        log = server.log_tail()
-        server.stop()
-        forget_openmp_registration(server.proc.pid)
+        code, took, log = signal_and_wait(server, signals, within)
         client.join()
         R.check(code == 1 and why in log and results and
                 results[0][0] == "dropped",
@@ -2344,20 +2333,30 @@ def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     idle = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     idle.request("GET", "/v2/health/live")
     idle.getresponse().read()
+    code, took, log = signal_and_wait(server, [signal.SIGTERM], 10)
+    idle.close()
+    R.check(code == 0 and took < 4 and "passed with no request in flight" in
+            log, "exit timeout with an idle connection only: exit 0 in %.1f s"
+            % took, "exit %s after %.1f s\n%s" % (code, took, log[-600:]))
+
+
+def signal_and_wait(server, signals, within):
+    """Sends `signals` 0.3 s apart and waits up to `within` s for the server
+    to exit: (exit code or None, seconds taken, its log). The server is
+    stopped either way."""
     start = time.time()
-    server.proc.send_signal(signal.SIGTERM)
+    for sig in signals:
+        server.proc.send_signal(sig)
+        time.sleep(0.3)
     try:
-        code = server.proc.wait(timeout=10)
+        code = server.proc.wait(timeout=within)
     except subprocess.TimeoutExpired:
         code = None
     took = time.time() - start
     log = server.log_tail()
     server.stop()
     forget_openmp_registration(server.proc.pid)
-    idle.close()
-    R.check(code == 0 and took < 4 and "passed with no request in flight" in
-            log, "exit timeout with an idle connection only: exit 0 in %.1f s"
-            % took, "exit %s after %.1f s\n%s" % (code, took, log[-600:]))
+    return code, took, log
 
 
 def forget_openmp_registration(pid):
