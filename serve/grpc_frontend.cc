@@ -260,6 +260,17 @@ Status DecodeGrpcInferRequest(const inference::ModelInferRequest& wire,
         out.parameters(), model + "output '" + out.name() + "': ", &ref);
     if (!status.ok()) return status;
     if (ref.used()) request->output_shared_memory[out.name()] = ref;
+    auto classes = out.parameters().find("classification");
+    if (classes != out.parameters().end()) {
+      if (classes->second.parameter_choice_case() !=
+              inference::InferParameter::kInt64Param ||
+          classes->second.int64_param() < 1) {
+        return Bad(model + "output '" + out.name() +
+                   "': parameter \"classification\" must be an int64 >= 1 "
+                   "(how many classes to return)");
+      }
+      request->classification[out.name()] = classes->second.int64_param();
+    }
   }
   return Status{};
 }
@@ -273,7 +284,7 @@ void EncodeGrpcInferResponse(const InferResponse& response,
   for (const TensorData& out : response.outputs) {
     auto* tensor = wire->add_outputs();
     tensor->set_name(out.name);
-    tensor->set_datatype(ProtocolTypeName(out.type));
+    tensor->set_datatype(DatatypeName(out));
     for (const int64_t d : out.shape) tensor->add_shape(d);
     if (!out.lod.empty()) {
       (*tensor->mutable_parameters())["lod"].set_string_param(
@@ -967,6 +978,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       output->set_name(t.name);
       output->set_data_type(type(t.data_type));
       for (const int64_t d : t.dims) output->add_dims(d);
+      output->set_label_filename(t.label_filename);
     }
     auto* group = config->add_instance_group();
     group->set_name(model->name());

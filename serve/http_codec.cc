@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "serve/classification.h"
+
 namespace pdlite {
 namespace serve {
 
@@ -493,6 +495,17 @@ void AppendValues(std::string* out, std::string_view bytes) {
 // A flat JSON array of the tensor's elements.
 void AppendData(std::string* out, const TensorData& t) {
   *out += '[';
+  if (t.is_bytes) {
+    // The server makes these (classification), so they split.
+    std::vector<std::string_view> elements;
+    SplitBytesElements(t.elements(), &elements);
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (i > 0) *out += ',';
+      AppendQuoted(out, std::string(elements[i]));
+    }
+    *out += ']';
+    return;
+  }
   VisitType(t.type, [&](auto element) {
     AppendValues<decltype(element)>(out, t.elements());
   });
@@ -639,6 +652,16 @@ Status DecodeInferRequest(const std::string& body,
         }
         options->binary_output[name] = as_binary;
       }
+      dom::element classes;
+      if (Member(parameters, "classification", &classes)) {
+        int64_t count = 0;
+        if (!GetCount(classes, &count) || count < 1) {
+          return Bad("output '" + name +
+                     "': \"classification\" must be an integer >= 1 (how "
+                     "many classes to return)");
+        }
+        request->classification[name] = count;
+      }
       SharedMemoryRef ref;
       Status status =
           DecodeSharedMemory(parameters, "output '" + name + "': ", &ref);
@@ -682,7 +705,7 @@ std::string EncodeInferResponse(const InferResponse& response,
     body += "{\"name\":";
     AppendQuoted(&body, out.name);
     body += ",\"datatype\":\"";
-    body += ProtocolTypeName(out.type);
+    body += DatatypeName(out);
     body += "\",\"shape\":";
     AppendList(&body, out.shape);
     auto it = options.binary_output.find(out.name);

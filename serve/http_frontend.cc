@@ -145,6 +145,7 @@ json ConfigJson(const std::string& name, const ServedConfig& c) {
     for (const ServedConfig::Tensor& t : list) {
       json j = {{"name", t.name}, {"data_type", t.data_type}, {"dims", t.dims}};
       if (input) j["format"] = "FORMAT_NONE";
+      if (!t.label_filename.empty()) j["label_filename"] = t.label_filename;
       out.push_back(j);
     }
     return out;

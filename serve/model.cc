@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
+
+#include "serve/classification.h"
 
 namespace pdlite {
 namespace serve {
@@ -81,6 +84,42 @@ bool ParseVersionPolicy(const nlohmann::json& value,
   return false;
 }
 
+// Tensors' names for messages: "'a', 'b'".
+std::string KnownNames(const std::vector<TensorInfo>& infos) {
+  std::string out;
+  for (auto& i : infos) out += (out.empty() ? "'" : ", '") + i.name + "'";
+  return out;
+}
+
+// Reads config.json's "labels": {"<output>": "<file>", ...}, each file a
+// relative path that stays inside the model's folder.
+bool ParseLabelFiles(const nlohmann::json& value,
+                     ModelConfig* config,
+                     std::string* error) {
+  if (!value.is_object()) {
+    *error = "\"labels\" must be an object, output name -> labels file, got " +
+             value.dump();
+    return false;
+  }
+  for (auto& item : value.items()) {
+    const std::string path =
+        item.value().is_string() ? item.value().get<std::string>() : "";
+    bool inside = !path.empty() && path.front() != '/';
+    for (const std::string& part : SplitPath(path)) {
+      inside &= !part.empty() && part != "." && part != "..";
+    }
+    if (!inside) {
+      *error = "\"labels\": output '" + item.key() +
+               "' needs a file path relative to the model's folder, without "
+               "'.' or '..', got " +
+               item.value().dump();
+      return false;
+    }
+    config->label_files[item.key()] = path;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ParseModelConfig(const std::string& text,
@@ -134,6 +173,8 @@ bool ParseModelConfig(const std::string& text,
       ok = integer(0, int64_t{1} << 30, &config->max_run_mb);
     } else if (key == "version_policy") {
       ok = ParseVersionPolicy(value, config, error);
+    } else if (key == "labels") {
+      ok = ParseLabelFiles(value, config, error);
     } else if (key == "device") {
       if (!value.is_string()) {
         *error = "\"device\" must be a string, got " + value.dump();
@@ -144,7 +185,7 @@ bool ParseModelConfig(const std::string& text,
       *error = "unknown key \"" + key +
                "\" (known: instances, threads, device, max_batch_size, "
                "batch_delay_us, queue_limit, timeout_ms, max_loop_iterations, "
-               "max_tensor_mb, max_run_mb, version_policy)";
+               "max_tensor_mb, max_run_mb, version_policy, labels)";
       return false;
     }
     if (!ok) return false;
@@ -213,6 +254,15 @@ ModelVersion::ModelVersion(std::string name,
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();
+    for (auto& [output, file] : config.label_files) {
+      if (std::none_of(outputs_.begin(), outputs_.end(),
+                       [&](const TensorInfo& o) { return o.name == output; })) {
+        throw std::invalid_argument(
+            "config.json: \"labels\" names output '" + output + "' (" + file +
+            "), which the model does not have; its outputs are " +
+            KnownNames(outputs_));
+      }
+    }
     for (int i = 1; i < config.instances; ++i) {
       instances_.push_back(std::make_unique<Instance>());
       instances_.back()->predictor = first->Clone();
@@ -230,6 +280,7 @@ ModelVersion::ModelVersion(std::string name,
       batchable_ = false;
     }
   }
+  classifies_rows_ = batchable_;
   for (auto& instance : instances_) {
     instance->thread =
         std::thread([this, i = instance.get()] { WorkerLoop(i); });
@@ -289,11 +340,6 @@ Status ModelVersion::Validate(const InferRequest& request) const {
   auto bad = [](std::string message) {
     return Status::Error(StatusCode::kInvalidArgument, std::move(message));
   };
-  auto known = [](const std::vector<TensorInfo>& infos) {
-    std::string out;
-    for (auto& i : infos) out += (out.empty() ? "'" : ", '") + i.name + "'";
-    return out;
-  };
   std::vector<bool> seen(inputs_.size(), false);
   for (auto& in : request.inputs) {
     auto it =
@@ -301,7 +347,7 @@ Status ModelVersion::Validate(const InferRequest& request) const {
                      [&](const TensorInfo& i) { return i.name == in.name; });
     if (it == inputs_.end()) {
       return bad(where + " has no input '" + in.name + "'; its inputs are " +
-                 known(inputs_));
+                 KnownNames(inputs_));
     }
     const TensorInfo& info = *it;
     size_t index = static_cast<size_t>(it - inputs_.begin());
@@ -334,11 +380,11 @@ Status ModelVersion::Validate(const InferRequest& request) const {
     const size_t element = ElementSize(in.type);
     uint64_t bytes = 0;
     overflow |= __builtin_mul_overflow(count, element, &bytes);
-    if (overflow || bytes != in.elements().size()) {
+    if (overflow || bytes != in.element_bytes()) {
       return bad(
           what + "shape " + ShapeString(in.shape) + " needs " +
           (overflow ? std::string("more than 2^64") : std::to_string(count)) +
-          " elements, got " + std::to_string(in.elements().size() / element));
+          " elements, got " + std::to_string(in.element_bytes() / element));
     }
     if (!in.lod.empty()) {
       for (size_t level = 0; level < in.lod.size(); ++level) {
@@ -372,13 +418,50 @@ Status ModelVersion::Validate(const InferRequest& request) const {
     if (std::none_of(outputs_.begin(), outputs_.end(),
                      [&](const TensorInfo& o) { return o.name == name; })) {
       return bad(where + " has no output '" + name + "'; its outputs are " +
-                 known(outputs_));
+                 KnownNames(outputs_));
+    }
+  }
+  for (auto& [name, count] : request.classification) {
+    if (std::none_of(outputs_.begin(), outputs_.end(),
+                     [&](const TensorInfo& o) { return o.name == name; })) {
+      return bad(where + " has no output '" + name +
+                 "' to classify; its outputs are " + KnownNames(outputs_));
+    }
+    if (count < 1) {
+      return bad(where + ", output '" + name +
+                 "': \"classification\" must be >= 1, got " +
+                 std::to_string(count));
     }
   }
   return Status{};
 }
 
+void ModelVersion::ClassifyOutputs(const InferRequest& request,
+                                   InferResponse* response) const {
+  for (TensorData& out : response->outputs) {
+    auto asked = request.classification.find(out.name);
+    if (asked == request.classification.end()) continue;
+    static const std::vector<std::string> kNoLabels;
+    auto labels = config_.labels.find(out.name);
+    TensorData classes;
+    Status status = Classify(
+        out, asked->second, classifies_rows_,
+        labels == config_.labels.end() ? kNoLabels : labels->second, &classes);
+    if (!status.ok()) {
+      status.message =
+          "model '" + name_ + "' version " + version_ + ", " + status.message;
+      response->status = std::move(status);
+      response->outputs.clear();
+      return;
+    }
+    out = std::move(classes);
+  }
+}
+
 void ModelVersion::Complete(Pending* pending, InferResponse response) {
+  if (response.status.ok() && !pending->request.classification.empty()) {
+    ClassifyOutputs(pending->request, &response);
+  }
   if (pending->request.before_answer) {
     pending->request.before_answer(&response);
   }
@@ -484,6 +567,10 @@ ServedConfig ModelVersion::Served() const {
   };
   describe(inputs_, &out.inputs);
   describe(outputs_, &out.outputs);
+  for (ServedConfig::Tensor& t : out.outputs) {
+    auto file = config_.label_files.find(t.name);
+    if (file != config_.label_files.end()) t.label_filename = file->second;
+  }
   out.instance_count = config_.instances;
   const std::string& device = config_.device;
   if (device.rfind("cuda", 0) == 0 || device.rfind("gpu", 0) == 0) {
@@ -719,13 +806,22 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
     for (auto& in : request.inputs) {
       auto handle = predictor->GetInputHandle(in.name);
       handle->Reshape(in.shape);
+      char* dst = nullptr;
       VisitType(in.type, [&](auto t) {
         using T = decltype(t);
-        T* dst = handle->mutable_data<T>();
-        const std::string_view elements = in.elements();
-        if (!elements.empty())
-          std::memcpy(dst, elements.data(), elements.size());
+        dst = reinterpret_cast<char*>(handle->mutable_data<T>());
       });
+      Status copied =
+          dst != nullptr || in.element_bytes() == 0
+              ? in.CopyElements(dst)
+              : Status::Error(StatusCode::kInternal,
+                              "input '" + in.name + "' has type " +
+                                  ProtocolTypeName(in.type) +
+                                  ", which the server cannot pass on");
+      if (!copied.ok()) {
+        response.status = std::move(copied);
+        return response;
+      }
       // The handle keeps the previous request's LoD otherwise.
       handle->SetLoD(in.lod);
     }
@@ -786,6 +882,24 @@ void ModelVersion::RunGroup(Instance* instance,
     }
   };
   if (group.size() == 1) {
+    run_each();
+    return;
+  }
+  // Inputs still in shared memory are read before they are joined: one
+  // that cannot be read fails its own request only.
+  for (auto it = group.begin(); it != group.end();) {
+    Status read;
+    for (TensorData& in : (*it)->request.inputs) {
+      if (read.ok()) read = in.ReadSharedMemory();
+    }
+    if (read.ok()) {
+      ++it;
+      continue;
+    }
+    Complete(it->get(), Refusal(std::move(read)));
+    it = group.erase(it);
+  }
+  if (group.size() <= 1) {
     run_each();
     return;
   }

@@ -42,6 +42,11 @@ struct ModelConfig {
   VersionPolicy version_policy = VersionPolicy::kAll;
   int64_t latest_versions = 1;
   std::vector<int64_t> specific_versions;  // ascending, no repeats
+  // The classification extension's labels: output name -> a labels file's
+  // path within the model's folder ("labels"), and the labels read from
+  // it (by the server, which knows the folder).
+  std::map<std::string, std::string> label_files;
+  std::map<std::string, std::vector<std::string>> labels;
 };
 
 /// Parses config.json's text; false with `error` set on malformed JSON,
@@ -87,8 +92,9 @@ struct VersionStatistics {
 struct ServedConfig {
   struct Tensor {
     std::string name;
-    std::string data_type;      // "TYPE_FP32", ...
-    std::vector<int64_t> dims;  // without dim 0 when max_batch_size > 0
+    std::string data_type;       // "TYPE_FP32", ...
+    std::vector<int64_t> dims;   // without dim 0 when max_batch_size > 0
+    std::string label_filename;  // outputs: config.json's "labels" file
   };
   int max_batch_size = 0;  // 0 unless requests are batched
   std::vector<Tensor> inputs, outputs;
@@ -159,6 +165,9 @@ class ModelVersion {
   };
 
   Status Validate(const InferRequest& request) const;
+  // Replaces the outputs the request asks to classify by their classes.
+  void ClassifyOutputs(const InferRequest& request,
+                       InferResponse* response) const;
   // Records the request's metrics and hands its answer to its caller.
   void Complete(Pending* pending, InferResponse response);
   // An answer of this version with `status` and no outputs.
@@ -198,6 +207,9 @@ class ModelVersion {
   // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
   // cleared when a batched run's outputs cannot be split by rows.
   std::atomic<bool> batchable_{false};
+  // Whether classification ranks each row along dim 0 on its own (what
+  // batchable_ was at load, so that answers keep their shape).
+  bool classifies_rows_ = false;
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;

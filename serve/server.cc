@@ -14,12 +14,18 @@
 #include <stdexcept>
 #include <thread>
 
+#include "serve/classification.h"
+
 namespace pdlite {
 namespace serve {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// A labels file's size, at most (config.json's "labels"): ImageNet's 1000
+// labels take 21 KB.
+constexpr size_t kMaxLabelsFileBytes = size_t{16} << 20;
 bool IsVersionName(const std::string& name) {
   if (name.empty() || name.size() > 18) return false;
   for (char c : name) {
@@ -168,6 +174,15 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
       }
     }
   }
+  // Labels files are read once for every version.
+  for (auto& [output, file] : config.label_files) {
+    if (!config_error.empty()) break;
+    std::string error;
+    if (!ReadLabelsFile((folder / file).string(), kMaxLabelsFileBytes,
+                        &config.labels[output], &error)) {
+      config_error = "labels of output '" + output + "': " + error;
+    }
+  }
   std::error_code ec;
   // The version folders, by number; then those the version policy serves.
   std::map<int64_t, std::string> found;
@@ -263,9 +278,9 @@ bool InferenceServer::Ready() const {
 
 std::vector<std::string> InferenceServer::Extensions() const {
   // "pdlite_lod": our input parameter "lod" (docs/serving.md).
-  std::vector<std::string> out = {"binary_tensor_data", "statistics",
-                                  "model_configuration", "logging",
-                                  "pdlite_lod"};
+  std::vector<std::string> out = {
+      "binary_tensor_data",  "classification", "statistics",
+      "model_configuration", "logging",        "pdlite_lod"};
   // The index is answered in every mode; loads and unloads with explicit.
   if (options_.model_control || options_.repository_poll.count() > 0) {
     out.push_back("model_repository");
@@ -849,11 +864,16 @@ Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {
               std::to_string(options_.max_shared_memory_input_bytes) +
               " bytes, the most a request may take (--max-body-mb)");
     }
-    in.bytes.resize(bytes);
-    in.borrowed = std::string_view();
-    status =
-        region->Read(what, in.shared_memory.offset, bytes, in.bytes.data());
+    // Checked now, read when the request runs (an object that shrinks
+    // meanwhile fails the request then).
+    status = region->CheckRange(what, in.shared_memory.offset, bytes);
     if (!status.ok()) return status;
+    in.bytes.clear();
+    in.borrowed = std::string_view();
+    in.read_shared_memory = [region, what, offset = in.shared_memory.offset,
+                             bytes](char* out) {
+      return region->Read(what, offset, bytes, out);
+    };
   }
   if (request->output_shared_memory.empty()) return Status();
   RegionMap regions;
@@ -902,7 +922,7 @@ void InferenceServer::WriteSharedMemoryOutputs(
       response->status = Status::Error(
           StatusCode::kInvalidArgument,
           what + " has " + std::to_string(elements.size()) + " bytes (shape " +
-              ShapeString(out.shape) + " of " + ProtocolTypeName(out.type) +
+              ShapeString(out.shape) + " of " + DatatypeName(out) +
               "), more than its "
               "shared_memory_byte_size " +
               std::to_string(ref->second.byte_size) + " in region '" +

@@ -1,5 +1,7 @@
 #include "serve/types.h"
 
+#include <cstring>
+
 namespace pdlite {
 namespace serve {
 
@@ -26,6 +28,28 @@ const char* ProtocolTypeName(DataType type) {
     if (t.type == type) return t.name;
   }
   return "UNKNOWN";
+}
+
+Status TensorData::CopyElements(char* out) const {
+  if (read_shared_memory) return read_shared_memory(out);
+  const std::string_view from = elements();
+  if (!from.empty()) std::memcpy(out, from.data(), from.size());
+  return Status{};
+}
+
+Status TensorData::ReadSharedMemory() {
+  if (!read_shared_memory) return Status{};
+  std::string read(static_cast<size_t>(shared_memory.byte_size), '\0');
+  Status status = read_shared_memory(read.data());
+  if (!status.ok()) return status;
+  bytes = std::move(read);
+  borrowed = std::string_view();
+  read_shared_memory = nullptr;
+  return Status{};
+}
+
+const char* DatatypeName(const TensorData& tensor) {
+  return tensor.is_bytes ? "BYTES" : ProtocolTypeName(tensor.type);
 }
 
 bool ParseProtocolType(const std::string& name, DataType* type) {

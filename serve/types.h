@@ -116,16 +116,40 @@ struct TensorData {
   /// its memory while it waits. Null when `bytes` holds them.
   std::string_view borrowed;
   paddle_lite::LoD lod;  // inputs: our "lod" parameter; empty when none
+  /// BYTES, which only outputs of the classification extension are:
+  /// `bytes` holds strings, each its length as 4 little-endian bytes and
+  /// then its bytes (the protocol's serialization), and `type` is unused.
+  bool is_bytes = false;
   /// An input whose elements are in shared memory (read into `bytes` by
   /// the server before the model sees it), or an output written there (its
   /// byte_size what was written, and no elements).
   SharedMemoryRef shared_memory;
 
-  /// The elements: `borrowed` when set, else `bytes`.
+  /// An input whose elements are still in shared memory: reads them
+  /// (shared_memory.byte_size bytes) to `out`. Set by the server so that
+  /// they are read once, straight into the model's input, when the request
+  /// runs, and a request waiting in the queue holds no copy. Empty when
+  /// `bytes` or `borrowed` holds them.
+  std::function<Status(char* out)> read_shared_memory;
+
+  /// The elements: `borrowed` when set, else `bytes` (not those still in
+  /// shared memory: see CopyElements).
   std::string_view elements() const {
     return borrowed.data() != nullptr ? borrowed : std::string_view(bytes);
   }
+  /// The elements' size in bytes, wherever they are.
+  size_t element_bytes() const {
+    return read_shared_memory ? shared_memory.byte_size : elements().size();
+  }
+  /// Copies the elements, wherever they are, to `out` (element_bytes() of
+  /// room); fails only when shared memory cannot be read.
+  Status CopyElements(char* out) const;
+  /// Reads elements still in shared memory into `bytes`.
+  Status ReadSharedMemory();
 };
+
+/// The protocol's datatype of a tensor: "BYTES", or its type's name.
+const char* DatatypeName(const TensorData& tensor);
 
 struct InferResponse;
 
@@ -137,6 +161,9 @@ struct InferRequest {
   std::vector<TensorData> inputs;
   /// Outputs to return; empty: all of them, in the model's order.
   std::vector<std::string> outputs;
+  /// Outputs to return as their highest-valued classes (the
+  /// classification extension): output name -> how many.
+  std::map<std::string, int64_t> classification;
   /// Outputs to write into shared memory rather than into the answer.
   std::map<std::string, SharedMemoryRef> output_shared_memory;
   /// When set, called with the model's answer before it counts in the

@@ -1337,6 +1337,147 @@ def check_model_config(port, grpc_port, client):
     gc.close()
 
 
+CLAS_LABELS = ["meter_clock_present", "meter_clock_visible",
+               "water_usage_reading_visible"]
+
+
+def expected_classes(scores, k, per_row, labels=None):
+    """The classification extension's answer for `scores`, as (value,
+    index, label) rows: the k highest per row (dim 0) or over the whole."""
+    import numpy as np
+    scores = np.asarray(scores, dtype=np.float64)
+    rows = (scores.reshape(scores.shape[0], -1) if per_row
+            else scores.reshape(1, -1))
+    out = []
+    for r in rows:
+        order = sorted(range(len(r)), key=lambda i: (-r[i], i))[:k]
+        out.append([(r[i], i, labels[i] if labels else None) for i in order])
+    return out if per_row else out[0]
+
+
+def same_classes(got, want):
+    """`got`: tritonclient's BYTES answer (numpy, of bytes or str)."""
+    import numpy as np
+    got = np.asarray(got)
+    want_shape = ((len(want), len(want[0])) if want and
+                  isinstance(want[0], list) else (len(want),))
+    if got.shape != want_shape:
+        return False, "shape %s, expected %s" % (got.shape, want_shape)
+    flat_want = ([c for row in want for c in row]
+                 if isinstance(want[0], list) else want)
+    for g, (value, index, label) in zip(got.flatten(), flat_want):
+        # Bytes from binary data and gRPC, str from JSON.
+        parts = (g.decode() if isinstance(g, bytes) else g).split(":")
+        if (len(parts) != (3 if label else 2) or int(parts[1]) != index or
+                abs(float(parts[0]) - value) > 1e-4 + 1e-3 * abs(value) or
+                (label and parts[2] != label)):
+            return False, "%r, expected value %g, index %d, label %s" % (
+                g, value, index, label)
+    return True, ""
+
+
+def check_classification(port, grpc_port, client, httpclient, with_shared):
+    """The classification extension through tritonclient's class_count:
+    demo batches (each of its 2 rows ranked alone, shape [2, k]); cls does
+    not (its [1, 2] output ranked whole, shape [k]); clas has labels."""
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+    R.check("classification" in client.get_server_metadata()["extensions"],
+            "classification: extension listed")
+    x, y = demo_data()
+    inp = httpclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x, binary_data=True)
+    ginp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    ginp.set_data_from_numpy(x)
+    for k in (3, 20):  # 20: more than the 10 classes, so all 10
+        want = expected_classes(y, k, per_row=True)
+        for binary in (True, False):
+            res = client.infer("demo", [inp], outputs=[
+                httpclient.InferRequestedOutput(
+                    "softmax.tmp_0", binary_data=binary, class_count=k)])
+            ok, why = same_classes(res.as_numpy("softmax.tmp_0"), want)
+            R.check(ok and res.get_output("softmax.tmp_0")["datatype"] ==
+                    "BYTES", "classification: demo top %d over HTTP %s" % (
+                        k, "binary" if binary else "JSON"), why)
+        res = gc.infer("demo", [ginp], outputs=[
+            grpcclient.InferRequestedOutput("softmax.tmp_0", class_count=k)])
+        ok, why = same_classes(res.as_numpy("softmax.tmp_0"), want)
+        R.check(ok, "classification: demo top %d over gRPC" % k, why)
+    # The other outputs keep their scores; curl-style JSON shows the strings.
+    status, _, body = post_json(port, "demo", {
+        "inputs": [{"name": "x", "shape": list(x.shape), "datatype": "FP32",
+                    "data": x.flatten().tolist()}],
+        "outputs": [{"name": "softmax.tmp_0",
+                     "parameters": {"classification": 1}}]})
+    out = json.loads(body)["outputs"][0] if status == 200 else {}
+    top = expected_classes(y, 1, per_row=True)
+    R.check(status == 200 and out.get("datatype") == "BYTES" and
+            out.get("shape") == [2, 1] and
+            [int(s.split(":")[1]) for s in out.get("data", [])] ==
+            [row[0][1] for row in top],
+            "classification: JSON answer holds the strings", body[:300])
+    for value in (0, -1, 1.5, "2"):
+        status, _, body = post_json(port, "demo", {
+            "inputs": [{"name": "x", "shape": list(x.shape),
+                        "datatype": "FP32", "data": x.flatten().tolist()}],
+            "outputs": [{"name": "softmax.tmp_0",
+                         "parameters": {"classification": value}}]})
+        R.check(status == 400 and "\"classification\" must be an integer"
+                in error_of(body),
+                "classification %r -> 400" % (value,), body[:300])
+    code, message = grpc_error(lambda: gc.infer("demo", [ginp], outputs=[
+        grpcclient.InferRequestedOutput("softmax.tmp_0", class_count=-2)]))
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "\"classification\" must be an int64 >= 1" in message,
+            "grpc: classification -2 -> INVALID_ARGUMENT", message)
+    if with_shared:
+        cls_dir = os.path.join(MODELS, "ppocr_cls_mobile_v2")
+        xc = np.load(ref_file(cls_dir, "input", "x"))
+        out_name = client.get_model_metadata("cls")["outputs"][0]["name"]
+        want = expected_classes(
+            np.load(ref_file(cls_dir, "expected", out_name)), 2,
+            per_row=False)
+
+        def http_classes(model, x, out_name):
+            i = httpclient.InferInput("x", list(x.shape), "FP32")
+            i.set_data_from_numpy(x, binary_data=True)
+            return client.infer(model, [i], outputs=[
+                httpclient.InferRequestedOutput(out_name, class_count=2)
+            ]).as_numpy(out_name)
+
+        ok, why = same_classes(http_classes("cls", xc, out_name), want)
+        R.check(ok, "classification: ppocr_cls_mobile_v2 (not batched) "
+                "ranked whole", why)
+        clas_dir = os.path.join(MODELS, "clas_mbv3_small_x0_35_3cls")
+        xs = np.load(ref_file(clas_dir, "input", "x"))
+        out_name = client.get_model_metadata("clas")["outputs"][0]["name"]
+        scores = np.load(ref_file(clas_dir, "expected", out_name))
+        want = expected_classes(scores, 2, per_row=True, labels=CLAS_LABELS)
+        ok, why = same_classes(http_classes("clas", xs, out_name), want)
+        R.check(ok, "classification: clas_mbv3_small_x0_35_3cls with its "
+                "labels over HTTP", why)
+        gi = grpcclient.InferInput("x", list(xs.shape), "FP32")
+        gi.set_data_from_numpy(xs)
+        res = gc.infer("clas", [gi], outputs=[
+            grpcclient.InferRequestedOutput(out_name, class_count=2)])
+        ok, why = same_classes(res.as_numpy(out_name), want)
+        R.check(ok, "classification: clas_mbv3_small_x0_35_3cls with its "
+                "labels over gRPC", why)
+        # Asked for alone, the scores are the model's.
+        ok, why = close(gc.infer("clas", [gi]).as_numpy(out_name), scores)
+        R.check(ok, "clas_mbv3_small_x0_35_3cls infer matches ref", why)
+        config = client.get_model_config("clas")
+        gconfig = gc.get_model_config("clas", as_json=True)["config"]
+        R.check([o.get("label_filename") for o in config["output"]] ==
+                ["labels.txt"] and
+                [o.get("label_filename") for o in gconfig["output"]] ==
+                ["labels.txt"],
+                "classification: the model config names the labels file",
+                "%s %s" % (config["output"], gconfig["output"]))
+    gc.close()
+
+
 def check_model_control_off(port, grpc_port):
     """Without --model-control-mode explicit, loads and unloads are refused;
     the index, which changes nothing, is answered."""
@@ -2396,7 +2537,8 @@ def main():
     import tritonclient.http as httpclient
 
     with_shared = all(os.path.isdir(os.path.join(MODELS, m)) for m in (
-        "ppocr_cls_mobile_v2", "det_ppyolo_tiny", "textcnn_news_fluid"))
+        "ppocr_cls_mobile_v2", "det_ppyolo_tiny", "textcnn_news_fluid",
+        "clas_mbv3_small_x0_35_3cls"))
     if not with_shared:
         print("serve_test: %s absent: only the demo model parts run" % MODELS)
     tmp = tempfile.mkdtemp(prefix="pdlite_serve_test_")
@@ -2420,6 +2562,13 @@ def main():
             add("det", os.path.join(MODELS, "det_ppyolo_tiny"),
                 {"threads": 2})
             add("textcnn", os.path.join(MODELS, "textcnn_news_fluid"))
+            # A classifier with a labels file (the classification
+            # extension), batching so that rows are ranked alone.
+            add("clas", os.path.join(MODELS, "clas_mbv3_small_x0_35_3cls"),
+                {"max_batch_size": 4, "labels": {
+                    "save_infer_model/scale_0.tmp_0": "labels.txt"}})
+            with open(os.path.join(repo, "clas", "labels.txt"), "w") as f:
+                f.write("\n".join(CLAS_LABELS) + "\n")
         os.makedirs(os.path.join(repo, "broken", "1"))
         with open(os.path.join(repo, "broken", "1", "model.pdmodel"), "w") as f:
             f.write("not a program")
@@ -2452,6 +2601,8 @@ def main():
         check_spin(a.port)
         check_statistics(a.port, a.grpc_port, client)
         check_model_config(a.port, a.grpc_port, client)
+        check_classification(a.port, a.grpc_port, client, httpclient,
+                             with_shared)
         check_model_control_off(a.port, a.grpc_port)
         check_shared_memory(a.port, a.grpc_port, with_shared, shm_objects)
         client.close()

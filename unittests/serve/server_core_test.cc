@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <tuple>
 
 #include "framework/npy.h"
+#include "serve/classification.h"
 #include "serve/server.h"
 #include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/loop_model.h"
@@ -394,6 +396,108 @@ TEST(ServerCore, BatchingGivesTheResultsOfUnbatchedRuns) {
   }
   // The runs were batched: fewer runs than requests.
   EXPECT_LT(Runs(&server, "batched"), static_cast<int>(rows.size()));
+}
+
+// The classification extension end to end in the core: labels read from
+// the file config.json names, rows ranked alone when the model batches,
+// the whole output otherwise, and bad labels leaving the model not ready.
+TEST(ServerCore, ClassificationRanksTheModelsOutputWithItsLabels) {
+  Repository repo;
+  repo.Add("plain", DemoModelDir(), R"({"labels": {"softmax.tmp_0": "l/a"}})");
+  repo.Add("batched", DemoModelDir(),
+           R"({"max_batch_size": 4, "labels": {"softmax.tmp_0": "l/a"}})");
+  for (const char* name : {"plain", "batched"}) {
+    fs::create_directories(repo.path() + "/" + name + "/l");
+    std::ofstream(repo.path() + "/" + name + "/l/a")
+        << "zero\none\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+  }
+  repo.Add("no_file", DemoModelDir(),
+           R"({"labels": {"softmax.tmp_0": "missing.txt"}})");
+  repo.Add("no_output", DemoModelDir(), R"({"labels": {"nope": "l.txt"}})");
+  std::ofstream(repo.path() + "/no_output/l.txt") << "a\n";
+  repo.Add("outside", DemoModelDir(),
+           R"({"labels": {"softmax.tmp_0": "../plain/l/a"}})");
+  InferenceServer server(repo.path());
+  auto expected = paddle_lite::framework::ReadNpy(
+      DemoModelDir() + "/expected_softmax.tmp_0.npy");
+  const float* y = expected.data<float>();
+  // The reference's top classes: of each row's 10, or of all 20.
+  auto top = [&](int from, int n, int k) {
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return y[from + a] > y[from + b]; });
+    order.resize(k);
+    return order;
+  };
+  auto index_and_label = [](std::string_view s) {
+    return std::string(s.substr(s.find(':') + 1));
+  };
+  const char* kLabels[] = {"zero", "one",  "two", "three",
+                           "four", "five", "six", "seven"};
+  auto text = [&](int index) {
+    return std::to_string(index) +
+           (index < 8 ? std::string(":") + kLabels[index] : std::string());
+  };
+  for (const char* name : {"plain", "batched"}) {
+    const bool batched = std::string(name) == "batched";
+    InferRequest r;
+    r.model = name;
+    r.inputs.push_back(Floats("x", {2, 3, 32, 32}, DemoInput()));
+    r.classification["softmax.tmp_0"] = 3;
+    InferResponse response = server.Infer(r);
+    ASSERT_TRUE(response.status.ok())
+        << name << ": " << response.status.message;
+    ASSERT_EQ(response.outputs.size(), 1u);
+    const TensorData& out = response.outputs[0];
+    EXPECT_TRUE(out.is_bytes);
+    std::vector<std::string_view> got;
+    ASSERT_TRUE(SplitBytesElements(out.bytes, &got));
+    std::vector<std::string> want;
+    if (batched) {
+      EXPECT_EQ(out.shape, (std::vector<int64_t>{2, 3}));
+      for (int row = 0; row < 2; ++row) {
+        for (int i : top(row * 10, 10, 3)) want.push_back(text(i));
+      }
+    } else {
+      EXPECT_EQ(out.shape, (std::vector<int64_t>{3}));
+      for (int i : top(0, 20, 3)) want.push_back(text(i));
+    }
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(index_and_label(got[i]), want[i]) << name << " " << i;
+    }
+    // The value is the model's score, as std::to_string writes it.
+    const int first = batched ? top(0, 10, 1)[0] : top(0, 20, 1)[0];
+    EXPECT_NEAR(std::stof(std::string(got[0].substr(0, got[0].find(':')))),
+                y[first], 1e-5);
+    std::shared_ptr<const ModelVersion> m;
+    ASSERT_TRUE(server.Find(name, "", &m).ok());
+    EXPECT_EQ(m->Served().outputs[0].label_filename, "l/a");
+  }
+  // An unknown output to classify is refused, naming the outputs.
+  InferRequest r = DemoRequest(1, 0, "plain");
+  r.classification["nope"] = 1;
+  InferResponse refused = server.Infer(r);
+  EXPECT_EQ(refused.status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status.message.find(
+                "has no output 'nope' to classify; its outputs are "
+                "'softmax.tmp_0'"),
+            std::string::npos)
+      << refused.status.message;
+  const std::pair<std::string, std::string> not_ready[] = {
+      {"no_file", "labels of output 'softmax.tmp_0': " + repo.path() +
+                      "/no_file/missing.txt"},
+      {"no_output",
+       "\"labels\" names output 'nope' (l.txt), which the model does not "
+       "have"},
+      {"outside", "relative to the model's folder, without '.' or '..'"}};
+  for (const auto& [name, why] : not_ready) {
+    std::shared_ptr<const ModelVersion> m;
+    ASSERT_TRUE(server.Find(name, "", &m).ok());
+    EXPECT_FALSE(m->ready()) << name;
+    EXPECT_NE(m->error().find(why), std::string::npos) << m->error();
+  }
 }
 
 // FP16 and BF16 inputs and outputs, alone and batched, on the model of

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -232,6 +234,12 @@ class SharedMemoryInference : public ::testing::Test {
                                  repo_.path() + "/batched/1");
     std::ofstream(repo_.path() + "/batched/config.json")
         << R"({"max_batch_size": 8, "batch_delay_us": 20000})";
+    // Requests wait a second for others to batch with.
+    fs::create_directories(repo_.path() + "/late");
+    fs::create_directory_symlink(paddle_lite::testing::DemoModelDir(),
+                                 repo_.path() + "/late/1");
+    std::ofstream(repo_.path() + "/late/config.json")
+        << R"({"max_batch_size": 8, "batch_delay_us": 1000000})";
     ServerOptions options;
     options.shared_memory = true;
     options.max_shared_memory_input_bytes = 1 << 20;
@@ -347,6 +355,49 @@ TEST_F(SharedMemoryInference, BatchedRequestsFromRegionsAnswerAsUnbatched) {
   std::vector<VersionStatistics> stats;
   ASSERT_TRUE(server_->Statistics("batched", "", &stats).ok());
   EXPECT_LT(stats.at(0).execution_count, uint64_t{kRequests});
+}
+
+// An input in shared memory is read when its request runs, straight into
+// the model's input: a request waiting to run holds no copy of it.
+TEST_F(SharedMemoryInference, InputsAreReadWhenTheRequestRuns) {
+  ShmObject a(row_bytes_), b(row_bytes_), c(row_bytes_);
+  a.Put(0, input_.data(), row_bytes_);
+  b.Put(0, input_.data(), row_bytes_);
+  c.Put(0, input_.data(), row_bytes_);
+  SharedMemoryRegistry& registry = server_->shared_memory();
+  ASSERT_TRUE(registry.Register("a", a.key(), 0, row_bytes_).ok());
+  ASSERT_TRUE(registry.Register("b", b.key(), 0, row_bytes_).ok());
+  ASSERT_TRUE(registry.Register("c", c.key(), 0, row_bytes_).ok());
+  const std::string want1 = Direct(1).outputs.at(0).bytes;
+  const std::string want0 = Direct(0).outputs.at(0).bytes;
+  ASSERT_NE(want0, want1);
+  // Row 0 when sent, row 1 by the time it runs (its batch waits 1 s).
+  auto late = std::async(std::launch::async, [&] {
+    return server_->Infer(FromRegion("late", "a", 0, row_bytes_));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  a.Put(0, input_.data() + row_bytes_, row_bytes_);
+  InferResponse got = late.get();
+  ASSERT_TRUE(got.status.ok()) << got.status.message;
+  EXPECT_EQ(got.outputs.at(0).bytes, want1);
+  // Two requests batched; one's object shrinks before they run: that one
+  // fails, the other is answered.
+  auto from_b = std::async(std::launch::async, [&] {
+    return server_->Infer(FromRegion("late", "b", 0, row_bytes_));
+  });
+  auto from_c = std::async(std::launch::async, [&] {
+    return server_->Infer(FromRegion("late", "c", 0, row_bytes_));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  c.Resize(16);
+  got = from_b.get();
+  ASSERT_TRUE(got.status.ok()) << got.status.message;
+  EXPECT_EQ(got.outputs.at(0).bytes, want0);
+  got = from_c.get();
+  EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(got.status, "input 'x'")) << got.status.message;
+  EXPECT_TRUE(Has(got.status, "smaller than when it was registered"))
+      << got.status.message;
 }
 
 TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
