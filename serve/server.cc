@@ -490,6 +490,15 @@ Status InferenceServer::LoadLocked(const std::string& model,
                                    const std::string& config_json,
                                    const ModelFiles& files,
                                    std::vector<VersionMap>* retired) {
+  if (Retiring(model)) {
+    return Status::Error(
+        StatusCode::kUnavailable,
+        "model '" + model +
+            "': its previous copy is still answering the requests it took "
+            "(for up to " +
+            std::to_string(kRetireWait.count()) +
+            " s); load it again once it has");
+  }
   std::error_code ec;
   fs::path folder = fs::path(repository_) / model;
   const bool in_repository = fs::is_directory(folder, ec);
@@ -556,6 +565,7 @@ Status InferenceServer::LoadLocked(const std::string& model,
       if (it != models_.end()) old = std::move(it->second);
       models_[model] = std::move(fresh);
     }
+    if (!old.empty()) ++retiring_[model];
   }
   if (!old.empty()) retired->push_back(std::move(old));
   if (!failed.empty()) {
@@ -565,6 +575,11 @@ Status InferenceServer::LoadLocked(const std::string& model,
   }
   LOG(INFO) << "model '" << model << "' loaded";
   return Status();
+}
+
+bool InferenceServer::Retiring(const std::string& model) const {
+  std::lock_guard<std::mutex> lock(models_mutex_);
+  return retiring_.count(model) != 0;
 }
 
 void InferenceServer::Retire(std::vector<VersionMap>* retired) {
@@ -603,6 +618,14 @@ void InferenceServer::Retire(std::vector<VersionMap>* retired) {
         metrics_.Forget(v->name(), v->version());
       }
     }
+    // Released here, before the model may load again.
+    const std::string model = versions.begin()->second->name();
+    versions.clear();
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    auto count = retiring_.find(model);
+    if (count != retiring_.end() && --count->second == 0) {
+      retiring_.erase(count);
+    }
   }
   retired->clear();
 }
@@ -637,12 +660,13 @@ Status InferenceServer::UnloadLocked(const std::string& model,
     }
     old = std::move(it->second);
     models_.erase(it);
+    if (!old.empty()) ++retiring_[model];
     // Recorded for the index and later requests, unless the model is no
     // folder of the repository (loaded from files sent): then it is
     // unknown from now on, so that names that come and go leave nothing.
     if (in_repository) not_loaded_[model] = "unloaded";
   }
-  retired->push_back(std::move(old));
+  if (!old.empty()) retired->push_back(std::move(old));
   LOG(INFO) << "model '" << model << "' unloaded";
   return Status();
 }
@@ -742,6 +766,9 @@ void InferenceServer::PollOnce(std::vector<VersionMap>* retired) {
     }
     auto known = fingerprints_.find(name);
     if (known != fingerprints_.end() && known->second == print.text) continue;
+    // A copy still being retired (a client's reload): looked at again at
+    // the next poll, so that a model has at most one retiring copy.
+    if (Retiring(name)) continue;
     // Recorded whatever follows: a model that fails is tried again once
     // its files change, not at every poll.
     const bool added = known == fingerprints_.end();

@@ -202,9 +202,10 @@ class InferenceServer {
   // Output name -> the region it is written to.
   using RegionMap =
       std::map<std::string, std::shared_ptr<const SharedMemoryRegion>>;
-  // Reads the request's inputs that are in shared memory into their bytes,
-  // checks the ranges of the outputs asked for there, and sets the
-  // request's before_answer to write those outputs.
+  // Checks the ranges of the request's inputs and outputs in shared
+  // memory, gives each such input the reader that fills the model's input
+  // when the request runs, and sets the request's before_answer to write
+  // the outputs asked for there.
   Status ResolveSharedMemory(InferRequest* request) const;
   // Writes the outputs asked for in shared memory there; they keep their
   // name, type and shape, and lose their elements.
@@ -217,6 +218,8 @@ class InferenceServer {
   // releases them. Called without control_mutex_, so that a slow request
   // of one model holds up neither the loads of others nor a shutdown.
   void Retire(std::vector<VersionMap>* retired);
+  // Whether a set of `model`'s versions is being retired.
+  bool Retiring(const std::string& model) const;
   static constexpr std::chrono::seconds kRetireWait{60};
 
   const std::string repository_;
@@ -226,13 +229,19 @@ class InferenceServer {
   LogSettings log_settings_;
   // Held by Load, Unload and Stop, so that they run one at a time.
   mutable std::mutex control_mutex_;
-  // Guards models_ and not_loaded_; held only to look up or swap.
+  // Guards models_, not_loaded_ and retiring_; held only to look up or
+  // swap.
   mutable std::mutex models_mutex_;
   // model name -> version number -> loaded version.
   std::map<std::string, VersionMap> models_;
   // Why a model of the repository is not loaded: unloaded, or its last
   // load failed.
   std::map<std::string, std::string> not_loaded_;
+  // Model -> how many of its sets of versions are being retired. A load
+  // of a model with one is refused (a poll waits for the next), so that
+  // however often clients reload a model, it has at most one copy serving
+  // and one retiring (each may be held up to kRetireWait).
+  std::map<std::string, int> retiring_;
   // Loads, unloads and polls under way (ControlCall), which Stop waits for;
   // under control_calls_mutex_.
   int control_calls_ = 0;

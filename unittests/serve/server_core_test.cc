@@ -1252,6 +1252,40 @@ TEST(ServerCore, AnUnloadWaitingOnAHeldVersionHoldsUpNeitherLoadsNorStop) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+// Reloads while a request holds the copy being replaced: a second reload
+// is refused until that copy is released, so that a model never has more
+// than one copy serving and one retiring.
+TEST(ServerCore, AModelIsNotLoadedAgainWhileItsLastCopyRetires) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  std::shared_ptr<const ModelVersion> held;
+  ASSERT_TRUE(server.Find("demo", "", &held).ok());
+  auto reload =
+      std::async(std::launch::async, [&] { return server.Load("demo", ""); });
+  // The new copy serves at once; the held one waits to be retired.
+  for (int waited = 0; waited < kWaitMs; waited += 5) {
+    std::shared_ptr<const ModelVersion> m;
+    if (server.Find("demo", "", &m).ok() && m != held) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  Status again = server.Load("demo", "");
+  EXPECT_EQ(again.code, StatusCode::kUnavailable);
+  EXPECT_NE(again.message.find("model 'demo': its previous copy is still "
+                               "answering the requests it took"),
+            std::string::npos)
+      << again.message;
+  EXPECT_EQ(reload.wait_for(std::chrono::milliseconds(0)),
+            std::future_status::timeout);
+  held.reset();
+  ASSERT_EQ(reload.wait_for(std::chrono::seconds(30)),
+            std::future_status::ready);
+  EXPECT_TRUE(reload.get().ok());
+  EXPECT_TRUE(server.Load("demo", "").ok());
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+}
+
 // Clients keep sending while the model is unloaded and loaded again:
 // each answer is the model's, or "not found" while it is unloaded; never
 // a crash, a wrong answer, or a refusal by a version being replaced (and
