@@ -7,6 +7,10 @@
 # `address,undefined` runs the ASan suites with UBSan too, built by clang 14
 # in build-fuzz/, the tree scripts/fuzz.sh builds its fuzzers in: CI builds
 # one tree for both (coverage instrumentation is inert without libFuzzer).
+# Under address, address,undefined and thread it also runs the server end to
+# end (unittests/serve/serve_test.py: Triton's client over HTTP and gRPC)
+# against that tree's pdlite_server: what the live server's threads do with
+# real clients, which serve_test's gtests do not reach.
 # Usage: scripts/sanitize.sh [address] [thread] [undefined] [address,undefined]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +45,11 @@ for kind in "${kinds[@]}"; do
     -DPDLITE_SANITIZE="$kind" >/dev/null
   targets=()
   for suite in "${suites[@]}"; do targets+=("${suite##*/}"); done
+  end_to_end=false
+  [ "$kind" != undefined ] && end_to_end=true
+  if $end_to_end; then
+    targets+=(pdlite pdlite_server_bin half_model loop_model)
+  fi
   cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
   for suite in "${suites[@]}"; do
     # oneDNN's OpenMP runtime synchronizes in ways TSan cannot see: one
@@ -58,6 +67,27 @@ for kind in "${kinds[@]}"; do
       failed=$((failed + 1))
     fi
   done
+  if $end_to_end; then
+    # A TSan report does not stop the server (a stop would read as a crash
+    # to the test), but makes it exit 66, which the test fails on. The
+    # suppressions cover Debian's libraries built without TSan.
+    if UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
+       TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$PWD/unittests/serve/tsan_live_server.supp" \
+       python3 unittests/serve/serve_test.py \
+         --server "$dir/tools/pdlite_server" --pdlite "$dir/tools/pdlite" \
+         --build-dir build --half-model "$dir/unittests/half_model" \
+         --loop-model "$dir/unittests/loop_model" \
+         > "$dir/serve_end_to_end.log" 2>&1; then
+      echo "$kind serve_test.py: $(tail -1 "$dir/serve_end_to_end.log")"
+      passed=$((passed + 1))
+    else
+      echo "$kind serve_test.py: FAILED"
+      grep -E '^FAIL|WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error' \
+        "$dir/serve_end_to_end.log" | head -40
+      tail -20 "$dir/serve_end_to_end.log"
+      failed=$((failed + 1))
+    fi
+  fi
 done
 echo "sanitizers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -254,7 +254,10 @@ ModelVersion::ModelVersion(std::string name,
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();
-    for (auto& [output, file] : config.label_files) {
+    for (auto& labels : config.label_files) {
+      // Named, not bound: lambdas capture bindings only in C++20.
+      const std::string& output = labels.first;
+      const std::string& file = labels.second;
       if (std::none_of(outputs_.begin(), outputs_.end(),
                        [&](const TensorInfo& o) { return o.name == output; })) {
         throw std::invalid_argument(
@@ -421,7 +424,9 @@ Status ModelVersion::Validate(const InferRequest& request) const {
                  KnownNames(outputs_));
     }
   }
-  for (auto& [name, count] : request.classification) {
+  for (auto& asked : request.classification) {
+    const std::string& name = asked.first;
+    const int64_t count = asked.second;
     if (std::none_of(outputs_.begin(), outputs_.end(),
                      [&](const TensorInfo& o) { return o.name == name; })) {
       return bad(where + " has no output '" + name +

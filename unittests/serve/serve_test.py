@@ -2031,11 +2031,19 @@ def check_spin(port):
     """--http-spin-us (server a runs with 300): a kept-alive connection
     spins after each answer while the server is idle; one that closes
     after its answer does not."""
+    # Idle first: a request still in the server (a slow one of an earlier
+    # check, under a sanitizer) stops spins from starting.
+    deadline = time.time() + 60
+    while (metric(port, "pdlite_inflight_requests") != 0 and
+           time.time() < deadline):
+        time.sleep(0.01)
     before = metric(port, "pdlite_http_spins_total")
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     for _ in range(5):
         conn.request("GET", "/v2/health/ready")
         conn.getresponse().read()
+        # Past the spin (300 us), so that each is seen alone.
+        time.sleep(0.01)
     conn.close()
     kept_alive = metric(port, "pdlite_http_spins_total")
     R.check(before >= 0 and kept_alive - before >= 4,
@@ -2500,6 +2508,31 @@ def signal_and_wait(server, signals, within):
     return code, took, log
 
 
+SANITIZER_REPORT = re.compile(
+    r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|"
+    r"ERROR: LeakSanitizer|runtime error: ")
+
+
+def check_no_sanitizer_report(servers):
+    """A server built with a sanitizer (scripts/sanitize.sh) writes its
+    reports to its log: none may be there, whether or not the server's exit
+    status showed it (a server killed, or stopped without its status
+    checked, would not)."""
+    reports = []
+    for s in servers:
+        try:
+            with open(s.log_path, errors="replace") as f:
+                log = f.read()
+        except OSError:
+            continue
+        m = SANITIZER_REPORT.search(log)
+        if m:
+            reports.append("%s: %s" % (os.path.basename(s.log_path),
+                                       log[m.start():m.start() + 3000]))
+    R.check(not reports, "no sanitizer report in any server's log",
+            "\n".join(reports))
+
+
 def forget_openmp_registration(pid):
     """A server built with clang's OpenMP (libomp: the sanitizer builds)
     registers itself in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid> and
@@ -2660,6 +2693,7 @@ def main():
         for s in servers:
             if s.proc.poll() is None:
                 s.stop(signal.SIGKILL)
+        check_no_sanitizer_report(servers)
         shutil.rmtree(tmp, ignore_errors=True)
         shm_objects.close()
     R.check(not os.path.exists(tmp), "temporary folder removed")
