@@ -113,6 +113,13 @@ Status Classify(const TensorData& scores,
                              " elements");
   }
   const size_t k = std::min(static_cast<uint64_t>(count), uint64_t{per});
+  if (k != 0 && rows > kMaxClassesPerAnswer / k) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         what + std::to_string(k) + " classes for each of " +
+                             std::to_string(rows) + " rows are more than the " +
+                             std::to_string(kMaxClassesPerAnswer) +
+                             " an answer may hold");
+  }
   out->name = scores.name;
   out->is_bytes = true;
   out->shape.clear();
@@ -140,7 +147,9 @@ Status Classify(const TensorData& scores,
       for (size_t i = 0; i < k; ++i) {
         const size_t index = order[i];
         std::string text = ValueText(row[index]) + ":" + std::to_string(index);
-        if (index < labels.size()) text += ":" + labels[index];
+        if (index < labels.size() && !labels[index].empty()) {
+          text += ":" + labels[index];
+        }
         AppendBytesElement(&out->bytes, text);
       }
     }
@@ -193,6 +202,10 @@ bool ReadLabelsFile(const std::string& path,
                  " has a control character";
         return false;
       }
+    }
+    if (labels->size() == kMaxLabels) {
+      *error = path + ": more than " + std::to_string(kMaxLabels) + " lines";
+      return false;
     }
     labels->push_back(std::move(line));
     start = end + 1;

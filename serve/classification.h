@@ -14,6 +14,12 @@
 namespace pdlite {
 namespace serve {
 
+/// Classes one answer may hold, all its rows together: a request may ask
+/// for every class of a large output, and each class is a string.
+constexpr uint64_t kMaxClassesPerAnswer = uint64_t{1} << 20;
+/// Lines a labels file may have (each becomes a string in memory).
+constexpr size_t kMaxLabels = size_t{1} << 20;
+
 /// Appends one element to a BYTES tensor's elements in the protocol's
 /// serialization: its length as 4 little-endian bytes, then its bytes.
 void AppendBytesElement(std::string* elements, std::string_view element);
@@ -28,9 +34,10 @@ bool SplitBytesElements(std::string_view elements,
 /// values by index, NaN last). `per_row`: each row along dim 0 is one
 /// batch entry's scores, giving shape [rows, k]; otherwise the whole
 /// tensor is, giving [k]. k is `count`, or the number of scores a row has
-/// when fewer. The value is written as std::to_string writes it ("%f" for
-/// floating-point types); `labels[index]`, when there is one, is appended
-/// after a third ':'.
+/// when fewer; more than kMaxClassesPerAnswer in all is refused
+/// (InvalidArgument). The value is written as std::to_string writes it
+/// ("%f" for floating-point types); `labels[index]`, when there is one and
+/// it is not empty, is appended after a third ':', as Triton does.
 Status Classify(const TensorData& scores,
                 int64_t count,
                 bool per_row,
@@ -39,8 +46,9 @@ Status Classify(const TensorData& scores,
 
 /// Reads a labels file: one label a line, line i the label of class i
 /// ('\n' or "\r\n" ends a line; a last line without one counts). False
-/// with `error` set when it cannot be read, is over `max_bytes`, or is not
-/// UTF-8 text without control characters (labels go into JSON answers).
+/// with `error` set when it cannot be read, is over `max_bytes` or
+/// kMaxLabels lines, or is not UTF-8 text without control characters
+/// (labels go into JSON answers).
 bool ReadLabelsFile(const std::string& path,
                     size_t max_bytes,
                     std::vector<std::string>* labels,

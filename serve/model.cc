@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
@@ -283,7 +284,6 @@ ModelVersion::ModelVersion(std::string name,
       batchable_ = false;
     }
   }
-  classifies_rows_ = batchable_;
   for (auto& instance : instances_) {
     instance->thread =
         std::thread([this, i = instance.get()] { WorkerLoop(i); });
@@ -443,15 +443,27 @@ Status ModelVersion::Validate(const InferRequest& request) const {
 
 void ModelVersion::ClassifyOutputs(const InferRequest& request,
                                    InferResponse* response) const {
+  // Rows ranked alone while the model batches, as its configuration
+  // reports (max_batch_size), the whole output once it does not.
+  const bool per_row = batches();
   for (TensorData& out : response->outputs) {
     auto asked = request.classification.find(out.name);
     if (asked == request.classification.end()) continue;
     static const std::vector<std::string> kNoLabels;
     auto labels = config_.labels.find(out.name);
     TensorData classes;
-    Status status = Classify(
-        out, asked->second, classifies_rows_,
-        labels == config_.labels.end() ? kNoLabels : labels->second, &classes);
+    Status status;
+    try {
+      status =
+          Classify(out, asked->second, per_row,
+                   labels == config_.labels.end() ? kNoLabels : *labels->second,
+                   &classes);
+    } catch (const std::bad_alloc&) {
+      // On a worker's thread: nothing above it may throw.
+      status = Status::Error(
+          StatusCode::kResourceExhausted,
+          "output '" + out.name + "': out of memory for its classes");
+    }
     if (!status.ok()) {
       status.message =
           "model '" + name_ + "' version " + version_ + ", " + status.message;
@@ -895,7 +907,15 @@ void ModelVersion::RunGroup(Instance* instance,
   for (auto it = group.begin(); it != group.end();) {
     Status read;
     for (TensorData& in : (*it)->request.inputs) {
-      if (read.ok()) read = in.ReadSharedMemory();
+      if (!read.ok()) break;
+      try {
+        read = in.ReadSharedMemory();
+      } catch (const std::bad_alloc&) {
+        read = Status::Error(StatusCode::kResourceExhausted,
+                             "input '" + in.name +
+                                 "': out of memory to read it from shared "
+                                 "memory");
+      }
     }
     if (read.ok()) {
       ++it;

@@ -46,7 +46,9 @@ struct ModelConfig {
   // path within the model's folder ("labels"), and the labels read from
   // it (by the server, which knows the folder).
   std::map<std::string, std::string> label_files;
-  std::map<std::string, std::vector<std::string>> labels;
+  // Shared: every version of the model, and every copy of the config,
+  // holds the same ones.
+  std::map<std::string, std::shared_ptr<const std::vector<std::string>>> labels;
 };
 
 /// Parses config.json's text; false with `error` set on malformed JSON,
@@ -207,9 +209,6 @@ class ModelVersion {
   // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
   // cleared when a batched run's outputs cannot be split by rows.
   std::atomic<bool> batchable_{false};
-  // Whether classification ranks each row along dim 0 on its own (what
-  // batchable_ was at load, so that answers keep their shape).
-  bool classifies_rows_ = false;
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;

@@ -178,10 +178,12 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
   for (auto& [output, file] : config.label_files) {
     if (!config_error.empty()) break;
     std::string error;
+    auto labels = std::make_shared<std::vector<std::string>>();
     if (!ReadLabelsFile((folder / file).string(), kMaxLabelsFileBytes,
-                        &config.labels[output], &error)) {
+                        labels.get(), &error)) {
       config_error = "labels of output '" + output + "': " + error;
     }
+    config.labels[output] = std::move(labels);
   }
   std::error_code ec;
   // The version folders, by number; then those the version policy serves.
@@ -477,10 +479,23 @@ Status InferenceServer::Load(const std::string& model,
   if (!allowed.ok()) return allowed;
   std::vector<VersionMap> retired;
   Status status;
-  {
+  // A copy of the model still being retired (another client's reload or
+  // unload, held by a slow request) is waited for, without control_mutex_,
+  // before another is loaded; past kRetireWait, LoadLocked refuses.
+  const auto give_up = std::chrono::steady_clock::now() + kRetireWait;
+  for (;;) {
+    while (Retiring(model) && !ShuttingDown() &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     std::lock_guard<std::mutex> control(control_mutex_);
     if (ShuttingDown()) return ModelControlAllowed(model);
+    // Another load may have begun retiring one since: waited for too.
+    if (Retiring(model) && std::chrono::steady_clock::now() < give_up) {
+      continue;
+    }
     status = LoadLocked(model, config_json, files, &retired);
+    break;
   }
   Retire(&retired);
   return status;
@@ -494,10 +509,10 @@ Status InferenceServer::LoadLocked(const std::string& model,
     return Status::Error(
         StatusCode::kUnavailable,
         "model '" + model +
-            "': its previous copy is still answering the requests it took "
-            "(for up to " +
+            "': its previous copy is still answering the requests it took, "
+            "after " +
             std::to_string(kRetireWait.count()) +
-            " s); load it again once it has");
+            " s; load it again once it has");
   }
   std::error_code ec;
   fs::path folder = fs::path(repository_) / model;
@@ -565,9 +580,8 @@ Status InferenceServer::LoadLocked(const std::string& model,
       if (it != models_.end()) old = std::move(it->second);
       models_[model] = std::move(fresh);
     }
-    if (!old.empty()) ++retiring_[model];
   }
-  if (!old.empty()) retired->push_back(std::move(old));
+  if (!old.empty()) AddRetiring(model, std::move(old), retired);
   if (!failed.empty()) {
     for (auto& [n, v] : fresh) v->Stop();
     return Status::Error(StatusCode::kInvalidArgument,
@@ -580,6 +594,20 @@ Status InferenceServer::LoadLocked(const std::string& model,
 bool InferenceServer::Retiring(const std::string& model) const {
   std::lock_guard<std::mutex> lock(models_mutex_);
   return retiring_.count(model) != 0;
+}
+
+void InferenceServer::AddRetiring(const std::string& model,
+                                  VersionMap versions,
+                                  std::vector<VersionMap>* retired) {
+  // Counted once the caller holds it to Retire, which uncounts it: a
+  // count whose Retire never came would refuse the model's loads for good.
+  retired->push_back(std::move(versions));
+  try {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    ++retiring_[model];
+  } catch (const std::bad_alloc&) {
+    // Not counted: loads are not held back for this copy.
+  }
 }
 
 void InferenceServer::Retire(std::vector<VersionMap>* retired) {
@@ -660,13 +688,12 @@ Status InferenceServer::UnloadLocked(const std::string& model,
     }
     old = std::move(it->second);
     models_.erase(it);
-    if (!old.empty()) ++retiring_[model];
     // Recorded for the index and later requests, unless the model is no
     // folder of the repository (loaded from files sent): then it is
     // unknown from now on, so that names that come and go leave nothing.
     if (in_repository) not_loaded_[model] = "unloaded";
   }
-  if (!old.empty()) retired->push_back(std::move(old));
+  if (!old.empty()) AddRetiring(model, std::move(old), retired);
   LOG(INFO) << "model '" << model << "' unloaded";
   return Status();
 }
@@ -686,6 +713,15 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
     std::stringstream text;
     text << config.rdbuf();
     print.text += "config.json\n" + text.str() + "\n";
+    // The labels files it names, which a load reads too.
+    ModelConfig parsed;
+    std::string error;
+    if (ParseModelConfig(text.str(), &parsed, &error)) {
+      for (const auto& [output, file] : parsed.label_files) {
+        print.text +=
+            "labels " + file + " " + PathIdentity(folder / file) + "\n";
+      }
+    }
   } else {
     print.text += "config.json " + PathIdentity(folder / "config.json") + "\n";
   }
@@ -766,9 +802,6 @@ void InferenceServer::PollOnce(std::vector<VersionMap>* retired) {
     }
     auto known = fingerprints_.find(name);
     if (known != fingerprints_.end() && known->second == print.text) continue;
-    // A copy still being retired (a client's reload): looked at again at
-    // the next poll, so that a model has at most one retiring copy.
-    if (Retiring(name)) continue;
     // Recorded whatever follows: a model that fails is tried again once
     // its files change, not at every poll.
     const bool added = known == fingerprints_.end();

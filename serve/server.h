@@ -220,6 +220,11 @@ class InferenceServer {
   void Retire(std::vector<VersionMap>* retired);
   // Whether a set of `model`'s versions is being retired.
   bool Retiring(const std::string& model) const;
+  // Adds `versions`, taken out of models_, to `retired`, counted in
+  // retiring_ until Retire is done with them.
+  void AddRetiring(const std::string& model,
+                   VersionMap versions,
+                   std::vector<VersionMap>* retired);
   static constexpr std::chrono::seconds kRetireWait{60};
 
   const std::string repository_;
@@ -238,9 +243,10 @@ class InferenceServer {
   // load failed.
   std::map<std::string, std::string> not_loaded_;
   // Model -> how many of its sets of versions are being retired. A load
-  // of a model with one is refused (a poll waits for the next), so that
-  // however often clients reload a model, it has at most one copy serving
-  // and one retiring (each may be held up to kRetireWait).
+  // of a model with one waits for it (up to kRetireWait, then is refused),
+  // so that however often clients reload a model, it has at most one copy
+  // loading or serving besides those retiring (each held up to
+  // kRetireWait).
   std::map<std::string, int> retiring_;
   // Loads, unloads and polls under way (ControlCall), which Stop waits for;
   // under control_calls_mutex_.

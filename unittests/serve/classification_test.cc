@@ -125,20 +125,46 @@ TEST(Classification, ValuesAreWrittenInTheirTypesAndLabelsAppended) {
       Strings(Classified(Scores<double>(DataType::FLOAT64, {2}, {0.25, 1e-9}),
                          2, false)),
       (std::vector<std::string>{"0.250000:0", "0.000000:1"}));
-  // Labels for the indices a file has; none past its end.
+  // Labels for the indices a file has; none past its end, and none for an
+  // empty line (as Triton: no third ':').
   EXPECT_EQ(Strings(Classified(
                 Scores<float>(DataType::FLOAT32, {3}, {0.2f, 0.3f, 0.5f}), 3,
                 false, {"cat", "dog"})),
             (std::vector<std::string>{"0.500000:2", "0.300000:1:dog",
                                       "0.200000:0:cat"}));
+  EXPECT_EQ(
+      Strings(Classified(Scores<float>(DataType::FLOAT32, {2}, {0.2f, 0.3f}), 2,
+                         false, {"", "dog"})),
+      (std::vector<std::string>{"0.300000:1:dog", "0.200000:0"}));
 }
 
-TEST(Classification, RefusesCountsBelowOne) {
+TEST(Classification, RefusesCountsBelowOneAndAnswersTooLarge) {
   TensorData out;
   auto scores = Scores<float>(DataType::FLOAT32, {2}, {1, 2});
   Status s = Classify(scores, 0, false, {}, &out);
   EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
   EXPECT_NE(s.message.find("output 'prob'"), std::string::npos) << s.message;
+  // Every class of a large output: refused before a string is made.
+  const std::vector<float> many(kMaxClassesPerAnswer + 1, 0.5f);
+  s = Classify(Scores<float>(DataType::FLOAT32,
+                             {static_cast<int64_t>(many.size())}, many),
+               INT64_MAX, false, {}, &out);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message.find("more than the 1048576 an answer may hold"),
+            std::string::npos)
+      << s.message;
+  // As many, over rows: the same.
+  s = Classify(Scores<float>(DataType::FLOAT32,
+                             {static_cast<int64_t>(many.size() - 1) / 2 + 1, 2},
+                             std::vector<float>(many.size() + 1, 0.5f)),
+               2, true, {}, &out);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument) << s.message;
+  // At the limit: answered.
+  s = Classify(Scores<float>(DataType::FLOAT32,
+                             {static_cast<int64_t>(kMaxClassesPerAnswer)},
+                             std::vector<float>(kMaxClassesPerAnswer, 0.5f)),
+               INT64_MAX, false, {}, &out);
+  EXPECT_TRUE(s.ok()) << s.message;
 }
 
 TEST(Classification, BytesElementsSplitOnlyWhenWhole) {
@@ -184,6 +210,14 @@ TEST(Classification, LabelsFilesAreLinesOfUtf8Text) {
   EXPECT_FALSE(ReadLabelsFile(write("big", std::string(2000, 'a')), 1000,
                               &labels, &error));
   EXPECT_NE(error.find("larger than 1000 bytes"), std::string::npos) << error;
+  // Lines are strings in memory: bounded in number, not just in bytes.
+  ASSERT_TRUE(ReadLabelsFile(write("most", std::string(kMaxLabels, '\n')),
+                             4 << 20, &labels, &error))
+      << error;
+  EXPECT_EQ(labels.size(), kMaxLabels);
+  EXPECT_FALSE(ReadLabelsFile(write("lines", std::string(kMaxLabels + 1, '\n')),
+                              4 << 20, &labels, &error));
+  EXPECT_NE(error.find("more than 1048576 lines"), std::string::npos) << error;
   EXPECT_FALSE(ReadLabelsFile(dir.path() + "/none", 1 << 20, &labels, &error));
   EXPECT_NE(error.find(dir.path() + "/none"), std::string::npos) << error;
   EXPECT_FALSE(ReadLabelsFile(dir.path(), 1 << 20, &labels, &error));

@@ -1376,13 +1376,22 @@ def same_classes(got, want):
     return True, ""
 
 
-def check_classification(port, grpc_port, client, httpclient, with_shared):
+def check_classification(port, grpc_port, client, httpclient, with_shared,
+                         with_clas):
     """The classification extension through tritonclient's class_count:
     demo batches (each of its 2 rows ranked alone, shape [2, k]); cls does
     not (its [1, 2] output ranked whole, shape [k]); clas has labels."""
     import numpy as np
     import tritonclient.grpc as grpcclient
     gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
+
+    def http_classes(model, x, out_name):
+        i = httpclient.InferInput("x", list(x.shape), "FP32")
+        i.set_data_from_numpy(x, binary_data=True)
+        return client.infer(model, [i], outputs=[
+            httpclient.InferRequestedOutput(out_name, class_count=2)
+        ]).as_numpy(out_name)
+
     R.check("classification" in client.get_server_metadata()["extensions"],
             "classification: extension listed")
     x, y = demo_data()
@@ -1438,17 +1447,10 @@ def check_classification(port, grpc_port, client, httpclient, with_shared):
         want = expected_classes(
             np.load(ref_file(cls_dir, "expected", out_name)), 2,
             per_row=False)
-
-        def http_classes(model, x, out_name):
-            i = httpclient.InferInput("x", list(x.shape), "FP32")
-            i.set_data_from_numpy(x, binary_data=True)
-            return client.infer(model, [i], outputs=[
-                httpclient.InferRequestedOutput(out_name, class_count=2)
-            ]).as_numpy(out_name)
-
         ok, why = same_classes(http_classes("cls", xc, out_name), want)
         R.check(ok, "classification: ppocr_cls_mobile_v2 (not batched) "
                 "ranked whole", why)
+    if with_clas:
         clas_dir = os.path.join(MODELS, "clas_mbv3_small_x0_35_3cls")
         xs = np.load(ref_file(clas_dir, "input", "x"))
         out_name = client.get_model_metadata("clas")["outputs"][0]["name"]
@@ -2570,8 +2572,9 @@ def main():
     import tritonclient.http as httpclient
 
     with_shared = all(os.path.isdir(os.path.join(MODELS, m)) for m in (
-        "ppocr_cls_mobile_v2", "det_ppyolo_tiny", "textcnn_news_fluid",
-        "clas_mbv3_small_x0_35_3cls"))
+        "ppocr_cls_mobile_v2", "det_ppyolo_tiny", "textcnn_news_fluid"))
+    with_clas = with_shared and os.path.isdir(
+        os.path.join(MODELS, "clas_mbv3_small_x0_35_3cls"))
     if not with_shared:
         print("serve_test: %s absent: only the demo model parts run" % MODELS)
     tmp = tempfile.mkdtemp(prefix="pdlite_serve_test_")
@@ -2595,6 +2598,7 @@ def main():
             add("det", os.path.join(MODELS, "det_ppyolo_tiny"),
                 {"threads": 2})
             add("textcnn", os.path.join(MODELS, "textcnn_news_fluid"))
+        if with_clas:
             # A classifier with a labels file (the classification
             # extension), batching so that rows are ranked alone.
             add("clas", os.path.join(MODELS, "clas_mbv3_small_x0_35_3cls"),
@@ -2635,7 +2639,7 @@ def main():
         check_statistics(a.port, a.grpc_port, client)
         check_model_config(a.port, a.grpc_port, client)
         check_classification(a.port, a.grpc_port, client, httpclient,
-                             with_shared)
+                             with_shared, with_clas)
         check_model_control_off(a.port, a.grpc_port)
         check_shared_memory(a.port, a.grpc_port, with_shared, shm_objects)
         client.close()

@@ -381,7 +381,17 @@ TEST_F(SharedMemoryInference, InputsAreReadWhenTheRequestRuns) {
   ASSERT_TRUE(got.status.ok()) << got.status.message;
   EXPECT_EQ(got.outputs.at(0).bytes, want1);
   // Two requests batched; one's object shrinks before they run: that one
-  // fails, the other is answered.
+  // fails, the other is answered. Read before the batch is joined, so the
+  // model runs once, for the other alone (twice were they not batched).
+  auto runs = [&] {
+    const std::string metrics = server_->metrics().Render();
+    const std::string key =
+        "pdlite_batch_size_count{model=\"late\",version=\"1\"} ";
+    const size_t at = metrics.find(key);
+    return at == std::string::npos ? -1
+                                   : std::stoi(metrics.substr(at + key.size()));
+  };
+  const int runs_before = runs();
   auto from_b = std::async(std::launch::async, [&] {
     return server_->Infer(FromRegion("late", "b", 0, row_bytes_));
   });
@@ -398,6 +408,7 @@ TEST_F(SharedMemoryInference, InputsAreReadWhenTheRequestRuns) {
   EXPECT_TRUE(Has(got.status, "input 'x'")) << got.status.message;
   EXPECT_TRUE(Has(got.status, "smaller than when it was registered"))
       << got.status.message;
+  EXPECT_EQ(runs(), runs_before + 1);
 }
 
 TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
