@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "framework/npy.h"
+#include "serve/classification.h"
 #include "serve/grpc_frontend.h"
 #include "serve/grpc_predict_v2.pb.h"
 #include "serve/http_codec.h"
@@ -409,6 +410,32 @@ TEST_F(SharedMemoryInference, InputsAreReadWhenTheRequestRuns) {
   EXPECT_TRUE(Has(got.status, "smaller than when it was registered"))
       << got.status.message;
   EXPECT_EQ(runs(), runs_before + 1);
+}
+
+// An output asked for as classes and in a region: the region gets the
+// classes' BYTES serialization, and the answer says BYTES and its size.
+TEST_F(SharedMemoryInference, ClassesOfAnOutputGoToItsRegion) {
+  ShmObject in(row_bytes_), out(4096);
+  in.Put(0, input_.data(), row_bytes_);
+  SharedMemoryRegistry& registry = server_->shared_memory();
+  ASSERT_TRUE(registry.Register("in", in.key(), 0, row_bytes_).ok());
+  ASSERT_TRUE(registry.Register("out", out.key(), 0, 4096).ok());
+  const InferResponse direct = Direct(0);
+  ASSERT_TRUE(direct.status.ok()) << direct.status.message;
+  const std::string output = direct.outputs[0].name;
+  TensorData want;
+  ASSERT_TRUE(Classify(direct.outputs[0], 3, false, {}, &want).ok());
+  InferRequest r = FromRegion("demo", "in", 0, row_bytes_);
+  r.classification[output] = 3;
+  r.output_shared_memory[output] = {"out", 0, 4096};
+  InferResponse got = server_->Infer(std::move(r));
+  ASSERT_TRUE(got.status.ok()) << got.status.message;
+  ASSERT_EQ(got.outputs.size(), 1u);
+  EXPECT_STREQ(DatatypeName(got.outputs[0]), "BYTES");
+  EXPECT_EQ(got.outputs[0].shape, (std::vector<int64_t>{3}));
+  EXPECT_TRUE(got.outputs[0].elements().empty());
+  ASSERT_EQ(got.outputs[0].shared_memory.byte_size, want.bytes.size());
+  EXPECT_EQ(out.Get(0, want.bytes.size()), want.bytes);
 }
 
 TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
