@@ -777,16 +777,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     InferRequest request;
     status = DecodeGrpcInferRequest(call->wire, &request);
     if (!status.ok()) return refuse(status);
-    // Bounds the calls taken at once, as the sync server's threads did:
-    // the model queues refuse what they cannot hold, but the decoded
-    // requests of calls on their way to them are memory too.
-    if (infer_calls_.fetch_add(1) >= max_infer_calls_) {
-      infer_calls_.fetch_sub(1);
-      return refuse(Status::Error(
-          StatusCode::kResourceExhausted,
-          "the server is taking " + std::to_string(max_infer_calls_) +
-              " inference calls already (--grpc-threads)"));
-    }
+    if (!TakeInferCall(&status)) return refuse(status);
     // Answers the call once, from whichever comes first: the model's
     // answer, or an exception that InferAsync throws (memory running out)
     // before it hands the request on.
@@ -811,16 +802,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
     };
-    try {
-      server_->InferAsync(std::move(request),
-                          [finish](InferResponse result) { finish(result); });
-    } catch (const std::exception& e) {
-      InferResponse failed;
-      failed.status = Status::Error(
-          StatusCode::kInternal,
-          std::string("the server failed to take the call: ") + e.what());
-      finish(failed);
-    }
+    HandOver(std::move(request), finish);
     return reactor;
   }
 
@@ -841,6 +823,37 @@ class GrpcFrontend::Service final : public RawCallbackService {
   }
 
  private:
+  // Counts an inference call taken. Bounded as the sync server's threads
+  // bounded them: the model queues refuse what they cannot hold, but the
+  // decoded requests of calls on their way there are memory too. False,
+  // with `refused` set, when the server holds as many as it may.
+  bool TakeInferCall(Status* refused) {
+    if (infer_calls_.fetch_add(1) < max_infer_calls_) return true;
+    infer_calls_.fetch_sub(1);
+    *refused = Status::Error(StatusCode::kResourceExhausted,
+                             "the server is taking " +
+                                 std::to_string(max_infer_calls_) +
+                                 " inference calls already (--grpc-threads)");
+    return false;
+  }
+
+  // Hands a decoded request to the server. `answer` gets the model's
+  // answer, or an internal error when InferAsync throws (memory running
+  // out) before it hands the request on; it must act only once.
+  template <typename OnAnswer>
+  void HandOver(InferRequest request, const OnAnswer& answer) {
+    try {
+      server_->InferAsync(std::move(request),
+                          [answer](InferResponse result) { answer(result); });
+    } catch (const std::exception& e) {
+      InferResponse failed;
+      failed.status = Status::Error(
+          StatusCode::kInternal,
+          std::string("the server failed to take the call: ") + e.what());
+      answer(failed);
+    }
+  }
+
   // Whether a call of `category` may be served (--grpc-restricted-protocol):
   // not restricted, or its metadata holds the key; else `why` says which.
   bool Allowed(ApiCategory category,
@@ -1165,15 +1178,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       InferRequest request;
       refused.status = DecodeGrpcInferRequest(*wire, &request);
       if (!refused.status.ok()) return answer(refused);
-      if (service_->infer_calls_.fetch_add(1) >= service_->max_infer_calls_) {
-        service_->infer_calls_.fetch_sub(1);
-        refused.status =
-            Status::Error(StatusCode::kResourceExhausted,
-                          "the server is taking " +
-                              std::to_string(service_->max_infer_calls_) +
-                              " inference calls already (--grpc-threads)");
-        return answer(refused);
-      }
+      if (!service_->TakeInferCall(&refused.status)) return answer(refused);
       // Answered once, from the model's answer or from an exception that
       // InferAsync throws before it hands the request on.
       auto answered = std::make_shared<std::atomic<bool>>(false);
@@ -1182,16 +1187,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         service_->infer_calls_.fetch_sub(1);
         answer(result);
       };
-      try {
-        service_->server_->InferAsync(
-            std::move(request), [once](InferResponse result) { once(result); });
-      } catch (const std::exception& e) {
-        InferResponse failed;
-        failed.status = Status::Error(
-            StatusCode::kInternal,
-            std::string("the server failed to take the call: ") + e.what());
-        once(failed);
-      }
+      service_->HandOver(std::move(request), once);
     }
 
     // Queues an answer; the request it answers is no longer in flight,
