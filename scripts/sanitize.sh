@@ -52,13 +52,22 @@ for kind in "${kinds[@]}"; do
   fi
   cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
   for suite in "${suites[@]}"; do
+    # GrpcHealthTest runs a gRPC client and server in the test's own
+    # process: under TSan, Debian's gRPC (built without it) hands calls
+    # between its threads in code it does not see, and the reports land in
+    # gRPC's header code on both sides. The live server's TSan run below
+    # covers the health service instead, with a client in another process.
+    filter=()
+    [ "$kind" = thread ] && [ "$suite" = serve/serve_test ] &&
+      filter=(--gtest_filter=-GrpcHealthTest.*)
     # oneDNN's OpenMP runtime synchronizes in ways TSan cannot see: one
     # OpenMP thread keeps its reports about our code meaningful.
     # UBSan stops at its first report, so a finding fails the suite.
     if ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 \
        UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
        TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp" \
-       "$dir/unittests/$suite" --gtest_brief=1 > "$dir/${suite##*/}.log" 2>&1; then
+       "$dir/unittests/$suite" --gtest_brief=1 "${filter[@]}" \
+         > "$dir/${suite##*/}.log" 2>&1; then
       echo "$kind $suite: $(grep -E '^\[  PASSED  \]' "$dir/${suite##*/}.log")"
       passed=$((passed + 1))
     else

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/grpc_health.h"
 #include "serve/grpc_predict_v2.grpc.pb.h"
 #include "tools/pdlite/lod_text.h"
 
@@ -813,6 +814,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return new StreamCall(this, context);
   }
 
+  // The health checking service's calls are of the health category.
+  bool HealthAllowed(grpc::CallbackServerContext* context,
+                     std::string* why) const {
+    return Allowed(ApiCategory::kHealth, context, why);
+  }
+
   // Ends the streams still open, once each has answered what it took: a
   // stream that a client keeps open would otherwise hold the server's
   // shutdown forever.
@@ -1313,6 +1320,13 @@ int GrpcFrontend::Start() {
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   builder.RegisterService(service_.get());
+  Service* service = service_.get();
+  health_ = std::make_unique<GrpcHealthService>(
+      [this] { return server_->Ready(); },
+      [service](grpc::CallbackServerContext* context, std::string* why) {
+        return service->HealthAllowed(context, why);
+      });
+  builder.RegisterService(health_->service());
   grpc_ = builder.BuildAndStart();
   if (!grpc_ || port <= 0) {
     grpc_.reset();
@@ -1323,13 +1337,16 @@ int GrpcFrontend::Start() {
 
 void GrpcFrontend::Stop() {
   if (!grpc_) return;
-  // Open streams finish once they have answered what they took.
+  // Open streams finish once they have answered what they took; health
+  // watches at once.
   service_->CloseStreams();
+  health_->Close();
   // Shutdown refuses new RPCs and waits for those running (each bounded by
   // the model's queue and timeout) before returning.
   grpc_->Shutdown();
   grpc_->Wait();
   grpc_.reset();
+  health_.reset();
 }
 
 }  // namespace serve

@@ -24,6 +24,8 @@ class ModelInferResponse;
 namespace pdlite {
 namespace serve {
 
+class GrpcHealthService;
+
 /// Decodes a ModelInfer request: typed `contents` or `raw_input_contents`
 /// (one entry per input) into raw bytes. The model checks names, types and
 /// shapes against its inputs afterwards. Raw contents are borrowed from
@@ -76,7 +78,8 @@ class GrpcFrontend {
   InferenceServer* server_;
   GrpcOptions options_;
   std::unique_ptr<Service> service_;
-  std::unique_ptr<grpc::Server> grpc_;
+  std::unique_ptr<GrpcHealthService> health_;
+  std::unique_ptr<grpc::Server> grpc_;  // last: gone before the services
 };
 
 }  // namespace serve

@@ -2312,6 +2312,71 @@ def check_polling(server_command, tmp, env, servers):
     R.check(server.stop() == 0, "poll: SIGTERM, exit 0", server.log_tail())
 
 
+def health_client(port):
+    """gRPC's health checking service through grpcio-health-checking (the
+    protocol's own Python client): (channel, stub, messages)."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    channel = grpc.insecure_channel("127.0.0.1:%d" % port)
+    return channel, health_pb2_grpc.HealthStub(channel), health_pb2
+
+
+def check_grpc_health(port, ready):
+    """grpc.health.v1.Health: Check and Watch answer the server's
+    readiness for "" and the inference service; an unknown name is
+    NOT_FOUND (Check) or SERVICE_UNKNOWN (Watch)."""
+    import grpc
+    channel, stub, pb = health_client(port)
+    want = pb.HealthCheckResponse.SERVING if ready else \
+        pb.HealthCheckResponse.NOT_SERVING
+    word = "SERVING" if ready else "NOT_SERVING"
+    for name in ("", "inference.GRPCInferenceService"):
+        got = stub.Check(pb.HealthCheckRequest(service=name), timeout=10)
+        R.check(got.status == want,
+                "grpc health: Check(%r) is %s" % (name, word), str(got))
+    try:
+        stub.Check(pb.HealthCheckRequest(service="nope"), timeout=10)
+        R.check(False, "grpc health: Check of an unknown name is NOT_FOUND")
+    except grpc.RpcError as e:
+        R.check(e.code() == grpc.StatusCode.NOT_FOUND and
+                "'nope'" in e.details() and
+                "inference.GRPCInferenceService" in e.details(),
+                "grpc health: Check of an unknown name is NOT_FOUND",
+                "%s %s" % (e.code(), e.details()))
+    for name, first in (("", want),
+                        ("nope", pb.HealthCheckResponse.SERVICE_UNKNOWN)):
+        watch = stub.Watch(pb.HealthCheckRequest(service=name), timeout=10)
+        got = next(watch)
+        R.check(got.status == first,
+                "grpc health: Watch(%r) starts with %s" % (
+                    name, pb.HealthCheckResponse.ServingStatus.Name(first)),
+                str(got))
+        watch.cancel()
+    channel.close()
+
+
+def watch_health(port):
+    """Starts a Watch("") in a thread; returns (thread, statuses, ending):
+    the statuses it got and [code, details] of how the stream ended."""
+    import grpc
+    channel, stub, pb = health_client(port)
+    statuses, ending = [], []
+
+    def run():
+        try:
+            for got in stub.Watch(pb.HealthCheckRequest(service=""),
+                                  timeout=60):
+                statuses.append(
+                    pb.HealthCheckResponse.ServingStatus.Name(got.status))
+            ending.extend(["OK", ""])
+        except grpc.RpcError as e:
+            ending.extend([e.code().name, e.details()])
+        channel.close()
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, statuses, ending
+
+
 def check_sigterm_drains(server):
     port = server.port
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
@@ -2321,9 +2386,19 @@ def check_sigterm_drains(server):
     inflight = wait_inflight(port, 3)
     R.check(inflight >= 3, "three requests in flight before SIGTERM",
             str(inflight))
+    watcher, statuses, ending = watch_health(server.grpc_port)
+    deadline = time.time() + 10
+    while not statuses and time.time() < deadline:
+        time.sleep(0.01)
     code = server.stop(signal.SIGTERM)
     for t in threads:
         t.join()
+    watcher.join()
+    # The drain takes the batch's 1.5 s, which the watch sees.
+    R.check(statuses == ["SERVING", "NOT_SERVING"] and
+            ending[0] == "UNAVAILABLE" and "shutting down" in ending[1],
+            "SIGTERM: a gRPC health watch goes NOT_SERVING, then ends",
+            "%s %s" % (statuses, ending))
     statuses = [r[0] for r in results]
     right = all(r[0] == 200 and close(parse_binary_response(r[2], r[1]),
                                       want)[0] for r in results)
@@ -2353,7 +2428,7 @@ def check_restricted(server_command, tmp, env, servers):
                      "--http-restricted-api",
                      "model-repository,shared-memory:Admin-Key=s3cret",
                      "--grpc-restricted-protocol",
-                     "model-repository:admin-key=s3cret"], env=env)
+                     "model-repository,health:admin-key=s3cret"], env=env)
     servers.append(server)
     hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
     gc = grpcclient.InferenceServerClient(
@@ -2390,8 +2465,26 @@ def check_restricted(server_command, tmp, env, servers):
     inp = httpclient.InferInput("x", list(x.shape), "FP32")
     inp.set_data_from_numpy(x, binary_data=True)
     ok, why = close(hc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
-    R.check(ok and hc.is_server_ready() and gc.is_model_ready("demo"),
+    R.check(ok and hc.is_server_ready() and
+            gc.is_model_ready("demo", headers=key),
             "restricted: inference and health stay open", why)
+    # gRPC's health checking service is of the health category too.
+    import grpc
+    channel, stub, pb = health_client(server.grpc_port)
+    try:
+        stub.Check(pb.HealthCheckRequest(service=""), timeout=10)
+        why = "answered"
+    except grpc.RpcError as e:
+        why = "%s %s" % (e.code().name, e.details())
+    R.check(why.startswith("PERMISSION_DENIED") and "'admin-key'" in why,
+            "restricted: a gRPC health Check without the key is "
+            "PERMISSION_DENIED", why)
+    got = stub.Check(pb.HealthCheckRequest(service=""), timeout=10,
+                     metadata=(("admin-key", "s3cret"),))
+    R.check(got.status == pb.HealthCheckResponse.SERVING,
+            "restricted: a gRPC health Check with the key is SERVING",
+            str(got))
+    channel.close()
     hc.close()
     gc.close()
     R.check(server.stop() == 0, "restricted: SIGTERM, exit 0",
@@ -2633,6 +2726,7 @@ def main():
             check_shared_models(a.port, client, httpclient)
         check_bad_inputs_with_parallel_client(a.port, client, httpclient)
         check_grpc(a.grpc_port, with_shared)
+        check_grpc_health(a.grpc_port, ready=False)
         check_stream(a.grpc_port)
         check_metrics(a.port)
         check_spin(a.port)
@@ -2672,6 +2766,7 @@ def main():
         check_openmp_wait_policy(b, "PASSIVE", None)
         status, _, _ = request(b.port, "GET", "/v2/health/ready")
         R.check(status == 200, "ready when every model loaded")
+        check_grpc_health(b.grpc_port, ready=True)
         check_queue_full(b.port)
         check_grpc_queue_full(b.grpc_port, b.port)
         check_timeout(b.port)
