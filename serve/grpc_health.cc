@@ -112,7 +112,11 @@ class GrpcHealthService::Impl final
     WatchCall(Impl* service,
               grpc::CallbackServerContext* context,
               const std::string& name)
-        : service_(service), known_(Known(name)) {
+        : service_(service),
+          known_(Known(name)),
+          // Set before the watch is registered, where Close() may see it.
+          wanted_(known_ ? HealthCheckResponse::NOT_SERVING
+                         : HealthCheckResponse::SERVICE_UNKNOWN) {
       HandOver in_order(&order_);
       std::string why;
       grpc::Status refused;
@@ -130,15 +134,15 @@ class GrpcHealthService::Impl final
       std::unique_lock<std::mutex> lock(mutex_);
       // A name the server does not know may become known later, the
       // protocol says, so its watch stays open; here none ever does.
-      wanted_ =
-          known_ ? service_->Current() : HealthCheckResponse::SERVICE_UNKNOWN;
+      if (known_ && !closing_) wanted_ = service_->Current();
       Pump(&lock);
     }
 
     // The server's status now (polled).
     void Update(ServingStatus status) {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (!known_) return;
+      // A poll that began before the close must not undo its NOT_SERVING.
+      if (!known_ || closing_) return;
       wanted_ = status;
       Pump(&lock);
     }
@@ -202,7 +206,7 @@ class GrpcHealthService::Impl final
     bool registered_ = false;
     std::mutex mutex_;
     HealthCheckResponse response_;  // the one being written
-    ServingStatus wanted_ = HealthCheckResponse::UNKNOWN;
+    ServingStatus wanted_;
     int sent_ = -1;  // none yet
     bool writing_ = false;
     bool gone_ = false;
@@ -255,6 +259,7 @@ class GrpcHealthService::Impl final
       lock.unlock();
       const ServingStatus now = Current();
       lock.lock();
+      if (stopping_ || closing_) continue;
       // Under mutex_, so no watch is deleted meanwhile (OnDone waits).
       for (WatchCall* watch : watches_) watch->Update(now);
     }

@@ -2467,7 +2467,8 @@ def check_restricted(server_command, tmp, env, servers):
     ok, why = close(hc.infer("demo", [inp]).as_numpy("softmax.tmp_0"), y)
     R.check(ok and hc.is_server_ready() and
             gc.is_model_ready("demo", headers=key),
-            "restricted: inference and health stay open", why)
+            "restricted: inference and HTTP health stay open; gRPC health "
+            "with the key", why)
     # gRPC's health checking service is of the health category too.
     import grpc
     channel, stub, pb = health_client(server.grpc_port)
