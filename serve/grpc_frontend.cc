@@ -334,6 +334,9 @@ grpc::Status GrpcStatus(const Status& status) {
     case StatusCode::kAlreadyExists:
       code = grpc::StatusCode::ALREADY_EXISTS;
       break;
+    case StatusCode::kCancelled:
+      code = grpc::StatusCode::CANCELLED;
+      break;
   }
   return grpc::Status(code, status.message);
 }
@@ -779,6 +782,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     status = DecodeGrpcInferRequest(call->wire, &request);
     if (!status.ok()) return refuse(status);
     if (!TakeInferCall(&status)) return refuse(status);
+    FollowCaller(context, &request);
     // Answers the call once, from whichever comes first: the model's
     // answer, or an exception that InferAsync throws (memory running out)
     // before it hands the request on.
@@ -842,6 +846,28 @@ class GrpcFrontend::Service final : public RawCallbackService {
                                  std::to_string(max_infer_calls_) +
                                  " inference calls already (--grpc-threads)");
     return false;
+  }
+
+  // Ties a request to its call, so that a queued request whose caller has
+  // gone is not run: the call's deadline (gRPC's, which tritonclient's
+  // client_timeout sets) and its cancellation (InferRequest::
+  // caller_deadline and abandoned). The context outlives the request's
+  // stay in the queue: a call is finished only once its requests are
+  // answered.
+  static void FollowCaller(grpc::CallbackServerContext* context,
+                           InferRequest* request) {
+    using std::chrono::system_clock;
+    const system_clock::time_point deadline = context->deadline();
+    const auto left = deadline - system_clock::now();
+    // None is time_point::max(); a deadline years ahead is none too (and
+    // would overflow the steady clock's time point).
+    if (deadline != system_clock::time_point::max() &&
+        left < std::chrono::hours(24 * 365)) {
+      request->caller_deadline =
+          std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(left);
+    }
+    request->abandoned = [context] { return context->IsCancelled(); };
   }
 
   // Hands a decoded request to the server. `answer` gets the model's
@@ -1074,7 +1100,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     static constexpr int kStreamInFlight = 64;
 
     StreamCall(Service* service, grpc::CallbackServerContext* context)
-        : service_(service) {
+        : service_(service), context_(context) {
       std::string why;
       if (!service_->Allowed(ApiCategory::kInference, context, &why)) {
         finished_ = true;
@@ -1186,6 +1212,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       refused.status = DecodeGrpcInferRequest(*wire, &request);
       if (!refused.status.ok()) return answer(refused);
       if (!service_->TakeInferCall(&refused.status)) return answer(refused);
+      FollowCaller(context_, &request);
       // Answered once, from the model's answer or from an exception that
       // InferAsync throws before it hands the request on.
       auto answered = std::make_shared<std::atomic<bool>>(false);
@@ -1262,6 +1289,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
 
     Service* const service_;
+    grpc::CallbackServerContext* const context_;
     std::mutex mutex_;
     grpc::ByteBuffer read_buffer_;
     std::deque<grpc::ByteBuffer> writes_;  // the front one being written

@@ -70,6 +70,10 @@ int HttpStatus(StatusCode code) {
       return 504;
     case StatusCode::kInternal:
       return 500;
+    case StatusCode::kCancelled:
+      // No one reads it: HTTP requests are never abandoned. nginx's "client
+      // closed request", for the logs.
+      return 499;
   }
   return 500;
 }

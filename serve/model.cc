@@ -200,6 +200,9 @@ struct ModelVersion::Pending {
   bool batchable = false;
   Clock::time_point enqueued;
   Clock::time_point deadline = Clock::time_point::max();
+  // `deadline` is the caller's (InferRequest::caller_deadline), not the
+  // queue's timeout.
+  bool deadline_is_callers = false;
   Clock::time_point started;
   int64_t timeout_us = 0;
   double compute_s = 0;
@@ -526,12 +529,32 @@ InferResponse ModelVersion::Refusal(Status status) const {
 }
 
 void ModelVersion::Expire(Pending* pending) {
+  std::string why;
+  if (pending->deadline_is_callers) {
+    const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
+                            Clock::now() - pending->enqueued)
+                            .count();
+    why = "deadline exceeded: the caller's deadline passed after " +
+          std::to_string(waited) + " us in the queue (not run)";
+  } else {
+    why = "deadline exceeded after " + std::to_string(pending->timeout_us) +
+          " us in the queue";
+  }
+  Complete(pending, Refusal(Status::Error(StatusCode::kDeadlineExceeded,
+                                          "model '" + name_ + "' version " +
+                                              version_ + ": " + why)));
+}
+
+bool ModelVersion::Abandoned(const Pending& pending) {
+  return pending.request.abandoned && pending.request.abandoned();
+}
+
+void ModelVersion::Drop(Pending* pending) {
   Complete(pending,
-           Refusal(Status::Error(StatusCode::kDeadlineExceeded,
+           Refusal(Status::Error(StatusCode::kCancelled,
                                  "model '" + name_ + "' version " + version_ +
-                                     ": deadline exceeded after " +
-                                     std::to_string(pending->timeout_us) +
-                                     " us in the queue")));
+                                     ": the caller cancelled the request "
+                                     "while it was queued (not run)")));
 }
 
 InferResponse ModelVersion::RunTimed(Instance* instance, Pending* pending) {
@@ -641,6 +664,12 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
     pending->deadline =
         pending->enqueued + std::chrono::microseconds(timeout_us);
   }
+  if (pending->request.caller_deadline < pending->deadline) {
+    pending->deadline = pending->request.caller_deadline;
+    pending->deadline_is_callers = true;
+    // Nobody waits for the answer any more.
+    if (Clock::now() >= pending->deadline) return Expire(pending.get());
+  }
   // With nothing queued and an instance idle, the request runs on this
   // thread: handing it to the worker costs a wake-up and two context
   // switches, about what the rest of the server adds. Requests that may
@@ -746,6 +775,12 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       lock->lock();
       continue;
     }
+    if (Abandoned(*first)) {
+      lock->unlock();
+      Drop(first.get());
+      lock->lock();
+      continue;
+    }
     group.push_back(first);
     instance->busy = true;  // before the batch delay lets the lock go
   }
@@ -774,7 +809,8 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
   auto gather = [&] {
     for (auto it = queue_.begin(); it != queue_.end();) {
       if (rows + (*it)->rows <= config_.max_batch_size &&
-          Clock::now() < (*it)->deadline && compatible(**it)) {
+          Clock::now() < (*it)->deadline && !Abandoned(**it) &&
+          compatible(**it)) {
         rows += (*it)->rows;
         group.push_back(*it);
         it = queue_.erase(it);

@@ -176,6 +176,10 @@ class ModelVersion {
   InferResponse Refusal(Status status) const;
   // Answers a request whose deadline passed in the queue.
   void Expire(Pending* pending);
+  // Whether the caller of a queued request has gone (InferRequest::
+  // abandoned); Drop answers such a request CANCELLED.
+  static bool Abandoned(const Pending& pending);
+  void Drop(Pending* pending);
   // Runs one request alone, timing it and counting a batch of one.
   InferResponse RunTimed(Instance* instance, Pending* pending);
   void WorkerLoop(Instance* instance);

@@ -25,6 +25,7 @@ enum class StatusCode {
   kDeadlineExceeded,   // 504: the request's timeout expired while queued
   kInternal,           // 500
   kAlreadyExists,      // 400 (gRPC ALREADY_EXISTS): a name registered twice
+  kCancelled,          // 499 (gRPC CANCELLED): the caller went away
 };
 
 struct Status {
@@ -173,6 +174,16 @@ struct InferRequest {
   /// Microseconds the request may wait in the queue; < 0: the model's
   /// configured timeout_ms (0 there: no limit).
   int64_t timeout_us = -1;
+  /// The caller's own deadline (a gRPC call's): a request still queued
+  /// then, or arriving after it, is answered DEADLINE_EXCEEDED without
+  /// running, since nobody waits for its answer any more.
+  std::chrono::steady_clock::time_point caller_deadline =
+      std::chrono::steady_clock::time_point::max();
+  /// When set, whether the caller has gone (a gRPC call cancelled): a
+  /// worker that takes such a request from the queue answers it CANCELLED
+  /// rather than running it. Called with the model's lock held: it must be
+  /// quick and take no lock of the server's.
+  std::function<bool()> abandoned;
 };
 
 struct InferResponse {

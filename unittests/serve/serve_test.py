@@ -2641,6 +2641,79 @@ def forget_openmp_registration(pid):
             pass
 
 
+def check_caller_gone(server_command, tmp, env, servers, loop_model):
+    """A gRPC call whose client gives up while its request is queued (its
+    deadline, tritonclient's client_timeout, passes; or it cancels) is
+    answered without running: the model's statistics count the long
+    request ahead of them as the one run, and the two as failures."""
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    repo = os.path.join(tmp, "repo_gone")
+    os.makedirs(os.path.join(repo, "loop"))
+    os.symlink(loop_model, os.path.join(repo, "loop", "1"))
+    with open(os.path.join(repo, "loop", "config.json"), "w") as f:
+        json.dump({"max_loop_iterations": 0}, f)
+    server = Server(server_command, repo, os.path.join(tmp, "gone.log"), [],
+                    env=env)
+    servers.append(server)
+    # The loop model counts from i to n: 10 million takes a second or more.
+    long_body = json.dumps({"inputs": [
+        {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
+        {"name": "n", "shape": [1], "datatype": "INT64",
+         "data": [10000000]}]})
+    results = []
+    blocker = threading.Thread(
+        target=lambda: results.append(_try_request(server.port, long_body)))
+    blocker.start()
+    wait_inflight(server.port, 1)
+    gc = grpcclient.InferenceServerClient(
+        url="127.0.0.1:%d" % server.grpc_port)
+
+    def inputs():
+        made = []
+        for name, value in (("i", 0), ("n", 1)):
+            inp = grpcclient.InferInput(name, [1], "INT64")
+            inp.set_data_from_numpy(np.array([value], dtype=np.int64))
+            made.append(inp)
+        return made
+
+    timed_out, message = grpc_error(
+        lambda: gc.infer("loop", inputs(), client_timeout=0.3))
+    answers = []
+    call = gc.async_infer("loop", inputs(),
+                          lambda result, error: answers.append(error))
+    wait_inflight(server.port, 2)
+    call.cancel()
+    blocker.join()
+    while not answers:
+        time.sleep(0.01)
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
+    # Answered with the run ahead of them, but counted just after.
+    deadline = time.time() + 10
+    while True:
+        stats = hc.get_inference_statistics("loop")["model_stats"][0]
+        done = stats["inference_stats"]["fail"]["count"]
+        if done >= 2 or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    hc.close()
+    gc.close()
+    R.check(timed_out == "StatusCode.DEADLINE_EXCEEDED" and
+            results and results[0][0] == 200,
+            "caller gone: the client's deadline passes while queued",
+            "%s %s %s" % (timed_out, message, results[:1]))
+    R.check(answers and "CANCELLED" in str(answers[0]),
+            "caller gone: the client cancels while queued", str(answers))
+    R.check(stats["inference_stats"]["success"]["count"] == 1 and
+            stats["inference_stats"]["fail"]["count"] == 2 and
+            stats["execution_count"] == 1,
+            "caller gone: neither request ran, only the one ahead of them",
+            json.dumps(stats)[:600])
+    R.check(server.stop() == 0, "caller gone: SIGTERM, exit 0",
+            server.log_tail())
+
+
 def _try_request(port, body):
     try:
         return request(port, "POST", "/v2/models/loop/infer", body)
@@ -2780,6 +2853,8 @@ def main():
         check_polling([args.server], tmp, openmp_unset, servers)
         check_restricted([args.server], tmp, openmp_unset, servers)
         check_stream_at_sigterm([args.server], tmp, openmp_unset, servers)
+        check_caller_gone([args.server], tmp, openmp_unset, servers,
+                          os.path.abspath(args.loop_model))
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
                            os.path.abspath(args.loop_model))
         check_bad_flags([args.server], repo_b)

@@ -710,6 +710,58 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   }
 }
 
+// A caller's own deadline (gRPC's) and its going away: a request queued
+// past the one, or whose caller did the other, is answered without
+// running; one arriving past its caller's deadline is not run even with
+// an instance idle.
+TEST(ServerCore, RequestsWhoseCallerIsGoneAreNotRun) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path());
+  using Clock = std::chrono::steady_clock;
+  InferRequest late = DemoRequest(1, 0);
+  late.caller_deadline = Clock::now() - std::chrono::milliseconds(1);
+  InferResponse refused = server.Infer(late);
+  EXPECT_EQ(refused.status.code, StatusCode::kDeadlineExceeded);
+  EXPECT_NE(refused.status.message.find("the caller's deadline passed"),
+            std::string::npos)
+      << refused.status.message;
+  EXPECT_EQ(Runs(&server, "demo"), 0);
+
+  // A long run holds the only instance while the others queue.
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(DemoRequest(8000, 0)); });
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  InferRequest timed = DemoRequest(1, 0);
+  timed.caller_deadline = Clock::now() + std::chrono::milliseconds(50);
+  auto expiring =
+      std::async(std::launch::async, [&] { return server.Infer(timed); });
+  // Gone from the start: checked when a worker takes it from the queue.
+  InferRequest cancelled = DemoRequest(1, 1);
+  cancelled.abandoned = [] { return true; };
+  auto dropped =
+      std::async(std::launch::async, [&] { return server.Infer(cancelled); });
+  auto waiting = std::async(std::launch::async,
+                            [&] { return server.Infer(DemoRequest(1, 1)); });
+  InferResponse expired = expiring.get();
+  EXPECT_EQ(expired.status.code, StatusCode::kDeadlineExceeded)
+      << expired.status.message;
+  EXPECT_NE(expired.status.message.find("the caller's deadline passed"),
+            std::string::npos)
+      << expired.status.message;
+  InferResponse not_run = dropped.get();
+  EXPECT_EQ(not_run.status.code, StatusCode::kCancelled)
+      << not_run.status.message;
+  EXPECT_NE(not_run.status.message.find("cancelled"), std::string::npos);
+  EXPECT_TRUE(waiting.get().status.ok());
+  EXPECT_TRUE(busy.get().status.ok());
+  // The long run and the one still waited for; not the other two.
+  EXPECT_EQ(Runs(&server, "demo"), 2);
+}
+
 // Eight requests of 200 rows to "demo" on threads of their own, returned
 // once at least four wait in its queue (one instance runs one at a time),
 // or all are answered (on a busy machine the threads may start too far
