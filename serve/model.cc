@@ -668,7 +668,15 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
     pending->deadline = pending->request.caller_deadline;
     pending->deadline_is_callers = true;
     // Nobody waits for the answer any more.
-    if (Clock::now() >= pending->deadline) return Expire(pending.get());
+    if (Clock::now() >= pending->deadline) {
+      return Complete(
+          pending.get(),
+          Refusal(Status::Error(StatusCode::kDeadlineExceeded,
+                                "model '" + name_ + "' version " + version_ +
+                                    ": deadline exceeded: the caller's "
+                                    "deadline had passed when the request "
+                                    "arrived (not run)")));
+    }
   }
   // With nothing queued and an instance idle, the request runs on this
   // thread: handing it to the worker costs a wake-up and two context
@@ -806,11 +814,16 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     }
     return true;
   };
+  // Requests whose caller went away are taken out of the queue as they
+  // are met (they hold no place in it) and answered at once.
   auto gather = [&] {
+    std::vector<std::shared_ptr<Pending>> gone;
     for (auto it = queue_.begin(); it != queue_.end();) {
-      if (rows + (*it)->rows <= config_.max_batch_size &&
-          Clock::now() < (*it)->deadline && !Abandoned(**it) &&
-          compatible(**it)) {
+      if (Abandoned(**it)) {
+        gone.push_back(*it);
+        it = queue_.erase(it);
+      } else if (rows + (*it)->rows <= config_.max_batch_size &&
+                 Clock::now() < (*it)->deadline && compatible(**it)) {
         rows += (*it)->rows;
         group.push_back(*it);
         it = queue_.erase(it);
@@ -818,6 +831,10 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
         ++it;
       }
     }
+    if (gone.empty()) return;
+    lock->unlock();
+    for (auto& p : gone) Drop(p.get());
+    lock->lock();
   };
   gather();
   const auto until =

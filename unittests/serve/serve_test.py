@@ -2680,6 +2680,17 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
 
     timed_out, message = grpc_error(
         lambda: gc.infer("loop", inputs(), client_timeout=0.3))
+    # The server's own deadline comes a little after the client's: the
+    # request must have left before the next one is counted in flight.
+    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
+
+    def failures():
+        stats = hc.get_inference_statistics("loop")["model_stats"][0]
+        return stats["inference_stats"]["fail"]["count"], stats
+
+    deadline = time.time() + 10
+    while failures()[0] < 1 and time.time() < deadline:
+        time.sleep(0.01)
     answers = []
     call = gc.async_infer("loop", inputs(),
                           lambda result, error: answers.append(error))
@@ -2688,15 +2699,11 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
     blocker.join()
     while not answers:
         time.sleep(0.01)
-    hc = httpclient.InferenceServerClient(url="127.0.0.1:%d" % server.port)
     # Answered with the run ahead of them, but counted just after.
     deadline = time.time() + 10
-    while True:
-        stats = hc.get_inference_statistics("loop")["model_stats"][0]
-        done = stats["inference_stats"]["fail"]["count"]
-        if done >= 2 or time.time() > deadline:
-            break
+    while failures()[0] < 2 and time.time() < deadline:
         time.sleep(0.05)
+    stats = failures()[1]
     hc.close()
     gc.close()
     R.check(timed_out == "StatusCode.DEADLINE_EXCEEDED" and
