@@ -714,6 +714,15 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
 // past the one, or whose caller did the other, is answered without
 // running; one arriving past its caller's deadline is not run even with
 // an instance idle.
+// A demo request whose caller is gone from the start (checked when a
+// worker takes it from the queue), sent on a thread of its own.
+std::future<InferResponse> SendAbandoned(InferenceServer* server) {
+  InferRequest request = DemoRequest(1, 1);
+  request.abandoned = [] { return true; };
+  return std::async(std::launch::async,
+                    [server, request] { return server->Infer(request); });
+}
+
 TEST(ServerCore, RequestsWhoseCallerIsGoneAreNotRun) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
@@ -735,11 +744,7 @@ TEST(ServerCore, RequestsWhoseCallerIsGoneAreNotRun) {
   ASSERT_TRUE(server.Find("demo", "", &m).ok());
   for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
   ASSERT_TRUE(m->busy());
-  // Gone from the start: checked when a worker takes it from the queue.
-  InferRequest cancelled = DemoRequest(1, 1);
-  cancelled.abandoned = [] { return true; };
-  auto dropped =
-      std::async(std::launch::async, [&] { return server.Infer(cancelled); });
+  auto dropped = SendAbandoned(&server);
   auto waiting = std::async(std::launch::async,
                             [&] { return server.Infer(DemoRequest(1, 1)); });
   for (int i = 0; i < kWaitMs && m->queued() < 2 && m->busy(); ++i) {
@@ -784,10 +789,7 @@ TEST(ServerCore, AbandonedRequestsAreLeftOutOfABatch) {
                           [&] { return server.Infer(DemoRequest(1, 0)); });
   for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
   ASSERT_TRUE(m->busy());
-  InferRequest cancelled = DemoRequest(1, 1);
-  cancelled.abandoned = [] { return true; };
-  auto dropped =
-      std::async(std::launch::async, [&] { return server.Infer(cancelled); });
+  auto dropped = SendAbandoned(&server);
   InferResponse not_run = dropped.get();
   EXPECT_EQ(not_run.status.code, StatusCode::kCancelled)
       << not_run.status.message;
