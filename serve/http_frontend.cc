@@ -71,8 +71,8 @@ int HttpStatus(StatusCode code) {
     case StatusCode::kInternal:
       return 500;
     case StatusCode::kCancelled:
-      // No one reads it: HTTP requests are never abandoned. nginx's "client
-      // closed request", for the logs.
+      // nginx's "client closed request": no one reads it, but the log
+      // line shows it.
       return 499;
   }
   return 500;
@@ -91,6 +91,23 @@ struct Reply {
   std::string body;
   int64_t header_length = -1;  // Inference-Header-Content-Length, if >= 0
 };
+
+// Whether the client of `connection` has closed its side, or the
+// connection broke: its request, still queued, then need not run
+// (InferRequest::abandoned), as nginx takes a client's close for its
+// going away. The socket stays open while the connection's thread waits
+// on the request, so the descriptor is still this connection's.
+std::function<bool()> ClientGone(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return nullptr;
+  const int fd = info->connect_fd;
+  return [fd] {
+    pollfd socket{fd, POLLRDHUP, 0};
+    return ::poll(&socket, 1, 0) > 0 &&
+           (socket.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  };
+}
 
 Reply JsonReply(int status, const json& j) {
   Reply r;
@@ -1106,6 +1123,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
       return ErrorReply(status);
     }
     const std::string id = request.id;
+    request.abandoned = ClientGone(connection);
     InferResponse response = server->Infer(std::move(request));
     if (!response.status.ok()) return ErrorReply(response.status);
     Reply r;

@@ -179,7 +179,8 @@ struct InferRequest {
   /// running, since nobody waits for its answer any more.
   std::chrono::steady_clock::time_point caller_deadline =
       std::chrono::steady_clock::time_point::max();
-  /// When set, whether the caller has gone (a gRPC call cancelled): a
+  /// When set, whether the caller has gone (a gRPC call cancelled, an HTTP
+  /// client's connection closed): a
   /// worker that takes such a request from the queue answers it CANCELLED
   /// rather than running it. Called with the model's lock held: it must be
   /// quick and take no lock of the server's.

@@ -30,6 +30,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -2642,10 +2643,11 @@ def forget_openmp_registration(pid):
 
 
 def check_caller_gone(server_command, tmp, env, servers, loop_model):
-    """A gRPC call whose client gives up while its request is queued (its
-    deadline, tritonclient's client_timeout, passes; or it cancels) is
-    answered without running: the model's statistics count the long
-    request ahead of them as the one run, and the two as failures."""
+    """A call whose client gives up while its request is queued is
+    answered without running: over gRPC its deadline (tritonclient's
+    client_timeout) passes, or it cancels; over HTTP it closes its
+    connection. The model's statistics count the long request ahead of
+    them as the one run, and the three as failures."""
     import numpy as np
     import tritonclient.grpc as grpcclient
     import tritonclient.http as httpclient
@@ -2696,12 +2698,24 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
                           lambda result, error: answers.append(error))
     wait_inflight(server.port, 2)
     call.cancel()
+    # Over HTTP: a client that closes its connection while its request
+    # waits.
+    small_body = json.dumps({"inputs": [
+        {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
+        {"name": "n", "shape": [1], "datatype": "INT64", "data": [1]}]})
+    leaving = socket.create_connection(("127.0.0.1", server.port))
+    leaving.sendall(("POST /v2/models/loop/infer HTTP/1.1\r\n"
+                     "Host: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %d\r\n\r\n%s" % (
+                         len(small_body), small_body)).encode())
+    queued = wait_inflight(server.port, 3)
+    leaving.close()
     blocker.join()
     while not answers:
         time.sleep(0.01)
     # Answered with the run ahead of them, but counted just after.
     deadline = time.time() + 10
-    while failures()[0] < 2 and time.time() < deadline:
+    while failures()[0] < 3 and time.time() < deadline:
         time.sleep(0.05)
     stats = failures()[1]
     hc.close()
@@ -2712,10 +2726,12 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
             "%s %s %s" % (timed_out, message, results[:1]))
     R.check(answers and "CANCELLED" in str(answers[0]),
             "caller gone: the client cancels while queued", str(answers))
+    R.check(queued >= 3, "caller gone: three requests behind the long one",
+            str(queued))
     R.check(stats["inference_stats"]["success"]["count"] == 1 and
-            stats["inference_stats"]["fail"]["count"] == 2 and
+            stats["inference_stats"]["fail"]["count"] == 3 and
             stats["execution_count"] == 1,
-            "caller gone: neither request ran, only the one ahead of them",
+            "caller gone: none of the three ran, only the one ahead of them",
             json.dumps(stats)[:600])
     R.check(server.stop() == 0, "caller gone: SIGTERM, exit 0",
             server.log_tail())
