@@ -2645,9 +2645,9 @@ def forget_openmp_registration(pid):
 def check_caller_gone(server_command, tmp, env, servers, loop_model):
     """A call whose client gives up while its request is queued is
     answered without running: over gRPC its deadline (tritonclient's
-    client_timeout) passes, or it cancels; over HTTP it closes its
-    connection. The model's statistics count the long request ahead of
-    them as the one run, and the three as failures."""
+    client_timeout) passes, it cancels, or it cancels its stream; over
+    HTTP it closes its connection. The model's statistics count the long
+    request ahead of them as the one run, and the four as failures."""
     import numpy as np
     import tritonclient.grpc as grpcclient
     import tritonclient.http as httpclient
@@ -2708,14 +2708,20 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
                      "Host: x\r\nContent-Type: application/json\r\n"
                      "Content-Length: %d\r\n\r\n%s" % (
                          len(small_body), small_body)).encode())
-    queued = wait_inflight(server.port, 3)
+    inflight = [wait_inflight(server.port, 3)]
     leaving.close()
+    # A stream cancelled with its request still queued.
+    streamed = []
+    gc.start_stream(callback=lambda result, error: streamed.append(error))
+    gc.async_stream_infer("loop", inputs())
+    inflight.append(wait_inflight(server.port, 4))
+    gc.stop_stream(cancel_requests=True)
     blocker.join()
     while not answers:
         time.sleep(0.01)
     # Answered with the run ahead of them, but counted just after.
     deadline = time.time() + 10
-    while failures()[0] < 3 and time.time() < deadline:
+    while failures()[0] < 4 and time.time() < deadline:
         time.sleep(0.05)
     stats = failures()[1]
     hc.close()
@@ -2726,12 +2732,13 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
             "%s %s %s" % (timed_out, message, results[:1]))
     R.check(answers and "CANCELLED" in str(answers[0]),
             "caller gone: the client cancels while queued", str(answers))
-    R.check(queued >= 3, "caller gone: three requests behind the long one",
-            str(queued))
+    R.check(inflight[0] >= 3 and inflight[1] >= 4,
+            "caller gone: the requests queued behind the long one",
+            str(inflight))
     R.check(stats["inference_stats"]["success"]["count"] == 1 and
-            stats["inference_stats"]["fail"]["count"] == 3 and
+            stats["inference_stats"]["fail"]["count"] == 4 and
             stats["execution_count"] == 1,
-            "caller gone: none of the three ran, only the one ahead of them",
+            "caller gone: none of the four ran, only the one ahead of them",
             json.dumps(stats)[:600])
     R.check(server.stop() == 0, "caller gone: SIGTERM, exit 0",
             server.log_tail())
