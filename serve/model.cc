@@ -814,18 +814,21 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     }
     return true;
   };
-  // Requests whose caller went away are taken out of the queue as they
-  // are met (they hold no place in it) and answered at once.
+  // A request that would join the batch but whose caller went away is
+  // taken out of the queue instead and answered at once. Only those are
+  // asked (a poll() or a lock each): gathering runs under the lock at
+  // every request's arrival.
   auto gather = [&] {
     std::vector<std::shared_ptr<Pending>> gone;
     for (auto it = queue_.begin(); it != queue_.end();) {
-      if (Abandoned(**it)) {
-        gone.push_back(*it);
-        it = queue_.erase(it);
-      } else if (rows + (*it)->rows <= config_.max_batch_size &&
-                 Clock::now() < (*it)->deadline && compatible(**it)) {
-        rows += (*it)->rows;
-        group.push_back(*it);
+      if (rows + (*it)->rows <= config_.max_batch_size &&
+          Clock::now() < (*it)->deadline && compatible(**it)) {
+        if (Abandoned(**it)) {
+          gone.push_back(*it);
+        } else {
+          rows += (*it)->rows;
+          group.push_back(*it);
+        }
         it = queue_.erase(it);
       } else {
         ++it;
