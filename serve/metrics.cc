@@ -66,11 +66,13 @@ void Metrics::RecordRequest(const std::string& model,
                             bool ok,
                             double queue_s,
                             double compute_s,
-                            double total_s) {
+                            double total_s,
+                            bool caller_gone) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto& m = Get(model, version);
   ++m.requests;
   if (!ok) ++m.failures;
+  if (caller_gone) ++m.callers_gone;
   m.queue.Observe(queue_s);
   if (compute_s > 0) m.compute.Observe(compute_s);
   m.total.Observe(total_s);
@@ -117,6 +119,11 @@ std::string Metrics::Render() const {
           &PerModel::requests);
   counter("pdlite_inference_failures_total",
           "Inference requests answered with an error.", &PerModel::failures);
+  counter("pdlite_inference_callers_gone_total",
+          "Inference requests answered without running because their "
+          "caller had gone (its deadline passed, it cancelled, it closed "
+          "its connection); counted in the failures too.",
+          &PerModel::callers_gone);
   histogram("pdlite_queue_duration_seconds",
             "Time a request waited in its model's queue.", &PerModel::queue);
   histogram("pdlite_compute_duration_seconds",

@@ -14,13 +14,16 @@ namespace serve {
 class Metrics {
  public:
   /// One finished request of `model` (name and version): its time queued,
-  /// computing and end to end, in seconds; `ok` false counts a failure.
+  /// computing and end to end, in seconds; `ok` false counts a failure,
+  /// and `caller_gone` one answered without running because its caller
+  /// had gone (InferRequest::caller_deadline, abandoned).
   void RecordRequest(const std::string& model,
                      const std::string& version,
                      bool ok,
                      double queue_s,
                      double compute_s,
-                     double total_s);
+                     double total_s,
+                     bool caller_gone = false);
   /// A run of `size` requests batched together.
   void RecordBatch(const std::string& model,
                    const std::string& version,
@@ -50,6 +53,7 @@ class Metrics {
   struct PerModel {
     uint64_t requests = 0;
     uint64_t failures = 0;
+    uint64_t callers_gone = 0;
     Histogram queue, compute, total, batch;
   };
   PerModel& Get(const std::string& model, const std::string& version);

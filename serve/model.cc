@@ -203,6 +203,8 @@ struct ModelVersion::Pending {
   // `deadline` is the caller's (InferRequest::caller_deadline), not the
   // queue's timeout.
   bool deadline_is_callers = false;
+  // Answered without running because its caller had gone.
+  bool caller_gone = false;
   Clock::time_point started;
   int64_t timeout_us = 0;
   double compute_s = 0;
@@ -492,7 +494,8 @@ void ModelVersion::Complete(Pending* pending, InferResponse response) {
   if (metrics_) {
     metrics_->RecordRequest(name_, version_, response.status.ok(),
                             Seconds(queued), pending->compute_s,
-                            Seconds(now - pending->enqueued));
+                            Seconds(now - pending->enqueued),
+                            pending->caller_gone);
   }
   {
     auto ns = [](Clock::duration d) {
@@ -531,6 +534,7 @@ InferResponse ModelVersion::Refusal(Status status) const {
 void ModelVersion::Expire(Pending* pending) {
   std::string why;
   if (pending->deadline_is_callers) {
+    pending->caller_gone = true;
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
                             Clock::now() - pending->enqueued)
                             .count();
@@ -550,6 +554,7 @@ bool ModelVersion::Abandoned(const Pending& pending) {
 }
 
 void ModelVersion::Drop(Pending* pending) {
+  pending->caller_gone = true;
   Complete(pending,
            Refusal(Status::Error(StatusCode::kCancelled,
                                  "model '" + name_ + "' version " + version_ +
@@ -669,6 +674,7 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
     pending->deadline_is_callers = true;
     // Nobody waits for the answer any more.
     if (Clock::now() >= pending->deadline) {
+      pending->caller_gone = true;
       return Complete(
           pending.get(),
           Refusal(Status::Error(StatusCode::kDeadlineExceeded,

@@ -2740,6 +2740,10 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
             stats["execution_count"] == 1,
             "caller gone: none of the four ran, only the one ahead of them",
             json.dumps(stats)[:600])
+    gone = metric(server.port, re.escape(
+        'pdlite_inference_callers_gone_total{model="loop",version="1"}'))
+    R.check(gone == 4, "caller gone: /metrics counts the four",
+            str(gone))
     R.check(server.stop() == 0, "caller gone: SIGTERM, exit 0",
             server.log_tail())
 

@@ -773,6 +773,10 @@ TEST(ServerCore, RequestsWhoseCallerIsGoneAreNotRun) {
   EXPECT_NE(not_run.status.message.find("cancelled"), std::string::npos);
   // The long run and the one still waited for; not the other two.
   EXPECT_EQ(Runs(&server, "demo"), 2);
+  EXPECT_NE(server.metrics().Render().find(
+                "pdlite_inference_callers_gone_total{model=\"demo\",version="
+                "\"1\"} 3\n"),
+            std::string::npos);
 }
 
 // Batching leaves out a queued request whose caller went away: the batch
