@@ -96,7 +96,9 @@ struct Reply {
 // connection broke: its request, still queued, then need not run
 // (InferRequest::abandoned), as nginx takes a client's close for its
 // going away. The socket stays open while the connection's thread waits
-// on the request, so the descriptor is still this connection's.
+// on the request, so the descriptor is still this connection's (were the
+// handler ever to suspend the connection instead of waiting, that would
+// no longer hold).
 std::function<bool()> ClientGone(MHD_Connection* connection) {
   const MHD_ConnectionInfo* info =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);

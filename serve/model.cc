@@ -533,6 +533,8 @@ InferResponse ModelVersion::Refusal(Status status) const {
 
 void ModelVersion::Expire(Pending* pending) {
   std::string why;
+  // Counted as gone also when the queue's timeout came first.
+  pending->caller_gone = Abandoned(*pending);
   if (pending->deadline_is_callers) {
     pending->caller_gone = true;
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(

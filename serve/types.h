@@ -180,10 +180,10 @@ struct InferRequest {
   std::chrono::steady_clock::time_point caller_deadline =
       std::chrono::steady_clock::time_point::max();
   /// When set, whether the caller has gone (a gRPC call cancelled, an HTTP
-  /// client's connection closed): a
-  /// worker that takes such a request from the queue answers it CANCELLED
-  /// rather than running it. Called with the model's lock held: it must be
-  /// quick and take no lock of the server's.
+  /// client's connection closed): a worker that takes such a request from
+  /// the queue answers it CANCELLED rather than running it. It may be
+  /// called with the model's lock held: it must be quick and take no lock
+  /// of the server's.
   std::function<bool()> abandoned;
 };
 

@@ -803,6 +803,10 @@ TEST(ServerCore, AbandonedRequestsAreLeftOutOfABatch) {
   EXPECT_TRUE(first.get().status.ok());
   EXPECT_TRUE(second.get().status.ok());
   EXPECT_EQ(Runs(&server, "demo"), 1);
+  EXPECT_NE(server.metrics().Render().find(
+                "pdlite_inference_callers_gone_total{model=\"demo\",version="
+                "\"1\"} 1\n"),
+            std::string::npos);
 }
 
 // Eight requests of 200 rows to "demo" on threads of their own, returned
