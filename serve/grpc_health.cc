@@ -41,12 +41,12 @@ std::string UnknownService(const std::string& name) {
 // code ThreadSanitizer does not see. Entering and leaving each through
 // one atomic makes that order visible to it (and costs an uncontended
 // atomic add).
-class HandOver {
+class CallbackOrder {
  public:
-  explicit HandOver(std::atomic<unsigned>* order) : order_(order) {
+  explicit CallbackOrder(std::atomic<unsigned>* order) : order_(order) {
     order_->fetch_add(1, std::memory_order_acq_rel);
   }
-  ~HandOver() { order_->fetch_add(1, std::memory_order_acq_rel); }
+  ~CallbackOrder() { order_->fetch_add(1, std::memory_order_acq_rel); }
 
  private:
   std::atomic<unsigned>* const order_;
@@ -99,7 +99,6 @@ class GrpcHealthService::Impl final
   void Close() {
     std::lock_guard<std::mutex> lock(mutex_);
     closing_ = true;
-    closing_flag_ = true;
     for (WatchCall* watch : watches_) watch->Close();
   }
 
@@ -117,7 +116,7 @@ class GrpcHealthService::Impl final
           // Set before the watch is registered, where Close() may see it.
           wanted_(known_ ? HealthCheckResponse::NOT_SERVING
                          : HealthCheckResponse::SERVICE_UNKNOWN) {
-      HandOver in_order(&order_);
+      CallbackOrder in_order(&order_);
       std::string why;
       grpc::Status refused;
       if (!service_->allowed_(context, &why)) {
@@ -155,7 +154,7 @@ class GrpcHealthService::Impl final
     }
 
     void OnWriteDone(bool ok) override {
-      HandOver in_order(&order_);
+      CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
       writing_ = false;
       if (!ok) gone_ = true;
@@ -163,7 +162,7 @@ class GrpcHealthService::Impl final
     }
 
     void OnCancel() override {
-      HandOver in_order(&order_);
+      CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
       gone_ = true;
       Pump(&lock);
@@ -200,7 +199,7 @@ class GrpcHealthService::Impl final
       Finish(status);
     }
 
-    std::atomic<unsigned> order_{0};  // see HandOver
+    std::atomic<unsigned> order_{0};  // see CallbackOrder
     Impl* const service_;
     const bool known_;
     bool registered_ = false;
@@ -215,7 +214,7 @@ class GrpcHealthService::Impl final
   };
 
   ServingStatus Current() const {
-    if (closing_flag_.load()) return HealthCheckResponse::NOT_SERVING;
+    if (closing_.load()) return HealthCheckResponse::NOT_SERVING;
     return ready_() ? HealthCheckResponse::SERVING
                     : HealthCheckResponse::NOT_SERVING;
   }
@@ -270,8 +269,8 @@ class GrpcHealthService::Impl final
   std::mutex mutex_;
   std::condition_variable wake_;
   std::set<WatchCall*> watches_;
-  bool closing_ = false;
-  std::atomic<bool> closing_flag_{false};  // closing_, read without mutex_
+  // Set under mutex_ (with the watches told); Current() reads it without.
+  std::atomic<bool> closing_{false};
   bool stopping_ = false;
   std::thread poller_;  // last: started once the members above exist
 };
