@@ -689,12 +689,17 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
   // With nothing queued and an instance idle, the request runs on this
   // thread: handing it to the worker costs a wake-up and two context
   // switches, about what the rest of the server adds. Requests that may
-  // be batched wait in the queue for others; so do those of instances
-  // with an OpenMP team or a device (each calling thread would get a team
-  // of its own, or would have to bind the device).
-  const bool may_batch = pending->batchable && config_.max_batch_size >= 2;
+  // be batched with a delay wait in the queue for others; with no delay a
+  // worker would batch only what is queued already, which is nothing
+  // here, so they run at once too (and those arriving meanwhile queue,
+  // for a worker to batch). Requests of instances with an OpenMP team or
+  // a device always queue (each calling thread would get a team of its
+  // own, or would have to bind the device).
+  const bool may_wait_for_batch = pending->batchable &&
+                                  config_.max_batch_size >= 2 &&
+                                  config_.batch_delay_us > 0;
   const bool may_run_inline =
-      !may_batch && config_.threads == 1 && config_.device == "cpu";
+      !may_wait_for_batch && config_.threads == 1 && config_.device == "cpu";
   if (Instance* idle = TakeIdleInstance(may_run_inline)) {
     InferResponse response;
     {

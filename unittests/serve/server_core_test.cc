@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "framework/npy.h"
 #include "serve/classification.h"
@@ -653,6 +654,69 @@ TEST(ServerCore, InlineAndQueuedRunsGiveTheSameAnswers) {
   }
   for (auto& c : clients) EXPECT_EQ(c.get(), 0);
   EXPECT_EQ(Runs(&server, "demo"), 4 + 6 * 12);
+}
+
+// A model that batches with no delay runs a request that finds its
+// instance idle and nothing queued on the caller's thread, as one that
+// does not batch: a worker would batch only what is queued, here nothing.
+// Requests arriving during a run still queue and go as one batch. With a
+// delay, the request waits in the queue for others.
+TEST(ServerCore, BatchingWithoutDelayRunsAtOnceAndBatchesWhatQueues) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(), R"({"max_batch_size": 8192})");
+  repo.Add("delayed", DemoModelDir(),
+           R"({"max_batch_size": 8192, "batch_delay_us": 300000})");
+  InferenceServer server(repo.path());
+  const std::vector<float> want = [&] {
+    InferResponse r = server.Infer(DemoRequest(1, 0, "delayed"));
+    EXPECT_TRUE(r.status.ok()) << r.status.message;
+    return r.outputs.empty() ? std::vector<float>() : AsFloats(r.outputs[0]);
+  }();
+  ASSERT_FALSE(want.empty());
+
+  for (const std::string model : {"demo", "delayed"}) {
+    std::promise<std::pair<std::thread::id, InferResponse>> answered;
+    auto answer = answered.get_future();
+    server.InferAsync(DemoRequest(1, 0, model), [&](InferResponse r) {
+      answered.set_value({std::this_thread::get_id(), std::move(r)});
+    });
+    // Inline: answered before InferAsync returned, on this thread.
+    const bool at_once =
+        answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    auto [thread, response] = answer.get();
+    ASSERT_TRUE(response.status.ok()) << model << response.status.message;
+    EXPECT_EQ(AsFloats(response.outputs[0]), want) << model;
+    EXPECT_EQ(at_once, model == "demo") << model;
+    EXPECT_EQ(thread == std::this_thread::get_id(), model == "demo") << model;
+  }
+
+  // A long request holds the instance (on its caller's thread); three
+  // arriving meanwhile queue, and a worker runs them as one batch.
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  const int runs_before = Runs(&server, "demo");
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(DemoRequest(8000, 0)); });
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  std::vector<std::future<InferResponse>> queued;
+  for (int i = 0; i < 3; ++i) {
+    queued.push_back(std::async(
+        std::launch::async, [&] { return server.Infer(DemoRequest(1, 0)); }));
+  }
+  for (int i = 0; i < kWaitMs && m->queued() < 3; ++i) usleep(1000);
+  // Checked before the long run ends; if it had ended first, the three
+  // would not all have been queued behind it.
+  const bool all_queued_behind = m->queued() == 3 && m->busy();
+  ASSERT_TRUE(busy.get().status.ok());
+  for (auto& q : queued) {
+    InferResponse r = q.get();
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_EQ(AsFloats(r.outputs[0]), want);
+  }
+  ASSERT_TRUE(all_queued_behind)
+      << "the 8000-row run ended before three requests queued behind it";
+  EXPECT_EQ(Runs(&server, "demo"), runs_before + 2);
 }
 
 TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
