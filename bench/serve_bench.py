@@ -6,7 +6,8 @@
 ppocr_cls_mobile_v2 at batch 1 (the first row of ref/input_x.npy), 1, 8 and
 64 concurrent clients, over HTTP with the binary tensor extension, HTTP with
 JSON tensors, and gRPC; once with a model config without batching and once
-with dynamic batching (max_batch_size 16, batch_delay_us 2000), one
+with dynamic batching (max_batch_size 16, batch_delay_us 0, the server's
+default: 2000 before 2026-12-06), one
 instance each (--instances). Reports throughput and p50/p99 latency per cell, and the bare
 baseline: `pdlite bench` (a Predictor::Run loop, batch 1, 1 thread), with the
 p50 the server adds over it at 1 client, and the floor no transport goes
@@ -65,7 +66,7 @@ TRANSPORTS = ("http-binary", "http-json", "grpc")
 CONFIGS = {
     # One instance both ways, so the cells differ only by batching.
     "off": {"instances": 1, "queue_limit": 256},
-    "on": {"instances": 1, "max_batch_size": 16, "batch_delay_us": 2000,
+    "on": {"instances": 1, "max_batch_size": 16, "batch_delay_us": 0,
            "queue_limit": 256},
 }
 
