@@ -142,10 +142,11 @@ class ModelVersion {
 
   /// Checks, queues and runs one request, and calls `done` with its
   /// answer. Thread-safe. Refused at once (ResourceExhausted) when the
-  /// queue is full. With nothing queued and an instance idle, an unbatched
-  /// request runs on the caller's thread, and `done` is called before this
-  /// returns; otherwise this returns once the request is queued, without
-  /// waiting for it.
+  /// queue is full. With nothing queued and an instance idle, a request that
+  /// does not wait for a batch (no batching, or batch_delay_us 0) of a
+  /// one-thread CPU instance runs on the caller's thread, and `done` is
+  /// called before this returns; otherwise this returns once the request
+  /// is queued, without waiting for it.
   void InferAsync(InferRequest request, Done done);
 
   VersionStatistics Statistics() const;
