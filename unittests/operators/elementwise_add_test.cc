@@ -1,6 +1,8 @@
 // elementwise_add, and the broadcast rule shared by every elementwise_* op
 // (ops.md 6.1).
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -154,6 +156,39 @@ TEST(ElementwiseAddOp, DataTypes) {
                           MakeTensor<int64_t>({1}, {3})),
                    MakeTensor<int64_t>({3}, {(int64_t{1} << 40) + 3, -2, 10}),
                    0, 0);
+}
+
+// Signed overflow is undefined in C++; integer elementwise ops wrap around
+// in two's complement (as do elementwise_sub and elementwise_mul).
+TEST(ElementwiseAddOp, IntegerOverflowWrapsAround) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  ExpectTensorNear(RunAdd(MakeTensor<int32_t>({2}, {kMax, kMin}),
+                          MakeTensor<int32_t>({2}, {1, -1})),
+                   MakeTensor<int32_t>({2}, {kMin, kMax}), 0, 0);
+  constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+  ExpectTensorNear(RunAdd(MakeTensor<int64_t>({1}, {kMax64}),
+                          MakeTensor<int64_t>({1}, {kMax64})),
+                   MakeTensor<int64_t>({1}, {-2}), 0, 0);
+  for (const char* op : {"elementwise_sub", "elementwise_mul"}) {
+    OpTester t(op);
+    t.Input("X", MakeTensor<int32_t>({2}, {kMin, 1 << 16}))
+        .Input("Y", MakeTensor<int32_t>({2}, {1, 1 << 16}))
+        .Output("Out", DataType::kInt32);
+    t.Run();
+    ExpectTensorNear(t.GetOutput("Out"),
+                     std::string(op) == "elementwise_sub"
+                         ? MakeTensor<int32_t>({2}, {kMax, 0})
+                         : MakeTensor<int32_t>({2}, {kMin, 0}),
+                     0, 0);
+  }
+  OpTester sum("sum");
+  sum.Inputs("X",
+             {MakeTensor<int32_t>({1}, {kMax}),
+              MakeTensor<int32_t>({1}, {kMax}), MakeTensor<int32_t>({1}, {2})})
+      .Output("Out");
+  sum.Run();
+  ExpectTensorNear(sum.GetOutput("Out"), MakeTensor<int32_t>({1}, {0}), 0, 0);
 }
 
 TEST(ElementwiseAddOp, OutputLoDComesFromX) {

@@ -1,4 +1,6 @@
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "unittests/operators/unary_test_util.h"
@@ -89,6 +91,32 @@ TEST(ScaleOp, IntegerTypesTruncateScaleAndBias) {
       RunScale(MakeTensor<int64_t>({2}, {int64_t{1} << 40, -1}),
                {{"scale", 3.0f}, {"bias", -2.0f}, {"bias_after_scale", false}}),
       MakeTensor<int64_t>({2}, {3 * ((int64_t{1} << 40) - 2), -9}), 0, 0);
+}
+
+// Signed overflow is undefined in C++: integer scales wrap around in two's
+// complement, and a scale outside the type's range (or NaN) converts as
+// x86 does, to the type's lowest value (found by fuzz_program_struct: a
+// scale of INT64_MAX + 1).
+TEST(ScaleOp, IntegerOverflowWrapsAround) {
+  constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  ExpectTensorNear(RunScale(MakeTensor<int64_t>({2}, {kMax64, kMin64}),
+                            {{"scale", 1.0f}, {"bias", 1.0f}}),
+                   MakeTensor<int64_t>({2}, {kMin64, kMin64 + 1}), 0, 0);
+  ExpectTensorNear(
+      RunScale(MakeTensor<int64_t>({2}, {kMax64, 3}),
+               {{"scale", 2.0f}, {"bias", 1.0f}, {"bias_after_scale", false}}),
+      MakeTensor<int64_t>({2}, {0, 8}), 0, 0);
+  // 4 * 2^30 is 2^32: 0 in 32 bits.
+  ExpectTensorNear(
+      RunScale(MakeTensor<int32_t>({2}, {1 << 30, -3}), {{"scale", 4.0f}}),
+      MakeTensor<int32_t>({2}, {0, -12}), 0, 0);
+  constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+  for (float scale : {1e10f, -1e10f, std::nanf("")}) {
+    ExpectTensorNear(
+        RunScale(MakeTensor<int32_t>({3}, {1, 2, -1}), {{"scale", scale}}),
+        MakeTensor<int32_t>({3}, {kMin32, 0, kMin32}), 0, 0);
+  }
 }
 
 TEST(ScaleOp, KeepsLoD) {

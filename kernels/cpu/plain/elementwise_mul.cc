@@ -1,11 +1,12 @@
 #include "kernels/cpu/plain/elementwise_kernel.h"
+#include "kernels/cpu/plain/wrapping_arith.h"
 
 namespace paddle_lite {
 namespace kernels {
 
 template <typename T>
 struct MulFunctor {
-  T operator()(T x, T y) const { return x * y; }
+  T operator()(T x, T y) const { return WrappingMul(x, y); }
 };
 
 template <typename T>

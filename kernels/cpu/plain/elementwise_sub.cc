@@ -1,11 +1,12 @@
 #include "kernels/cpu/plain/elementwise_kernel.h"
+#include "kernels/cpu/plain/wrapping_arith.h"
 
 namespace paddle_lite {
 namespace kernels {
 
 template <typename T>
 struct SubFunctor {
-  T operator()(T x, T y) const { return x - y; }
+  T operator()(T x, T y) const { return WrappingSub(x, y); }
 };
 
 template <typename T>

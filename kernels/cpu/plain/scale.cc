@@ -1,6 +1,8 @@
 #include <type_traits>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/plain/element_convert.h"
+#include "kernels/cpu/plain/wrapping_arith.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
@@ -26,18 +28,24 @@ class ScaleKernel : public framework::OpKernel<T> {
       });
     }
     // Paddle converts scale and bias to the element type first, so integer
-    // tensors scale by the truncated value (0.5 -> 0).
-    const T scale = static_cast<T>(scale_value);
-    const T bias = static_cast<T>(ctx.Attr<float>("bias"));
+    // tensors scale by the truncated value (0.5 -> 0); one out of the
+    // type's range converts as x86 does (ConvertElement), and the integer
+    // arithmetic wraps around rather than overflow.
+    const T scale = ConvertElement<T>(scale_value);
+    const T bias = ConvertElement<T>(ctx.Attr<float>("bias"));
     const bool bias_after_scale = ctx.Attr<bool>("bias_after_scale");
     const T* in = x->data<T>();
     T* o = out->mutable_data<T>(ctx.GetPlace());
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         x->numel(), 1.0, [&](int64_t begin, int64_t end) {
           if (bias_after_scale) {
-            for (int64_t i = begin; i < end; ++i) o[i] = scale * in[i] + bias;
+            for (int64_t i = begin; i < end; ++i) {
+              o[i] = WrappingAdd(WrappingMul(scale, in[i]), bias);
+            }
           } else {
-            for (int64_t i = begin; i < end; ++i) o[i] = scale * (in[i] + bias);
+            for (int64_t i = begin; i < end; ++i) {
+              o[i] = WrappingMul(scale, WrappingAdd(in[i], bias));
+            }
           }
         });
   }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "framework/kernel_registry.h"
+#include "kernels/cpu/plain/wrapping_arith.h"
 #include "platform/device_context.h"
 
 namespace paddle_lite {
@@ -28,7 +29,8 @@ class SumKernel : public framework::OpKernel<T> {
         n, static_cast<double>(count), [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) {
             T acc = src[0][i];
-            for (int64_t k = 1; k < count; ++k) acc += src[k][i];
+            for (int64_t k = 1; k < count; ++k)
+              acc = WrappingAdd(acc, src[k][i]);
             o[i] = acc;
           }
         });
