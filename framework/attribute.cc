@@ -1,5 +1,7 @@
 #include "framework/attribute.h"
 
+#include <cstdint>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 
@@ -23,14 +25,27 @@ bool Scalar::operator==(const Scalar& o) const {
 
 const char* AttrTypeName(AttrType type) {
   static const char* kNames[] = {
-      "INT",     "FLOAT",  "STRING", "INTS",     "FLOATS", "STRINGS",
-      "BOOLEAN", "BOOLEANS", "BLOCK", "LONG",    "BLOCKS", "LONGS",
-      "FLOAT64S", "VAR",   "VARS",   "FLOAT64",  "SCALAR", "SCALARS"};
+      "INT",      "FLOAT",    "STRING", "INTS",    "FLOATS", "STRINGS",
+      "BOOLEAN",  "BOOLEANS", "BLOCK",  "LONG",    "BLOCKS", "LONGS",
+      "FLOAT64S", "VAR",      "VARS",   "FLOAT64", "SCALAR", "SCALARS"};
   int i = static_cast<int>(type);
   return (i >= 0 && i < 18) ? kNames[i] : "UNKNOWN";
 }
 
 namespace {
+
+// A floating-point attribute read as an integer truncates toward zero. NaN
+// or a value outside int64 (undefined in C++; a float list such as
+// assign_value's fp32_values may hold -inf or 1e19) gives int64's lowest,
+// as x86's conversion does and as the cast kernels do.
+int64_t TruncateToInt64(double d) {
+  // 2^63: exact as a double, one past int64's max.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (!(d >= -kLimit && d < kLimit)) {
+    return std::numeric_limits<int64_t>::lowest();
+  }
+  return static_cast<int64_t>(d);
+}
 
 // Holds the numeric value of a scalar-typed attribute, if it has one.
 bool NumericValue(const Attribute& a, double* d, int64_t* l) {
@@ -49,16 +64,16 @@ bool NumericValue(const Attribute& a, double* d, int64_t* l) {
       return true;
     case AttrType::kFloat:
       *d = std::get<float>(a);
-      *l = static_cast<int64_t>(*d);
+      *l = TruncateToInt64(*d);
       return true;
     case AttrType::kFloat64:
       *d = std::get<double>(a);
-      *l = static_cast<int64_t>(*d);
+      *l = TruncateToInt64(*d);
       return true;
     case AttrType::kScalar: {
       const auto& s = std::get<Scalar>(a);
       *d = s.ToDouble();
-      *l = s.kind == Scalar::kInt64 ? s.i : static_cast<int64_t>(*d);
+      *l = s.kind == Scalar::kInt64 ? s.i : TruncateToInt64(*d);
       return true;
     }
     case AttrType::kBlock:
@@ -71,12 +86,17 @@ bool NumericValue(const Attribute& a, double* d, int64_t* l) {
 }
 
 // Holds the list as doubles (and int64s, exact) if it is a numeric list.
-bool NumericList(const Attribute& a, std::vector<double>* d,
+bool NumericList(const Attribute& a,
+                 std::vector<double>* d,
                  std::vector<int64_t>* l) {
   auto fill = [&](const auto& v) {
     for (auto x : v) {
       d->push_back(static_cast<double>(x));
-      l->push_back(static_cast<int64_t>(x));
+      if constexpr (std::is_floating_point_v<decltype(x)>) {
+        l->push_back(TruncateToInt64(x));
+      } else {
+        l->push_back(static_cast<int64_t>(x));
+      }
     }
     return true;
   };
@@ -100,8 +120,7 @@ bool NumericList(const Attribute& a, std::vector<double>* d,
       for (const auto& s : std::get<std::vector<Scalar>>(a)) {
         d->push_back(s.ToDouble());
         l->push_back(s.kind == Scalar::kInt64 ? s.i
-                                              : static_cast<int64_t>(
-                                                    s.ToDouble()));
+                                              : TruncateToInt64(s.ToDouble()));
       }
       return true;
     default:

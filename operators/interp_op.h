@@ -56,6 +56,14 @@ inline float InterpRatio(int64_t in,
                      : static_cast<float>(in) / static_cast<float>(out);
 }
 
+/// A source position truncated to an index, at most `last`: a position past
+/// it, which an extreme scale gives (or NaN: an infinite ratio times 0),
+/// is `last`, where converting it would be undefined.
+inline int64_t SourceIndexAtMost(double pos, int64_t last) {
+  if (!(pos < static_cast<double>(last))) return last;
+  return static_cast<int64_t>(pos);
+}
+
 /// Nearest source index per output index of one axis. Paddle does not
 /// clamp; we clamp to the last pixel so an inconsistent scale cannot read
 /// out of bounds.
@@ -68,9 +76,7 @@ inline std::vector<int64_t> NearestSourceIndex(int64_t in,
   for (int64_t k = 0; k < out; ++k) {
     // Float product; Paddle's + 0.5 is a double addition.
     const float pos = ratio * static_cast<float>(k);
-    const int64_t src = align_corners ? static_cast<int64_t>(pos + 0.5)
-                                      : static_cast<int64_t>(pos);
-    index[k] = std::min(src, in - 1);
+    index[k] = SourceIndexAtMost(align_corners ? pos + 0.5 : pos, in - 1);
   }
   return index;
 }

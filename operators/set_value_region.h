@@ -112,10 +112,15 @@ inline SetValueRegion ComputeSetValueRegion(
                 start, ") comes before end ", ends[i], " (-> ", end, ")."));
       }
     }
+    // A step past the axis takes `start` alone. Clamped to the axis, it
+    // takes the same, and neither the size below nor the kernel's strides
+    // (the input's times the step) can overflow.
+    const int64_t reach = std::max<int64_t>(dim, 1);
+    const int64_t taken = std::clamp(step, -reach, reach);
     r.starts[axis] = start;
-    r.steps[axis] = step;
-    r.dims[axis] = step > 0 ? (end - start + step - 1) / step
-                            : (end - start + step + 1) / step;
+    r.steps[axis] = taken;
+    r.dims[axis] = taken > 0 ? (end - start + taken - 1) / taken
+                             : (end - start + taken + 1) / taken;
   }
 
   std::vector<bool> decreased(rank, false);

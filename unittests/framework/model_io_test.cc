@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "framework/executor.h"
 #include "framework/npy.h"
@@ -19,8 +21,8 @@ namespace framework {
 namespace {
 
 using testing::ExpectError;
-using testing::ScratchDir;
 using testing::MakeTensor;
+using testing::ScratchDir;
 
 // x -> relu -> scale-free program with two parameters (w, b) that are only
 // read by a `sum`-free op chain: relu(x) is the output; the parameters are
@@ -216,13 +218,13 @@ TEST(ProgramIO, DimsParsePackedOrNot) {
   int type = 0;
   DDim dims;
   // field 1 = 5 (FP32), then dims 3 and 4 unpacked: 10 03 10 04
-  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x10\x03\x10\x04", 6),
-                              &type, &dims));
+  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x10\x03\x10\x04", 6), &type,
+                              &dims));
   EXPECT_EQ(type, 5);
   EXPECT_EQ(dims, (DDim{3, 4}));
   // the same dims packed: 12 02 03 04
-  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x12\x02\x03\x04", 6),
-                              &type, &dims));
+  ASSERT_TRUE(ParseTensorDesc(std::string("\x08\x05\x12\x02\x03\x04", 6), &type,
+                              &dims));
   EXPECT_EQ(dims, (DDim{3, 4}));
   // -1 as a 10-byte varint
   ASSERT_TRUE(ParseTensorDesc(
@@ -234,29 +236,48 @@ TEST(ProgramIO, DimsParsePackedOrNot) {
 TEST(Attribute, ConvertsNumericallyAcrossVersions) {
   EXPECT_EQ(AttrCast<bool>(Attribute(int32_t{1})), true);  // is_test as INT
   EXPECT_EQ(AttrCast<int32_t>(Attribute(true)), 1);
-  EXPECT_EQ(AttrCast<std::vector<int64_t>>(
-                Attribute(std::vector<int32_t>{1, -1})),
-            (std::vector<int64_t>{1, -1}));  // shape INTS vs LONGS
-  EXPECT_EQ(AttrCast<std::vector<int32_t>>(
-                Attribute(std::vector<int64_t>{2, 3})),
-            (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(
+      AttrCast<std::vector<int64_t>>(Attribute(std::vector<int32_t>{1, -1})),
+      (std::vector<int64_t>{1, -1}));  // shape INTS vs LONGS
+  EXPECT_EQ(
+      AttrCast<std::vector<int32_t>>(Attribute(std::vector<int64_t>{2, 3})),
+      (std::vector<int32_t>{2, 3}));
   EXPECT_EQ(AttrCast<int64_t>(Attribute(int64_t{-1})), -1);
   EXPECT_FLOAT_EQ(AttrCast<float>(Attribute(double{0.25})), 0.25f);
   ExpectError([] { AttrCast<std::string>(Attribute(int32_t{1})); },
               ErrorCode::kInvalidArgument, {"INT", "cannot be read"});
 }
 
+// A float read as an integer truncates; NaN, infinities and values past
+// int64 give int64's lowest (as x86 and the cast kernels do) rather than an
+// undefined conversion, and reading them as floats is untouched.
+TEST(Attribute, FloatsPastInt64ReadAsIntegersGiveItsLowest) {
+  constexpr int64_t kLowest = std::numeric_limits<int64_t>::lowest();
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(AttrCast<int64_t>(Attribute(2.9f)), 2);
+  EXPECT_EQ(AttrCast<int64_t>(Attribute(-2.9)), -2);
+  EXPECT_EQ(AttrCast<int64_t>(Attribute(-9.2233720368547758e18)), kLowest);
+  for (double v : {1e19, -1e19, double{inf}, double{-inf}, double{NAN}}) {
+    EXPECT_EQ(AttrCast<int64_t>(Attribute(v)), kLowest) << v;
+  }
+  EXPECT_EQ(AttrCast<std::vector<int64_t>>(
+                Attribute(std::vector<float>{1e19f, -inf, 3.5f})),
+            (std::vector<int64_t>{kLowest, kLowest, 3}));
+  EXPECT_EQ(AttrCast<std::vector<double>>(
+                Attribute(std::vector<float>{1e19f, -inf}))[1],
+            -double{inf});
+}
+
 TEST(Npy, RoundTripsEveryType) {
   ScratchDir dir_scratch("npy");
   const std::string dir = dir_scratch.path();
-  std::vector<Tensor> tensors = {
-      MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
-      MakeTensor<double>({1}, {0.5}),
-      MakeTensor<int64_t>({3}, {-1, 0, 1LL << 40}),
-      MakeTensor<int32_t>({0, 2}, {}),
-      MakeTensor<uint8_t>({2}, {0, 255}),
-      MakeTensor<bool>({2}, {true, false}),
-      MakeTensor<float>({}, {7})};
+  std::vector<Tensor> tensors = {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                 MakeTensor<double>({1}, {0.5}),
+                                 MakeTensor<int64_t>({3}, {-1, 0, 1LL << 40}),
+                                 MakeTensor<int32_t>({0, 2}, {}),
+                                 MakeTensor<uint8_t>({2}, {0, 255}),
+                                 MakeTensor<bool>({2}, {true, false}),
+                                 MakeTensor<float>({}, {7})};
   for (auto& t : tensors) {
     WriteNpy(dir + "/t.npy", t);
     std::string bytes = ReadFileToString(dir + "/t.npy");

@@ -1,4 +1,6 @@
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,24 @@ TEST(AssignValueOp, TypedListsPerDtype) {
   ExpectTensorNear(Assign(DataType::kBool, {3}, "bool_values",
                           std::vector<int32_t>{1, 0, 1}),
                    MakeTensor<bool>({3}, {true, false, true}), 0, 0);
+}
+
+// Float lists are also read as integers internally (any numeric attribute
+// may be asked for as either): -inf, NaN and values past int64 must not
+// make that conversion undefined (found by auditing for the fuzzer).
+TEST(AssignValueOp, NonFiniteAndHugeFloatValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor out = Assign(DataType::kFloat32, {4}, "fp32_values",
+                            std::vector<float>{-inf, inf, 1e19f, -1e30f});
+  EXPECT_EQ(ToVector<float>(out),
+            (std::vector<float>{-inf, inf, 1e19f, -1e30f}));
+  const Tensor nan = Assign(DataType::kFloat32, {1}, "fp32_values",
+                            std::vector<float>{std::nanf("")});
+  EXPECT_TRUE(std::isnan(ToVector<float>(nan)[0]));
+  const Tensor scalars = Assign(DataType::kFloat64, {2}, "values",
+                                std::vector<Scalar>{Real(-1e300), Real(NAN)});
+  EXPECT_EQ(ToVector<double>(scalars)[0], -1e300);
+  EXPECT_TRUE(std::isnan(ToVector<double>(scalars)[1]));
 }
 
 TEST(AssignValueOp, Fp64FromFp32ValuesOfOlderFiles) {

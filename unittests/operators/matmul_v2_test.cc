@@ -1,5 +1,6 @@
 // matmul_v2: NumPy matmul with trans_x / trans_y (ops.md section 10.3).
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,32 @@ TEST(MatmulV2Op, HandComputed2D) {
   // [1 2 3; 4 5 6] @ [7 8; 9 10; 11 12]
   ExpectTensorNear(t.GetOutput("Out"),
                    MakeTensor<float>({2, 2}, {58, 64, 139, 154}));
+}
+
+// Integer products wrap around in two's complement rather than overflow
+// (undefined in C++).
+TEST(MatmulV2Op, IntegerOverflowWrapsAround) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  for (bool trans_y : {false, true}) {
+    OpTester t("matmul_v2");
+    t.Input("X", MakeTensor<int32_t>({1, 2}, {kMax, 1 << 16}))
+        .Input("Y", MakeTensor<int32_t>(
+                        trans_y ? framework::DDim{1, 2} : framework::DDim{2, 1},
+                        {2, 1 << 16}))
+        .Output("Out", framework::DataType::kInt32)
+        .Attr("trans_y", trans_y);
+    t.Run();
+    // kMax * 2 = -2, 2^16 * 2^16 = 0 (mod 2^32).
+    ExpectTensorNear(t.GetOutput("Out"), MakeTensor<int32_t>({1, 1}, {-2}), 0,
+                     0);
+  }
+  constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+  OpTester t("matmul_v2");
+  t.Input("X", MakeTensor<int64_t>({1, 2}, {kMax64, kMax64}))
+      .Input("Y", MakeTensor<int64_t>({2, 1}, {1, 1}))
+      .Output("Out", framework::DataType::kInt64);
+  t.Run();
+  ExpectTensorNear(t.GetOutput("Out"), MakeTensor<int64_t>({1, 1}, {-2}), 0, 0);
 }
 
 TEST(MatmulV2Op, HandComputedBothTransposed) {

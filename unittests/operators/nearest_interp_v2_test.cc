@@ -1,3 +1,4 @@
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,29 @@ TEST(NearestInterpV2Op, OutSizeKeepsTheScaleRatio) {
   t.Run();
   ExpectTensorNear(t.GetOutput("Out"),
                    MakeTensor<float>({1, 1, 1, 3}, {10, 12, 14}));
+}
+
+// A scale so small that OutSize's positions run past the input (or an
+// infinite ratio, NaN at 0) takes the last pixel: converting such a
+// position would be undefined (found by auditing for the fuzzer).
+TEST(NearestInterpV2Op, ExtremeScaleWithOutSizeTakesTheLastPixel) {
+  // align_corners ignores the scale; without it the ratio is 1 / scale.
+  for (float scale : {1e-20f, 1e-40f}) {
+    OpTester t("nearest_interp_v2");
+    t.Input("X", MakeTensor<float>({1, 1, 1, 5}, {10, 11, 12, 13, 14}))
+        .Input("OutSize", MakeTensor<int32_t>({2}, {1, 3}))
+        .Output("Out")
+        .Attr("scale", std::vector<float>{1.f, scale})
+        .Attr("align_corners", false);
+    t.Run();
+    const std::vector<float> got = ToVector<float>(t.GetOutput("Out"));
+    ASSERT_EQ(got.size(), 3u);
+    // Position 0 is 0 for a finite ratio, NaN (the last pixel) for an
+    // infinite one; the others are past the input.
+    EXPECT_EQ(got[0], scale == 1e-20f ? 10 : 14) << scale;
+    EXPECT_EQ(got[1], 14) << scale;
+    EXPECT_EQ(got[2], 14) << scale;
+  }
 }
 
 TEST(NearestInterpV2Op, SameSizeCopiesWhateverTheScale) {

@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -103,6 +104,27 @@ TEST(SetValueOp, SeparateOutputGetsACopy) {
   t.Run();  // x[:, -1:] = -1 into a new tensor
   ExpectTensorNear(t.GetOutput("Out"),
                    MakeTensor<float>({2, 3}, {0, 1, -1, 3, 4, -1}), 0, 0);
+}
+
+// A step past the axis takes the start alone, however large: no overflow
+// in the region's size or the strides (found by auditing for the fuzzer).
+TEST(SetValueOp, StepsPastTheAxisTakeTheStartAlone) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const Tensor x = Arange({2, 8});
+  // x[1::INT64_MAX, 3] = -1 and x[1::2^61, 3] = -1
+  for (int64_t step : {kMax, int64_t{1} << 61}) {
+    OpTester t =
+        SetValueAttr(x, {0, 1}, {1, 3}, {2, 4}, {step, 1}, {1, 1}, {-1});
+    t.Run();
+    EXPECT_EQ(ToVector<float>(t.GetOutput("Out")),
+              Written(x, {{1}, {3}}, {-1}));
+  }
+  // x[:, 7:0:INT64_MIN] = -1: index 7 only.
+  OpTester t = SetValueAttr(x, {1}, {7}, {0}, {kMin}, {2, 1}, {-1, -2});
+  t.Run();
+  EXPECT_EQ(ToVector<float>(t.GetOutput("Out")),
+            Written(x, {{0, 1}, {7}}, {-1, -2}));
 }
 
 TEST(SetValueOp, NegativeSteps) {

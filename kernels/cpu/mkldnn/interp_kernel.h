@@ -43,8 +43,12 @@ inline bool SameAxisMapping(InterpMethod method,
   if (out % in != 0) return false;
   const int64_t factor = out / in;
   for (int64_t o = 0; o < out; ++o) {
-    const int64_t paddle = static_cast<int64_t>(ratio * static_cast<float>(o));
-    if (paddle != o / factor) return false;
+    // Paddle's index is below `in` (<= out) wherever oneDNN's can match;
+    // a position past it (an extreme scale) is no match, and converting
+    // it would be undefined.
+    const float pos = ratio * static_cast<float>(o);
+    if (!(pos < static_cast<float>(out))) return false;
+    if (static_cast<int64_t>(pos) != o / factor) return false;
   }
   return true;
 }

@@ -11,6 +11,7 @@
 
 #include "framework/tensor.h"
 #include "kernels/cpu/plain/sgemm_util.h"
+#include "kernels/cpu/plain/wrapping_arith.h"
 #include "platform/device_context.h"
 #include "platform/eigen.h"
 
@@ -82,6 +83,8 @@ void GemmBlock(const GemmShape& s,
   } else {
     // Integer types: a plain loop in i-p-j order (contiguous inner loop
     // when B is not transposed) keeps compile time and code size small.
+    // It wraps around on overflow (undefined in C++), as the elementwise
+    // kernels do.
     for (int64_t i = r0; i < r0 + rows; ++i) {
       T* c_row = c + i * s.n + c0;
       std::fill(c_row, c_row + cols, T(0));
@@ -89,15 +92,19 @@ void GemmBlock(const GemmShape& s,
         const T a_ip = s.trans_a ? a[p * s.m + i] : a[i * s.k + p];
         if (s.trans_b) {
           for (int64_t j = 0; j < cols; ++j) {
-            c_row[j] += a_ip * b[(c0 + j) * s.k + p];
+            c_row[j] =
+                WrappingAdd(c_row[j], WrappingMul(a_ip, b[(c0 + j) * s.k + p]));
           }
         } else {
           const T* b_row = b + p * s.n + c0;
-          for (int64_t j = 0; j < cols; ++j) c_row[j] += a_ip * b_row[j];
+          for (int64_t j = 0; j < cols; ++j) {
+            c_row[j] = WrappingAdd(c_row[j], WrappingMul(a_ip, b_row[j]));
+          }
         }
       }
       if (alpha != T(1)) {
-        for (int64_t j = 0; j < cols; ++j) c_row[j] *= alpha;
+        for (int64_t j = 0; j < cols; ++j)
+          c_row[j] = WrappingMul(c_row[j], alpha);
       }
     }
   }

@@ -50,11 +50,11 @@ inline LinearTaps MakeLinearTaps(
     float src;
     if (half_pixel) {
       const double s = ratio * (k + 0.5) - 0.5;
-      i0 = std::max<int64_t>(static_cast<int64_t>(s), 0);
+      i0 = std::max<int64_t>(operators::SourceIndexAtMost(s, in - 1), 0);
       src = static_cast<float>(std::max(s, 0.0));
     } else {
       src = ratio * static_cast<float>(k);
-      i0 = static_cast<int64_t>(src);
+      i0 = operators::SourceIndexAtMost(src, in - 1);
     }
     i0 = std::min(i0, in - 1);
     taps.i0[k] = i0;
