@@ -37,7 +37,8 @@ namespace {
 // A floating-point attribute read as an integer truncates toward zero. NaN
 // or a value outside int64 (undefined in C++; a float list such as
 // assign_value's fp32_values may hold -inf or 1e19) gives int64's lowest,
-// as x86's conversion does and as the cast kernels do.
+// as x86's conversion to int64 does (read as int32, that is then narrowed
+// to its low 32 bits, 0).
 int64_t TruncateToInt64(double d) {
   // 2^63: exact as a double, one past int64's max.
   constexpr double kLimit = 9223372036854775808.0;

@@ -53,6 +53,27 @@ TEST(BilinearInterpV2Op, HalfPixelAndAsymmetricUpsample) {
                    MakeTensor<float>({4}, {0, 1, 2, 3}));
 }
 
+// A scale so small that OutSize's positions run past the input: both taps
+// are the last pixel, weighted alone (not by a huge lambda, which gave 0 or
+// NaN), and no position is converted out of range.
+TEST(BilinearInterpV2Op, ExtremeScaleWithOutSizeTakesTheLastPixel) {
+  for (int align_mode : {0, 1}) {  // half-pixel, asymmetric
+    OpTester t("bilinear_interp_v2");
+    t.Input("X", MakeTensor<float>({1, 1, 1, 5}, {10, 11, 12, 13, 14}))
+        .Input("OutSize", MakeTensor<int32_t>({2}, {1, 3}))
+        .Output("Out")
+        .Attr("scale", std::vector<float>{1.f, 1e-20f})
+        .Attr("align_corners", false)
+        .Attr("align_mode", align_mode);
+    t.Run();
+    // Asymmetric position 0 is 0; half-pixel's is 0.5e20 - 0.5.
+    ExpectTensorNear(t.GetOutput("Out"),
+                     MakeTensor<float>({1, 1, 1, 3},
+                                       {align_mode == 1 ? 10.f : 14.f, 14, 14}),
+                     0, 0);
+  }
+}
+
 TEST(BilinearInterpV2Op, Downsample) {
   const std::vector<float> x = {0, 1, 2, 3};
   EXPECT_EQ(ResizeRow(x, 2, false, 0), (std::vector<float>{0.5f, 2.5f}));

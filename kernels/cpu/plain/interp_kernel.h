@@ -59,7 +59,11 @@ inline LinearTaps MakeLinearTaps(
     i0 = std::min(i0, in - 1);
     taps.i0[k] = i0;
     taps.i1[k] = std::min(i0 + 1, in - 1);
-    taps.lambda[k] = src - static_cast<float>(i0);
+    // Past the input (an extreme scale) both taps are the last pixel:
+    // weight it alone rather than by a huge or NaN lambda. (Inside, lambda
+    // may round to exactly 1.)
+    taps.lambda[k] =
+        src < static_cast<float>(in) ? src - static_cast<float>(i0) : 0.f;
   }
   return taps;
 }

@@ -17,8 +17,11 @@ template <typename T>
 using Unsigned = std::conditional_t<(sizeof(T) < sizeof(unsigned)),
                                     unsigned,
                                     std::make_unsigned_t<T>>;
+// Unsigned types wrap by themselves, but one narrower than int is promoted
+// to (signed) int first: 65535 * 65535 would overflow it.
 template <typename T>
-inline constexpr bool kWraps = std::is_integral_v<T>&& std::is_signed_v<T>;
+inline constexpr bool kWraps =
+    std::is_integral_v<T> && !std::is_same_v<T, bool>;
 }  // namespace wrapping_internal
 
 template <typename T>

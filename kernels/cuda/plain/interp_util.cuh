@@ -53,16 +53,21 @@ inline float InterpRatio(int64_t in,
                      : static_cast<float>(in) / static_cast<float>(out);
 }
 
+/// A source position truncated to an index, at most `last`, as
+/// operators::SourceIndexAtMost on the host: a position past it (an extreme
+/// scale) or NaN is `last`.
+__device__ inline int64_t SourceIndexAtMostOnDevice(double pos, int64_t last) {
+  return pos < static_cast<double>(last) ? static_cast<int64_t>(pos) : last;
+}
+
 /// Nearest source index of output index k, clamped to the last pixel.
 __device__ inline int64_t NearestSource(const InterpAxis& a,
                                         int64_t k,
                                         bool align_corners) {
   const float pos = __fmul_rn(a.ratio, static_cast<float>(k));
   // Paddle's + 0.5 is a double addition.
-  const int64_t src = align_corners
-                          ? static_cast<int64_t>(static_cast<double>(pos) + 0.5)
-                          : static_cast<int64_t>(pos);
-  return src < a.in - 1 ? src : a.in - 1;
+  return SourceIndexAtMostOnDevice(
+      align_corners ? static_cast<double>(pos) + 0.5 : pos, a.in - 1);
 }
 
 /// Linear taps of output index k: (1 - lambda) * x[i0] + lambda * x[i1].
@@ -80,17 +85,20 @@ __device__ inline void LinearTaps(const InterpAxis& a,
     const double s = __dadd_rn(
         __dmul_rn(static_cast<double>(a.ratio), static_cast<double>(k) + 0.5),
         -0.5);
-    lo = static_cast<int64_t>(s);
+    lo = SourceIndexAtMostOnDevice(s, a.in - 1);
     lo = lo > 0 ? lo : 0;
     src = static_cast<float>(s > 0.0 ? s : 0.0);
   } else {
     src = __fmul_rn(a.ratio, static_cast<float>(k));
-    lo = static_cast<int64_t>(src);
+    lo = SourceIndexAtMostOnDevice(src, a.in - 1);
   }
   lo = lo < a.in - 1 ? lo : a.in - 1;
   *i0 = lo;
   *i1 = lo + 1 < a.in - 1 ? lo + 1 : a.in - 1;
-  *lambda = src - static_cast<float>(lo);
+  // Past the input both taps are the last pixel: weight it alone, as the
+  // host does, rather than by a huge (or NaN) lambda.
+  // (Inside, lambda may round to exactly 1.)
+  *lambda = src < static_cast<float>(a.in) ? src - static_cast<float>(lo) : 0.f;
 }
 
 // Unfused float arithmetic (see the file comment).
