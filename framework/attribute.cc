@@ -1,9 +1,10 @@
 #include "framework/attribute.h"
 
 #include <cstdint>
-#include <limits>
 #include <sstream>
 #include <type_traits>
+
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -37,15 +38,10 @@ namespace {
 // A floating-point attribute read as an integer truncates toward zero. NaN
 // or a value outside int64 (undefined in C++; a float list such as
 // assign_value's fp32_values may hold -inf or 1e19) gives int64's lowest,
-// as x86's conversion to int64 does (read as int32, that is then narrowed
-// to its low 32 bits, 0).
+// as x86's conversion to int64 and the cast kernels do (read as int32,
+// that is then narrowed to its low 32 bits, 0).
 int64_t TruncateToInt64(double d) {
-  // 2^63: exact as a double, one past int64's max.
-  constexpr double kLimit = 9223372036854775808.0;
-  if (!(d >= -kLimit && d < kLimit)) {
-    return std::numeric_limits<int64_t>::lowest();
-  }
-  return static_cast<int64_t>(d);
+  return platform::ConvertElement<int64_t>(d);
 }
 
 // Holds the numeric value of a scalar-typed attribute, if it has one.

@@ -1,7 +1,7 @@
 // cast on CPU: converts every element of X to out_dtype.
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/plain/element_convert.h"
 #include "platform/device_context.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -27,7 +27,7 @@ void CastTensor(const framework::ExecutionContext& ctx,
       To* o = static_cast<To*>(out_data);
       dev.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
-          o[i] = ConvertElement<To>(in[i]);
+          o[i] = platform::ConvertElement<To>(in[i]);
         }
       });
     });

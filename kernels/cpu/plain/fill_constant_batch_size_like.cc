@@ -5,8 +5,8 @@
 #include <type_traits>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/plain/element_convert.h"
 #include "operators/fill_constant_value.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -20,16 +20,16 @@ class FillConstantBatchSizeLikeKernel : public framework::OpKernel<T> {
     const auto str_value = ctx.Attr<std::string>("str_value");
     T value;
     if (str_value.empty()) {
-      value = ConvertElement<T>(ctx.Attr<float>("value"));
+      value = platform::ConvertElement<T>(ctx.Attr<float>("value"));
     } else {
       const operators::FillValue v = operators::ParseFillStrValue(str_value);
       if constexpr (std::is_integral_v<T>) {
         // inf and nan give integer outputs 0, as in fill_constant.
         value = v.special  ? T(0)
-                : v.is_int ? ConvertElement<T>(v.i)
-                           : ConvertElement<T>(v.d);
+                : v.is_int ? platform::ConvertElement<T>(v.i)
+                           : platform::ConvertElement<T>(v.d);
       } else {
-        value = ConvertElement<T>(v.d);
+        value = platform::ConvertElement<T>(v.d);
       }
     }
     std::fill(o, o + out->numel(), value);

@@ -7,8 +7,8 @@
 #include <type_traits>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/plain/element_convert.h"
 #include "operators/fill_constant_value.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -28,7 +28,7 @@ inline operators::FillValue ReadFillValue(
         v.i = static_cast<int64_t>(x);
         v.d = static_cast<double>(x);
       } else {
-        v.d = ConvertElement<double>(x);
+        v.d = platform::ConvertElement<double>(x);
       }
     });
     return v;
@@ -45,8 +45,8 @@ template <typename T>
 T FillElement(const operators::FillValue& v) {
   constexpr bool kIntegral = std::is_integral_v<T>;
   if (kIntegral && v.special) return T(0);
-  if (kIntegral && v.is_int) return ConvertElement<T>(v.i);
-  return ConvertElement<T>(v.d);
+  if (kIntegral && v.is_int) return platform::ConvertElement<T>(v.i);
+  return platform::ConvertElement<T>(v.d);
 }
 
 }  // namespace kernels

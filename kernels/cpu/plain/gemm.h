@@ -103,8 +103,9 @@ void GemmBlock(const GemmShape& s,
         }
       }
       if (alpha != T(1)) {
-        for (int64_t j = 0; j < cols; ++j)
+        for (int64_t j = 0; j < cols; ++j) {
           c_row[j] = WrappingMul(c_row[j], alpha);
+        }
       }
     }
   }

@@ -1,9 +1,9 @@
 #include <type_traits>
 
 #include "framework/kernel_registry.h"
-#include "kernels/cpu/plain/element_convert.h"
 #include "kernels/cpu/plain/wrapping_arith.h"
 #include "platform/device_context.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -31,8 +31,8 @@ class ScaleKernel : public framework::OpKernel<T> {
     // tensors scale by the truncated value (0.5 -> 0); one out of the
     // type's range converts as x86 does (ConvertElement), and the integer
     // arithmetic wraps around rather than overflow.
-    const T scale = ConvertElement<T>(scale_value);
-    const T bias = ConvertElement<T>(ctx.Attr<float>("bias"));
+    const T scale = platform::ConvertElement<T>(scale_value);
+    const T bias = platform::ConvertElement<T>(ctx.Attr<float>("bias"));
     const bool bias_after_scale = ctx.Attr<bool>("bias_after_scale");
     const T* in = x->data<T>();
     T* o = out->mutable_data<T>(ctx.GetPlace());

@@ -29,8 +29,9 @@ class SumKernel : public framework::OpKernel<T> {
         n, static_cast<double>(count), [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) {
             T acc = src[0][i];
-            for (int64_t k = 1; k < count; ++k)
+            for (int64_t k = 1; k < count; ++k) {
               acc = WrappingAdd(acc, src[k][i]);
+            }
             o[i] = acc;
           }
         });

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "framework/operator.h"
-#include "kernels/cpu/plain/element_convert.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -28,7 +28,7 @@ void ReadValueList(const framework::ExecutionContext& ctx,
   } else {
     const auto values = ctx.Attr<std::vector<double>>(name);
     for (int64_t i = 0; i < count; ++i) {
-      out[i] = ConvertElement<T>(values[i]);
+      out[i] = platform::ConvertElement<T>(values[i]);
     }
   }
 }

@@ -2,9 +2,9 @@
 // scale * (X + bias), with the scale from ScaleTensor when it is bound.
 #include <type_traits>
 
-#include "kernels/cpu/plain/element_convert.h"
 #include "kernels/cuda/cuda_helper.h"
 #include "kernels/cuda/plain/host_values_util.h"
+#include "platform/element_convert.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -66,9 +66,10 @@ class ScaleCUDAKernel : public framework::OpKernel<T> {
     // As on the CPU: scale and bias are converted to the element type
     // first, so integer tensors scale by the truncated value (out of the
     // type's range: as cast does, where a plain conversion is undefined).
-    const ScaleFunctor<T> f{ConvertElement<T>(scale_value),
-                            ConvertElement<T>(ctx.Attr<float>("bias")),
-                            ctx.Attr<bool>("bias_after_scale")};
+    const ScaleFunctor<T> f{
+        platform::ConvertElement<T>(scale_value),
+        platform::ConvertElement<T>(ctx.Attr<float>("bias")),
+        ctx.Attr<bool>("bias_after_scale")};
     T* o = AllocateOutput<T>(ctx, out);
     const int64_t n = x->numel();
     if (n == 0) return;

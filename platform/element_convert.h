@@ -1,5 +1,6 @@
 // Element conversion with Paddle's cast semantics (ops.md 7.2), shared by
-// the cast and fill_constant kernels (CPU and CUDA).
+// the cast, fill_constant and scale kernels (CPU and CUDA) and by numeric
+// attributes read as another type (framework/attribute.cc).
 #pragma once
 
 #include <limits>
@@ -8,7 +9,7 @@
 #include "platform/float16.h"
 
 namespace paddle_lite {
-namespace kernels {
+namespace platform {
 
 template <typename T>
 inline constexpr bool kIsHalf = std::is_same_v<T, platform::float16> ||
@@ -44,5 +45,5 @@ inline To ConvertElement(From v) {
   }
 }
 
-}  // namespace kernels
+}  // namespace platform
 }  // namespace paddle_lite
