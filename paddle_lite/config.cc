@@ -15,8 +15,12 @@ Config::Config(const std::string& program_file, const std::string& params_file)
 
 void Config::SetModel(const std::string& model_path,
                       const std::string& params_file) {
-  model_path_ = model_path;
-  params_file_ = params_file;
+  // Copied before anything changes: a copy that runs out of memory leaves
+  // the config as it was.
+  std::string path = model_path;
+  std::string params = params_file;
+  model_path_.swap(path);
+  params_file_.swap(params);
   from_memory_ = false;
 }
 
@@ -24,8 +28,10 @@ void Config::SetModelBuffer(const char* program,
                             size_t program_size,
                             const char* params,
                             size_t params_size) {
-  program_buffer_.assign(program, program_size);
-  params_buffer_.assign(params, params_size);
+  std::string program_copy(program, program_size);
+  std::string params_copy(params, params_size);
+  program_buffer_.swap(program_copy);
+  params_buffer_.swap(params_copy);
   from_memory_ = true;
 }
 

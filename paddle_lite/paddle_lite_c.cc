@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -41,6 +42,11 @@ namespace {
 
 using paddle_lite::DataType;
 using paddle_lite::ErrorCode;
+
+// The most dims and LoD levels a call takes (the header says so): far past
+// any model's, and a count that was negative in the caller's code is caught
+// before anything is read.
+constexpr size_t kMaxCount = 64;
 
 // The header promises these values; a change to ErrorCode or DataType must
 // not silently renumber the C API.
@@ -134,6 +140,9 @@ PD_Status Guard(const char* function, Body&& body) noexcept {
   } catch (const std::bad_alloc&) {
     return Fail(PD_OUT_OF_MEMORY, "OutOfMemory", function,
                 "a memory allocation failed.");
+  } catch (const std::length_error& e) {
+    // A size past what a container can hold: an argument's doing.
+    return Fail(PD_INVALID_ARGUMENT, "InvalidArgument", function, e.what());
   } catch (const std::exception& e) {
     return Fail(PD_UNKNOWN, "Unknown", function, e.what());
   } catch (...) {
@@ -519,6 +528,10 @@ PD_Status PD_TensorReshape(PD_Tensor* tensor,
                            const int64_t* dims) {
   return Guard(__func__, [&] {
     NotNull(tensor, "tensor");
+    if (ndim > kMaxCount) {
+      Throw(ErrorCode::kInvalidArgument, "ndim is ", ndim, ", at most ",
+            kMaxCount, " (a negative count cast to size_t?).");
+    }
     if (ndim > 0) NotNull(dims, "dims");
     std::vector<int64_t> shape(dims, dims + ndim);
     tensor->tensor->Reshape(shape);  // checks it is an input, dims >= 0
@@ -645,6 +658,10 @@ PD_Status PD_TensorSetLoD(PD_Tensor* tensor,
                           const size_t* offsets) {
   return Guard(__func__, [&] {
     NotNull(tensor, "tensor");
+    if (num_levels > kMaxCount) {
+      Throw(ErrorCode::kInvalidArgument, "num_levels is ", num_levels,
+            ", at most ", kMaxCount, " (a negative count cast to size_t?).");
+    }
     if (num_levels > 0) NotNull(level_sizes, "level_sizes");
     paddle_lite::LoD lod(num_levels);
     const size_t* next = offsets;

@@ -40,12 +40,21 @@
 extern "C" {
 #endif
 
+// C++ reads these enums as int: a C caller may pass any int (an unknown
+// status or data type is answered, not undefined), and C's enums are
+// int-sized on every ABI this library is built for.
+#ifdef __cplusplus
+#define PD_ENUM_AS_INT : int
+#else
+#define PD_ENUM_AS_INT
+#endif
+
 // ------------------------------------------------------------- status
 
 /// The result of a call. The codes other than PD_OK, PD_UNKNOWN and
 /// PD_OUT_OF_MEMORY have the values of paddle_lite::ErrorCode
 /// (platform/errors.h).
-typedef enum PD_Status {
+typedef enum PD_Status PD_ENUM_AS_INT {
   PD_OK = 0,
   /// A bad argument: NULL, a wrong byte count, a malformed shape.
   PD_INVALID_ARGUMENT = 1,
@@ -85,7 +94,7 @@ int PD_CApiVersion(void);
 
 /// Element types, with the values of paddle_lite::DataType. Bool elements
 /// are one byte each, 0 or 1.
-typedef enum PD_DataType {
+typedef enum PD_DataType PD_ENUM_AS_INT {
   PD_FLOAT32 = 0,
   PD_FLOAT64 = 1,
   PD_FLOAT16 = 2,
@@ -232,6 +241,8 @@ const char* PD_TensorGetName(const PD_Tensor* tensor);
 
 /// Inputs: the shape of the data the next PD_TensorCopyFromCpu gives.
 /// `dims` holds `ndim` sizes, each >= 0 (NULL when `ndim` is 0: a scalar).
+/// `ndim` above 64 is PD_INVALID_ARGUMENT (a negative count cast to
+/// size_t, say), and `dims` is not read.
 PD_Status PD_TensorReshape(PD_Tensor* tensor, size_t ndim, const int64_t* dims);
 /// Inputs: copies `bytes` bytes of `dtype` elements, C order, from `data`.
 /// `bytes` must be the reshaped element count times PD_DataTypeSize(dtype);
@@ -244,7 +255,9 @@ PD_Status PD_TensorCopyFromCpu(PD_Tensor* tensor,
                                size_t bytes);
 /// Copies the tensor's elements (of PD_TensorGetDataType) to `data`.
 /// `bytes` must be their exact size; PD_INVALID_ARGUMENT otherwise, and
-/// nothing is written.
+/// nothing is written. For an input that is the data last copied in: a
+/// PD_TensorReshape since then changes what PD_TensorGetDims reports, not
+/// the data, until the next PD_TensorCopyFromCpu.
 PD_Status PD_TensorCopyToCpu(const PD_Tensor* tensor, void* data, size_t bytes);
 
 /// The number of dimensions in `*ndim`. Outputs have a shape once the
@@ -264,6 +277,9 @@ PD_Status PD_TensorGetDataType(const PD_Tensor* tensor, PD_DataType* dtype);
 /// `level_sizes[i]` offsets, and `offsets` holds all levels one after
 /// another, e.g. one level {0, 3, 5}: num_levels 1, level_sizes {3}. Zero
 /// levels clears it. Ops check the offsets against the shape when run.
+/// The LoD stays with the input for later PD_TensorCopyFromCpu calls and
+/// runs until set again: clear it (zero levels) before data without one.
+/// `num_levels` above 64 is PD_INVALID_ARGUMENT, and nothing is read.
 PD_Status PD_TensorSetLoD(PD_Tensor* tensor,
                           size_t num_levels,
                           const size_t* level_sizes,

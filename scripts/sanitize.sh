@@ -24,14 +24,17 @@ fi
 passed=0
 failed=0
 # Test binaries under DIR/unittests/ (serve/serve_test: the server's core,
-# queues, batching and shutdown across worker threads).
+# queues, batching and shutdown across worker threads; c_api/c_api_test:
+# the C API from C, clones on threads of their own).
 all_suites=(platform_test framework_test paddle_lite_api_test operators_test
-            serve/serve_test)
+            serve/serve_test c_api/c_api_test)
 for kind in "${kinds[@]}"; do
   compiler=()
   case "$kind" in
     address) dir=build-asan; suites=("${all_suites[@]}") ;;
-    thread) dir=build-tsan; suites=(framework_test paddle_lite_api_test serve/serve_test) ;;
+    thread) dir=build-tsan
+            suites=(framework_test paddle_lite_api_test serve/serve_test
+                    c_api/c_api_test) ;;
     undefined) dir=build-ubsan; suites=("${all_suites[@]}") ;;
     address,undefined)
       dir=build-fuzz; suites=("${all_suites[@]}")
@@ -57,18 +60,21 @@ for kind in "${kinds[@]}"; do
     # between its threads in code it does not see, and the reports land in
     # gRPC's header code on both sides. The live server's TSan run below
     # covers the health service instead, with a client in another process.
-    filter=()
+    args=(--gtest_brief=1)
     [ "$kind" = thread ] && [ "$suite" = serve/serve_test ] &&
-      filter=(--gtest_filter=-GrpcHealthTest.*)
+      args+=(--gtest_filter=-GrpcHealthTest.*)
+    # Not a gtest: it takes the demo model's folder.
+    [ "$suite" = c_api/c_api_test ] && args=("$PWD/models/demo_convnet")
     # oneDNN's OpenMP runtime synchronizes in ways TSan cannot see: one
     # OpenMP thread keeps its reports about our code meaningful.
     # UBSan stops at its first report, so a finding fails the suite.
     if ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 \
        UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
        TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp" \
-       "$dir/unittests/$suite" --gtest_brief=1 "${filter[@]}" \
+       "$dir/unittests/$suite" "${args[@]}" \
          > "$dir/${suite##*/}.log" 2>&1; then
-      echo "$kind $suite: $(grep -E '^\[  PASSED  \]' "$dir/${suite##*/}.log")"
+      echo "$kind $suite: $(grep -E '^\[  PASSED  \]|^[0-9]+ passed, 0 failed' \
+                              "$dir/${suite##*/}.log")"
       passed=$((passed + 1))
     else
       echo "$kind $suite: FAILED"

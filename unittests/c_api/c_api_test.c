@@ -1,14 +1,21 @@
 // The C API from C: the demo model run through paddle_lite_c.h by a plain
 // C11 program (no C++ compiler or runtime at this end), checked against the
-// expected output the model ships with; a clone, a model from buffers, and
-// every kind of misuse, each a status and a message, never a crash.
+// expected output the model ships with; a clone, clones on threads of their
+// own, a model from buffers, and every kind of misuse, each a status and a
+// message, never a crash.
 //
 //   c_api_test MODEL_DIR      (models/demo_convnet)
+
+// nanosleep, in a strict C11 build.
+#define _POSIX_C_SOURCE 200809L
+
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "paddle_lite/paddle_lite_c.h"
 
@@ -225,7 +232,12 @@ static void TestBasics(void) {
   CHECK(PD_CApiVersion() == PD_C_API_VERSION);
   CHECK(PD_DataTypeSize(PD_FLOAT32) == 4 && PD_DataTypeSize(PD_INT64) == 8 &&
         PD_DataTypeSize(PD_FLOAT16) == 2 && PD_DataTypeSize(PD_BOOL) == 1);
+  // Any int is answered (C++ reads the enums as int; UBSan checks it).
   CHECK(PD_DataTypeSize((PD_DataType)42) == 0);
+  CHECK(PD_DataTypeSize((PD_DataType)-1) == 0);
+  CHECK(strcmp(PD_DataTypeName((PD_DataType)1000), "") == 0);
+  CHECK(strcmp(PD_StatusName((PD_Status)1000), "Unknown") == 0);
+  CHECK(strcmp(PD_StatusName((PD_Status)-7), "Unknown") == 0);
   CHECK(strcmp(PD_DataTypeName(PD_INT64), "int64") == 0);
   CHECK(strcmp(PD_StatusName(PD_OK), "OK") == 0);
   CHECK(strcmp(PD_StatusName(PD_NOT_FOUND), "NotFound") == 0);
@@ -291,6 +303,72 @@ static void TestRun(const Demo* demo) {
   PD_TensorDestroy(out);
   PD_TensorDestroy(in);
   PD_PredictorDestroy(predictor);
+}
+
+// A clone outlives the predictor it came from (they share the weights),
+// and clones run at once on threads of their own, each thread with its own
+// last error.
+typedef struct {
+  PD_Predictor* predictor;
+  const Demo* demo;
+  char missing_name[32];  // an input name this thread's errors name
+  int runs_matching;
+  int own_error_kept;
+} CloneRun;
+
+static void* RunClone(void* arg) {
+  CloneRun* run = (CloneRun*)arg;
+  float* got = calloc(run->demo->expected_count, sizeof(float));
+  const struct timespec pause = {0, 1000000};  // 1 ms
+  for (int i = 0; i < 20; ++i) {
+    if (got != NULL && RunAndRead(run->predictor, run->demo, got) &&
+        Near(got, run->demo->expected, run->demo->expected_count, 1e-3)) {
+      ++run->runs_matching;
+    }
+    // This thread's error stays while the other threads' calls succeed
+    // (clearing theirs) and fail (setting theirs).
+    PD_Tensor* missing = NULL;
+    PD_PredictorGetInputHandle(run->predictor, run->missing_name, &missing);
+    nanosleep(&pause, NULL);
+    if (strstr(PD_GetLastError(), run->missing_name) != NULL) {
+      ++run->own_error_kept;
+    }
+  }
+  free(got);
+  return NULL;
+}
+
+static void TestClonesOnThreads(const Demo* demo) {
+  PD_Predictor* original = CreateFromDir(demo->dir, 1);
+  CHECK(original != NULL);
+  if (original == NULL) return;
+  enum { kClones = 4 };
+  CloneRun runs[kClones];
+  pthread_t threads[kClones];
+  memset(runs, 0, sizeof(runs));
+  for (int i = 0; i < kClones; ++i) {
+    runs[i].demo = demo;
+    snprintf(runs[i].missing_name, sizeof(runs[i].missing_name),
+             "not_an_input_%d", i);
+    CHECK(PD_PredictorClone(original, &runs[i].predictor) == PD_OK);
+  }
+  // The clones run without the predictor they came from.
+  PD_PredictorDestroy(original);
+  int started = 0;
+  for (int i = 0; i < kClones; ++i) {
+    if (runs[i].predictor == NULL) continue;
+    CHECK(pthread_create(&threads[i], NULL, RunClone, &runs[i]) == 0);
+    ++started;
+  }
+  CHECK(started == kClones);
+  for (int i = 0; i < started; ++i) pthread_join(threads[i], NULL);
+  for (int i = 0; i < started; ++i) {
+    CHECK(runs[i].runs_matching == 20);
+    CHECK(runs[i].own_error_kept == 20);
+    PD_PredictorDestroy(runs[i].predictor);
+  }
+  // This thread made no call that failed since its last success.
+  CHECK(strcmp(PD_GetLastError(), "") == 0);
 }
 
 // The model as program + params files, from memory, and the docs example.
@@ -450,6 +528,17 @@ static void TestErrors(const Demo* demo) {
               PD_PRECONDITION_NOT_MET, "PD_TensorReshape");
   const int64_t negative[] = {2, -3};
   CHECK_ERROR(PD_TensorReshape(in, 2, negative), PD_INVALID_ARGUMENT, ">= 0");
+  // A count that was negative in the caller's code (-1 as size_t): refused
+  // before the array is read.
+  const int minus_one = -1;
+  CHECK_ERROR(PD_TensorReshape(in, (size_t)minus_one, negative),
+              PD_INVALID_ARGUMENT, "ndim is");
+  CHECK_ERROR(PD_TensorReshape(in, 65, negative), PD_INVALID_ARGUMENT,
+              "at most 64");
+  const size_t level_sizes[1] = {2};
+  const size_t offsets[2] = {0, 1};
+  CHECK_ERROR(PD_TensorSetLoD(in, (size_t)minus_one, level_sizes, offsets),
+              PD_INVALID_ARGUMENT, "num_levels is");
   CHECK(PD_TensorReshape(in, demo->input_ndim, demo->input_shape) == PD_OK);
   const size_t bytes = demo->input_count * sizeof(float);
   // One byte short, one element over, the wrong type for the byte count:
@@ -616,6 +705,7 @@ int main(int argc, char** argv) {
   TestModelSources(&demo);
   TestLoD(&demo);
   TestErrors(&demo);
+  TestClonesOnThreads(&demo);
   if (argc == 3) TestHalfPrecision(argv[2]);
 
   free(demo.input);
