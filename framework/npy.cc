@@ -1,7 +1,7 @@
 #include "framework/npy.h"
 
+#include <cctype>
 #include <cstring>
-#include <regex>
 
 #include "framework/model_io.h"
 
@@ -39,6 +39,129 @@ DataType TypeFromDescr(std::string descr, const std::string& source) {
                                        "int8/16/32/64, uint8, bool)."));
 }
 
+// The header: a Python dict literal such as
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// read in one pass (std::regex recursed per character: a header padded
+// with 40,000 spaces overflowed the stack).
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  DDim dims;
+};
+
+class NpyHeaderReader {
+ public:
+  NpyHeaderReader(const std::string& text, const std::string& source)
+      : text_(text), source_(source) {}
+
+  NpyHeader Read() {
+    NpyHeader header;
+    bool has_descr = false, has_order = false, has_shape = false;
+    Expect('{');
+    SkipSpace();
+    while (!Peek('}')) {
+      const std::string key = QuotedString();
+      SkipSpace();
+      Expect(':');
+      SkipSpace();
+      if (key == "descr") {
+        header.descr = QuotedString();
+        has_descr = true;
+      } else if (key == "fortran_order") {
+        header.fortran_order = Boolean();
+        has_order = true;
+      } else if (key == "shape") {
+        header.dims = Shape();
+        has_shape = true;
+      } else {
+        Fail("an unknown key '" + key + "'");
+      }
+      SkipSpace();
+      if (!Peek('}')) {
+        Expect(',');
+        SkipSpace();
+      }
+    }
+    PADDLE_ENFORCE(has_descr, Error("has no 'descr'"));
+    PADDLE_ENFORCE(has_order, Error("has no fortran_order"));
+    PADDLE_ENFORCE(has_shape, Error("has no shape"));
+    return header;
+  }
+
+ private:
+  platform::ErrorSummary Error(const std::string& what) const {
+    return errors::InvalidArgument(source_, ": .npy header ", what, ".");
+  }
+  [[noreturn]] void Fail(const std::string& what) const {
+    PADDLE_THROW(Error(what + " at byte " + std::to_string(at_)));
+  }
+  void SkipSpace() {
+    while (at_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[at_]))) {
+      ++at_;
+    }
+  }
+  bool Peek(char c) const { return at_ < text_.size() && text_[at_] == c; }
+  void Expect(char c) {
+    if (!Peek(c)) Fail(std::string("expects '") + c + "'");
+    ++at_;
+  }
+  std::string QuotedString() {
+    if (!Peek('\'') && !Peek('"')) Fail("expects a quoted string");
+    const char quote = text_[at_++];
+    const size_t end = text_.find(quote, at_);
+    if (end == std::string::npos) Fail("has a string that does not end");
+    std::string value = text_.substr(at_, end - at_);
+    at_ = end + 1;
+    return value;
+  }
+  bool Boolean() {
+    if (text_.compare(at_, 4, "True") == 0) {
+      at_ += 4;
+      return true;
+    }
+    if (text_.compare(at_, 5, "False") == 0) {
+      at_ += 5;
+      return false;
+    }
+    Fail("expects True or False for fortran_order");
+  }
+  // A tuple of integers >= 0: () for a scalar, (5,) for one dim. Python 2
+  // wrote long integers with an L (3L).
+  DDim Shape() {
+    DDim dims;
+    Expect('(');
+    SkipSpace();
+    while (!Peek(')')) {
+      const size_t begin = at_;
+      while (at_ < text_.size() &&
+             std::isdigit(static_cast<unsigned char>(text_[at_]))) {
+        ++at_;
+      }
+      if (at_ == begin) Fail("expects a dim, an integer >= 0, in 'shape'");
+      // A dim past int64 (a lying header) is an error, not out_of_range.
+      if (at_ - begin > 18) Fail("has a dim too large to hold in 'shape'");
+      dims.push_back(std::stoll(text_.substr(begin, at_ - begin)));
+      if (Peek('L')) ++at_;
+      SkipSpace();
+      if (!Peek(')')) {
+        Expect(',');
+        SkipSpace();
+      }
+    }
+    ++at_;
+    return dims;
+  }
+
+  const std::string& text_;
+  const std::string& source_;
+  size_t at_ = 0;
+};
+
+NpyHeader ParseNpyHeader(const std::string& text, const std::string& source) {
+  return NpyHeaderReader(text, source).Read();
+}
+
 }  // namespace
 
 Tensor ParseNpy(const std::string& bytes, const std::string& source) {
@@ -59,36 +182,16 @@ Tensor ParseNpy(const std::string& bytes, const std::string& source) {
                                          static_cast<int>(major),
                                          " is not supported."));
   }
-  std::string header(reader.Skip(header_len, "the .npy header"), header_len);
-  std::smatch m;
+  const std::string header(reader.Skip(header_len, "the .npy header"),
+                           header_len);
+  NpyHeader parsed = ParseNpyHeader(header, source);
+  DataType type = TypeFromDescr(parsed.descr, source);
   PADDLE_ENFORCE(
-      std::regex_search(header, m, std::regex("'descr':\\s*'([^']*)'")),
-      errors::InvalidArgument(source, ": .npy header has no 'descr'."));
-  DataType type = TypeFromDescr(m[1], source);
-  PADDLE_ENFORCE(
-      std::regex_search(header, m,
-                        std::regex("'fortran_order':\\s*(True|False)")),
-      errors::InvalidArgument(source, ": .npy header has no fortran_order."));
-  PADDLE_ENFORCE(
-      m[1] == "False",
+      !parsed.fortran_order,
       errors::InvalidArgument(source,
                               ": fortran_order is True; only C-order arrays "
                               "are supported (save np.ascontiguousarray(a))."));
-  PADDLE_ENFORCE(
-      std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")),
-      errors::InvalidArgument(source, ": .npy header has no shape."));
-  DDim dims;
-  std::string shape = m[1];
-  std::regex number("\\d+");
-  for (auto it = std::sregex_iterator(shape.begin(), shape.end(), number);
-       it != std::sregex_iterator(); ++it) {
-    const std::string digits = it->str();
-    // A dim past int64 (a lying header) is an error, not std::out_of_range.
-    PADDLE_ENFORCE(digits.size() <= 18,
-                   errors::InvalidArgument(source, ": .npy shape '", shape,
-                                           "' has a dim too large to hold."));
-    dims.push_back(std::stoll(digits));
-  }
+  const DDim& dims = parsed.dims;
   Tensor t;
   t.Resize(dims);
   size_t need = static_cast<size_t>(t.numel()) * SizeOf(type);

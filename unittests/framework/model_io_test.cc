@@ -310,6 +310,64 @@ TEST(Npy, BadFilesAreReported) {
               {"none.npy"});
 }
 
+// A .npy file of two float32 values whose header is `header` (version 1).
+std::string NpyWithHeader(std::string header) {
+  header.push_back('\n');
+  std::string out("\x93NUMPY\x01\x00", 8);
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  out.append(reinterpret_cast<const char*>(&len), 2);
+  out += header;
+  const float values[2] = {1.5f, -2.f};
+  out.append(reinterpret_cast<const char*>(values), sizeof(values));
+  return out;
+}
+
+TEST(Npy, HeadersAsNumPyAndPython2WroteThem) {
+  // Padding of 40,000 spaces (std::regex overflowed the stack on it), keys
+  // in double quotes and in another order, Python 2's long integers.
+  for (const std::string& header :
+       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" +
+            std::string(40000, ' '),
+        std::string("{\"shape\": (2,), \"fortran_order\": False, "
+                    "\"descr\": \"<f4\"}"),
+        std::string("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                    "(1L, 2L), }")}) {
+    Tensor t = ParseNpy(NpyWithHeader(header), "h.npy");
+    EXPECT_EQ(t.numel(), 2) << header.substr(0, 80);
+    EXPECT_EQ(t.data<float>()[1], -2.f);
+  }
+}
+
+TEST(Npy, MalformedHeadersAreReported) {
+  const std::pair<std::string, std::string> cases[] = {
+      // A negative or fractional dim was read as its digits: (-2,) as 2,
+      // (2.5,) as two dims.
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }",
+       "expects a dim"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2.5,), }",
+       "expects ','"},
+      {"{'descr': '<f4', 'fortran_order': False, }", "has no shape"},
+      {"{'fortran_order': False, 'shape': (2,), }", "has no 'descr'"},
+      {"{'descr': '<f4', 'shape': (2,), }", "has no fortran_order"},
+      {"{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }",
+       "True or False"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+       "unknown key 'x'"},
+      {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}",
+       "quoted string"},
+      {"{'descr': '<f4", "does not end"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", "expects ','"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': "
+       "(99999999999999999999,), }",
+       "too large"},
+      {"['descr']", "expects '{'"},
+  };
+  for (const auto& [header, message] : cases) {
+    ExpectError([&] { ParseNpy(NpyWithHeader(header), "m.npy"); },
+                ErrorCode::kInvalidArgument, {"m.npy", message});
+  }
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite
