@@ -26,7 +26,9 @@ struct MatmulPlan {
   /// Effective transposes (1-D operands may ignore the attribute).
   bool trans_x = false;
   bool trans_y = false;
-  /// Element offsets into X and Y, one per batch (size = batch count).
+  /// Element offsets into X and Y, one per batch (size = batch count;
+  /// none when the product is empty, m or n 0: a hostile [2^31, 0, 8] must
+  /// not cost 2^31 offsets for no element).
   std::vector<int64_t> x_offsets;
   std::vector<int64_t> y_offsets;
   framework::DDim out_dims;
@@ -112,9 +114,10 @@ inline MatmulPlan PlanMatmul(const framework::DDim& x_dims,
   const int64_t batch = x_batched ? x_batch : (y_batched ? y_batch : 1);
   const int64_t x_step = x_batched ? x2[x_rank - 2] * x2[x_rank - 1] : 0;
   const int64_t y_step = y_batched ? y2[y_rank - 2] * y2[y_rank - 1] : 0;
-  plan.x_offsets.resize(batch);
-  plan.y_offsets.resize(batch);
-  for (int64_t b = 0; b < batch; ++b) {
+  const int64_t offsets = plan.m == 0 || plan.n == 0 ? 0 : batch;
+  plan.x_offsets.resize(offsets);
+  plan.y_offsets.resize(offsets);
+  for (int64_t b = 0; b < offsets; ++b) {
     plan.x_offsets[b] = b * x_step;
     plan.y_offsets[b] = b * y_step;
   }
@@ -190,12 +193,13 @@ inline MatmulPlan PlanMatmulV2(const framework::DDim& x_dims,
   }
 
   const int64_t batch = framework::Product(batch_dims);
-  plan.x_offsets.resize(batch);
-  plan.y_offsets.resize(batch);
+  const int64_t offsets = plan.m == 0 || plan.n == 0 ? 0 : batch;
+  plan.x_offsets.resize(offsets);
+  plan.y_offsets.resize(offsets);
   std::vector<int64_t> index(batch_rank, 0);
   int64_t x_offset = 0;
   int64_t y_offset = 0;
-  for (int64_t b = 0; b < batch; ++b) {
+  for (int64_t b = 0; b < offsets; ++b) {
     plan.x_offsets[b] = x_offset;
     plan.y_offsets[b] = y_offset;
     // Odometer step over the broadcast batch index, innermost first.

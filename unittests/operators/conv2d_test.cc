@@ -213,6 +213,20 @@ TEST(Conv2dOp, EmptyBatch) {
   EXPECT_EQ(t.GetOutput("Output").dims(), (framework::DDim{0, 4, 5, 5}));
 }
 
+TEST(Conv2dOp, NoChannelsOfHostilePixels) {
+  // NHWC with C = 0 and 2^40 pixels: the empty sum, 0, without walking the
+  // pixels to change their layout.
+  const int64_t side = int64_t{1} << 20;
+  OpTester t("conv2d");
+  t.Input("Input", MakeTensor<float>({1, side, side, 0}, {}))
+      .Input("Filter", MakeTensor<float>({2, 0, side, side}, {}))
+      .Output("Output")
+      .Attr("data_format", std::string("NHWC"));
+  t.Run();
+  ExpectTensorNear(t.GetOutput("Output"),
+                   MakeTensor<float>({1, 1, 1, 2}, {0.f, 0.f}));
+}
+
 TEST(Conv2dOp, RunAllKernels) {
   OpTester t("conv2d");
   t.Input("Input", RandomTensor<float>({2, 4, 13, 11}))

@@ -220,6 +220,19 @@ TEST(MulticlassNms3Op, NoBoxes) {
   ExpectNms(RunNms(MakeTensor<float>({0, 5, 4}, {}),
                    MakeTensor<float>({0, 3, 5}, {}), NmsAttrs(0.f, -1, -1)),
             {{}, {}, {}});
+  // A hostile 2^40 classes of no box: nothing found, without a task and a
+  // list per class (that was 24 TB).
+  ExpectNms(RunNms(MakeTensor<float>({1, 0, 4}, {}),
+                   MakeTensor<float>({1, int64_t{1} << 40, 0}, {}),
+                   NmsAttrs(0.f, -1, -1)),
+            {{}, {}, {0}});
+  NmsOptions old_style;
+  old_style.with_index = false;
+  auto got = RunNms(MakeTensor<float>({1, 0, 4}, {}),
+                    MakeTensor<float>({1, int64_t{1} << 40, 0}, {}),
+                    NmsAttrs(0.f, -1, -1), old_style);
+  ExpectTensorNear(got.out, MakeTensor<float>({1, 1}, {-1}, {{0, 1}}));
+  ExpectTensorNear(got.rois_num, MakeTensor<int32_t>({1}, {0}));
 }
 
 TEST(MulticlassNms3Op, SingleBox) {

@@ -365,6 +365,24 @@ TEST(Pool2dOp, EmptyBatch) {
   EXPECT_EQ(out.dims(), (framework::DDim{0, 3, 2, 2}));
 }
 
+TEST(Pool2dOp, NoPixelsOfAHostileWidth) {
+  // [1, 2, 0, 2^40] pooled globally: every window is empty (max gives
+  // -FLT_MAX, as for any empty window), without a scratch row of 2^40.
+  auto out = RunPool(MakeTensor<float>({1, 2, 0, int64_t{1} << 40}, {}),
+                     {{"pooling_type", std::string("max")},
+                      {"global_pooling", true},
+                      {"ksize", std::vector<int>{1, 1}}});
+  ExpectTensorNear(out, MakeTensor<float>({1, 2, 1, 1}, {-FLT_MAX, -FLT_MAX}));
+  // NHWC, adaptive 2x2 output: the same per window.
+  out = RunPool(MakeTensor<float>({1, 0, int64_t{1} << 40, 3}, {}),
+                {{"pooling_type", std::string("max")},
+                 {"adaptive", true},
+                 {"data_format", std::string("NHWC")},
+                 {"ksize", std::vector<int>{2, 2}}});
+  ExpectTensorNear(
+      out, MakeTensor<float>({1, 2, 2, 3}, std::vector<float>(12, -FLT_MAX)));
+}
+
 TEST(Pool2dOp, RunAllKernels) {
   OpTester t("pool2d");
   t.Input("X", RandomTensor<float>({2, 3, 13, 13}))

@@ -418,6 +418,19 @@ TEST(RnnOp, EmptyTime) {
   ExpectTensorNear(t.GetOutput("State", 1), in.pre_states[1], 0, 0);
 }
 
+TEST(RnnOp, EmptyBatchOfManySteps) {
+  // N = 0 with a hostile T of 2^40: every output is empty, at once (the
+  // steps ran one by one, each with nothing to compute).
+  RnnConfig cfg;
+  cfg.steps = int64_t{1} << 40;
+  cfg.batch = 0;
+  RnnInputs in = MakeInputs<float>(cfg);
+  OpTester t = MakeTester<float>(cfg, in);
+  t.Run();
+  EXPECT_EQ(t.GetOutput("Out").dims(), (DDim{int64_t{1} << 40, 0, 6}));
+  EXPECT_EQ(t.GetOutput("State", 0).dims(), (DDim{1, 0, 6}));
+}
+
 TEST(RnnOp, AttributeDefaults) {
   // num_layers 1, is_bidirec false, hidden_size 100 when absent.
   RnnConfig cfg;

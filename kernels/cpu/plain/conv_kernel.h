@@ -361,9 +361,13 @@ class ConvKernel : public framework::OpKernel<T> {
     T* out_target = out;
     if (g.channel_last) {
       in_nchw.resize(input->numel());
-      conv_detail::SwapChannelLayout(dev, in, in_nchw.data(), g.batch,
-                                     g.in_h * g.in_w, g.in_channels,
-                                     /*to_channel_first=*/true);
+      // No channel: nothing to move, however many pixels a hostile input
+      // declares (the swap would walk them all).
+      if (input->numel() > 0) {
+        conv_detail::SwapChannelLayout(dev, in, in_nchw.data(), g.batch,
+                                       g.in_h * g.in_w, g.in_channels,
+                                       /*to_channel_first=*/true);
+      }
       in = in_nchw.data();
       out_nchw.resize(output->numel());
       out_target = out_nchw.data();

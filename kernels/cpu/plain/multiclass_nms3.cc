@@ -27,6 +27,24 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
     params.normalized = ctx.Attr<bool>("normalized");
     const int keep_top_k = ctx.Attr<int>("keep_top_k");
 
+    if (scores->numel() == 0) {
+      // No box ([N, C, 0] or [0, C]): no (image, class) pair has work, but
+      // the loops below would make an Image per image and a task and a
+      // list per pair, for a hostile N or C of 2^40 with no data behind.
+      // The 2-D form's images come from RoisNum or the LoD: real data.
+      const int64_t num_images =
+          scores->dims().size() == 3
+              ? scores->dims()[0]
+              : static_cast<int64_t>(SplitImages(ctx, *bboxes, *scores).size());
+      if (rois_num_out != nullptr) {
+        rois_num_out->Resize({num_images});
+        int32_t* counts = rois_num_out->mutable_data<int32_t>(ctx.GetPlace());
+        std::fill(counts, counts + num_images, 0);
+      }
+      WriteRows(ctx, {}, 0, {}, std::vector<size_t>(num_images + 1, 0), out,
+                index);
+      return;
+    }
     const std::vector<Image> images = SplitImages(ctx, *bboxes, *scores);
     const int64_t num_images = static_cast<int64_t>(images.size());
     const bool per_class_boxes = scores->dims().size() == 2;
@@ -60,7 +78,6 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
       for (int64_t c = 0; c < class_num; ++c) rows += per_class[c].size();
       starts.push_back(starts.back() + rows);
     }
-    const int64_t total = static_cast<int64_t>(starts.back());
 
     if (rois_num_out != nullptr) {
       rois_num_out->Resize({num_images});
@@ -70,7 +87,25 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
       }
     }
 
-    const int64_t row_width = bboxes->dims()[2] + 2;
+    WriteRows(ctx, images, class_num, kept, std::move(starts), out, index);
+  }
+
+ private:
+  struct Image;
+
+  // Out (and Index): the kept rows of each image, class by class, with
+  // `starts` (the row offsets of each image) as their LoD; nothing found
+  // without Index is the single row -1.
+  static void WriteRows(const framework::ExecutionContext& ctx,
+                        const std::vector<Image>& images,
+                        int64_t class_num,
+                        const std::vector<std::vector<int64_t>>& kept,
+                        std::vector<size_t> starts,
+                        framework::Tensor* out,
+                        framework::Tensor* index) {
+    const int64_t total = static_cast<int64_t>(starts.back());
+    const int64_t row_width =
+        ctx.Input<framework::Tensor>("BBoxes")->dims()[2] + 2;
     if (total == 0 && index == nullptr) {
       // Without Index (old-style outputs) "nothing found" is a single -1.
       out->Resize({1, 1});
@@ -86,7 +121,7 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
       row_index = index->mutable_data<int32_t>(ctx.GetPlace());
     }
     int64_t r = 0;
-    for (int64_t i = 0; i < num_images; ++i) {
+    for (size_t i = 0; i < images.size(); ++i) {
       const Image& img = images[i];
       // Rows by class label ascending, within a class in kept order.
       for (int64_t c = 0; c < class_num; ++c) {
@@ -102,8 +137,8 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
         }
       }
     }
-    out->set_lod({starts});
     if (index != nullptr) index->set_lod({starts});
+    out->set_lod({std::move(starts)});
   }
 
  private:

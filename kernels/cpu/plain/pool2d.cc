@@ -158,6 +158,26 @@ void PoolChannelLast(const platform::CPUDeviceContext& dev,
   });
 }
 
+/// An input of no pixel (in_h or in_w 0): every window is empty, and each
+/// output is what the loops above give for one, without their walk over
+/// the other dim (a hostile [1, 1, 2^40, 0] made 2^40 empty rows).
+template <typename T, typename R>
+void PoolEmptyWindows(const operators::Pool2DGeometry& g,
+                      const Windows& wh,
+                      const Windows& ww,
+                      T* out) {
+  const int64_t planes = g.batch * g.channels;
+  const int64_t pixels = g.out_h * g.out_w;
+  for (int64_t i = 0; i < planes * pixels; ++i) {
+    // NCHW: planes outside pixels; NHWC: pixels outside channels.
+    const int64_t pixel =
+        g.channel_last ? (i / g.channels) % pixels : i % pixels;
+    const int64_t oh = pixel / g.out_w;
+    const int64_t ow = pixel % g.out_w;
+    out[i] = R::Finish(R::Init(), wh.size[oh] * ww.size[ow]);
+  }
+}
+
 template <typename T>
 class Pool2dKernel : public framework::OpKernel<T> {
  public:
@@ -175,6 +195,14 @@ class Pool2dKernel : public framework::OpKernel<T> {
                                    g.pad.top, g.adaptive, exclusive);
     const Windows ww = MakeWindows(g.in_w, g.out_w, g.kernel_w, g.stride_w,
                                    g.pad.left, g.adaptive, exclusive);
+    if (g.in_h == 0 || g.in_w == 0) {
+      if (is_max) {
+        PoolEmptyWindows<T, MaxReducer<T>>(g, wh, ww, o);
+      } else {
+        PoolEmptyWindows<T, AvgReducer<T>>(g, wh, ww, o);
+      }
+      return;
+    }
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     if constexpr (std::is_same_v<T, float>) {
       // An average over whole images (a squeeze-and-excitation block's

@@ -89,6 +89,25 @@ class RnnKernel : public framework::OpKernel<T> {
       framework::TensorCopy(*pre_states[1], ctx.GetPlace(), &c);
     }
 
+    // State = the running states at the end (copied: they may alias).
+    auto write_states = [&] {
+      auto state_outs = ctx.MultiOutput<framework::Tensor>("State");
+      const framework::Tensor* finals[2] = {&h, &c};
+      for (size_t i = 0; i < state_outs.size(); ++i) {
+        if (state_outs[i] == nullptr) continue;
+        T* dst = state_outs[i]->mutable_data<T>(ctx.GetPlace());
+        const T* src = finals[i]->data<T>();
+        std::copy(src, src + finals[i]->numel(), dst);
+      }
+    };
+    if (batch == 0) {
+      // No sample: every output is empty, but the steps below would still
+      // run layers x dirs x T times (a hostile T of 2^40).
+      out->mutable_data<T>(ctx.GetPlace());
+      write_states();
+      return;
+    }
+
     std::vector<T> x_proj(steps * batch * width);
     std::vector<T> h_proj(batch * width);
     // Layer outputs alternate between two buffers; the last layer writes
@@ -161,15 +180,7 @@ class RnnKernel : public framework::OpKernel<T> {
       }
       layer_in = layer_out;
     }
-
-    auto state_outs = ctx.MultiOutput<framework::Tensor>("State");
-    const framework::Tensor* finals[2] = {&h, &c};
-    for (size_t i = 0; i < state_outs.size(); ++i) {
-      if (state_outs[i] == nullptr) continue;
-      T* dst = state_outs[i]->mutable_data<T>(ctx.GetPlace());
-      const T* src = finals[i]->data<T>();
-      std::copy(src, src + finals[i]->numel(), dst);
-    }
+    write_states();
   }
 
  private:

@@ -45,6 +45,9 @@ class YoloBoxKernel : public framework::OpKernel<T> {
     // Cells under conf_thresh keep an all-zero box and zero scores.
     std::fill(box_out, box_out + boxes->numel(), T(0));
     std::fill(score_out, score_out + scores->numel(), T(0));
+    // No cells: nothing to visit, however many rows (a hostile program's
+    // 2^31 rows of zero width took a minute of empty loops).
+    if (box_num == 0) return;
 
     // One task per (image, anchor, row) of cells.
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(

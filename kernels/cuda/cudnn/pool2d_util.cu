@@ -76,6 +76,9 @@ __global__ void Pool2DKernel(Pool2DParams p,
       row = p.in_w;
     }
     float acc = p.is_max ? -FLT_MAX : 0.0f;
+    // No input column: no row to walk (a hostile [1, 1, 2^40, 0] would
+    // have each thread step through 2^40 empty rows).
+    if (we <= wb) he = hb;
     for (int64_t h = hb; h < he; ++h) {
       const float* src = in + base + h * row;
       for (int64_t w = wb; w < we; ++w) {
