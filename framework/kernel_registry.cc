@@ -1,5 +1,6 @@
 #include "framework/kernel_registry.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -40,6 +41,13 @@ LibraryType LibraryType::FromName(const std::string& name) {
   }
   libs.names.push_back(name);
   return LibraryType(static_cast<int>(libs.names.size() - 1));
+}
+
+bool LibraryType::Known(const std::string& name) {
+  auto& libs = Libraries();
+  std::lock_guard<std::mutex> lock(libs.mu);
+  return std::find(libs.names.begin(), libs.names.end(), name) !=
+         libs.names.end();
 }
 
 std::vector<LibraryType> LibraryType::All() {

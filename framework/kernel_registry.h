@@ -35,6 +35,9 @@ class LibraryType {
   static LibraryType CUDNN() { return LibraryType(2); }
   /// Every library interned so far.
   static std::vector<LibraryType> All();
+  /// Whether `name` is interned already (a built-in, or one that a kernel
+  /// registered under), without interning it.
+  static bool Known(const std::string& name);
 
   const std::string& name() const;
   int id() const { return id_; }

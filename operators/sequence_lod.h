@@ -23,9 +23,9 @@ inline void CheckSequenceLoD(const framework::LoD& lod,
   PADDLE_ENFORCE(!lod.empty() && !dims.empty(),
                  errors::InvalidArgument(
                      op, ": input ", slot, " ", dims,
-                     " must carry LoD (sequence offsets); feed it with its "
-                     "LoD, e.g. pdlite run --lod ",
-                     slot, "=0,3,5."));
+                     " must carry LoD (sequence offsets); feed the model "
+                     "input it comes from with its LoD (pdlite run --lod "
+                     "<input>=0,3,5, or Tensor::SetLoD)."));
   for (size_t level = 0; level < lod.size(); ++level) {
     const std::vector<size_t>& offsets = lod[level];
     const bool lowest = level + 1 == lod.size();

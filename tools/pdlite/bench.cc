@@ -45,7 +45,8 @@ struct Totals {
   int calls = 0;
 };
 
-void PrintProfile(const std::map<std::string, Totals>& by,
+void PrintProfile(FILE* out,
+                  const std::map<std::string, Totals>& by,
                   const char* what,
                   double total_ms,
                   int iters) {
@@ -53,13 +54,13 @@ void PrintProfile(const std::map<std::string, Totals>& by,
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return a.second.ms > b.second.ms;
   });
-  std::printf("\n%-48s %10s %8s %7s %10s\n", what, "ms/run", "calls", "%",
-              "us/call");
+  std::fprintf(out, "\n%-48s %10s %8s %7s %10s\n", what, "ms/run", "calls", "%",
+               "us/call");
   for (auto& r : rows) {
-    std::printf("%-48s %10.3f %8d %6.1f%% %10.2f\n", r.first.c_str(),
-                r.second.ms / iters, r.second.calls / iters,
-                100.0 * r.second.ms / total_ms,
-                1000.0 * r.second.ms / std::max(r.second.calls, 1));
+    std::fprintf(out, "%-48s %10.3f %8d %6.1f%% %10.2f\n", r.first.c_str(),
+                 r.second.ms / iters, r.second.calls / iters,
+                 100.0 * r.second.ms / total_ms,
+                 1000.0 * r.second.ms / std::max(r.second.calls, 1));
   }
 }
 
@@ -124,10 +125,12 @@ int BenchCommand(const RepeatedFlags& repeated) {
             ? sorted[sorted.size() / 2]
             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     if (FLAGS_profile) {
-      PrintProfile(by_type, "op type", profiled_ms, FLAGS_iters);
-      PrintProfile(by_kernel, "op kernel", profiled_ms, FLAGS_iters);
-      std::printf("\nops %.3f ms/run of %.3f ms/run measured\n\n",
-                  profiled_ms / FLAGS_iters, mean);
+      // With --json, stdout holds the JSON object alone.
+      FILE* out = FLAGS_json ? stderr : stdout;
+      PrintProfile(out, by_type, "op type", profiled_ms, FLAGS_iters);
+      PrintProfile(out, by_kernel, "op kernel", profiled_ms, FLAGS_iters);
+      std::fprintf(out, "\nops %.3f ms/run of %.3f ms/run measured\n\n",
+                   profiled_ms / FLAGS_iters, mean);
     }
     std::ostringstream json;
     json.precision(6);

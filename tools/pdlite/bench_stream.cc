@@ -101,6 +101,21 @@ int BenchStreamCommand() {
         if (!named.insert(in.name).second) {
           return Usage("--shapes names '" + in.name + "' twice in a sample");
         }
+        // The noise is made here, as float32: a shape past the tensor
+        // limit is refused before it is allocated, as a run would refuse it.
+        uint64_t bytes = sizeof(float);
+        for (auto d : in.dims) {
+          if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
+            bytes = UINT64_MAX;
+            break;
+          }
+        }
+        if (bytes > config.max_tensor_bytes()) {
+          return Usage("--shapes: " + SampleToString({in}) +
+                       " takes more than the " +
+                       std::to_string(config.max_tensor_bytes() >> 20) +
+                       " MB one tensor may (--max-tensor-mb)");
+        }
       }
     }
     std::map<std::string, std::unique_ptr<paddle_lite::Tensor>> handles;
@@ -125,7 +140,7 @@ int BenchStreamCommand() {
       for (size_t s = 0; s < stream.size(); ++s) {
         for (size_t i = 0; i < stream[s].size(); ++i) {
           const auto& dims = stream[s][i].dims;
-          size_t count = 1;
+          size_t count = 1;  // bounded above, by the tensor limit
           for (auto d : dims) count *= static_cast<size_t>(d);
           data.resize(count);
           FillNoise(s, i, &data);

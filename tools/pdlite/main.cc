@@ -3,7 +3,11 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <map>
+#include <new>
+#include <set>
 
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -77,29 +81,33 @@ DEFINE_bool(ir_optim,
 
 namespace pdlite {
 
-int Usage(const std::string& problem) {
-  if (!problem.empty()) std::cerr << "pdlite: " << problem << "\n\n";
-  std::cerr <<
+namespace {
+
+void PrintUsage(std::ostream& out) {
+  out <<
       R"(usage:
   pdlite run --model PATH [--params FILE] --input NAME=FILE.npy ...
              [--inputs DIR] [--lod NAME=0,3,5] [--output-dir DIR] [--threads N]
              [--device cpu|cuda:N] [--libraries MKLDNN,...]
              [--gpu_mem_mb M] [--tf32] [--cudnn_exhaustive_search]
              [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
-             [--ir_optim=false]
+             [--ir_optim=false] [--report]
   pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
                  [--passes]
-  pdlite bench --model PATH --input NAME=FILE.npy ... [--inputs DIR]
-               [--lod NAME=0,3,5] [--threads N] [--warmup 5] [--iters 20]
+  pdlite bench --model PATH [--params FILE] --input NAME=FILE.npy ...
+               [--inputs DIR] [--lod NAME=0,3,5] [--threads N]
+               [--device D] [--libraries L] [--warmup 5] [--iters 20]
                [--json] [--profile]
-  pdlite bench --model PATH --shapes 'NAME=1x3x[320:928:32]x[320:928:32]'
+  pdlite bench --model PATH [--params FILE] [--threads N] [--device D]
+               [--libraries L] --shapes 'NAME=1x3x[320:928:32]x[320:928:32]'
                [--samples 24] [--seed 1] [--passes 10] [--json]
   pdlite kernels [--op OP]
   pdlite serve --model-repository DIR [--http-port 8000] [...]
   pdlite kernels --missing --model PATH [--device D] [--libraries L]
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
          the folders of PDLITE_PLUGIN_PATH); the device defaults to
-         PDLITE_DEVICE when --device is not given
+         PDLITE_DEVICE when --device is not given; [--v N] logs more
+         (glog's verbosity). A flag another command takes is refused.
 
 run      runs the model on .npy inputs, prints each output's name, shape,
          dtype and statistics, and writes DIR/<output>.npy ('/' in names
@@ -136,8 +144,109 @@ kernels  lists registered kernels: op, key, source file, registrant (core
          or the plugin's path); --missing lists the ops of a model that
          have no kernel on --device and fall back to the CPU.
 )";
+}
+
+}  // namespace
+
+int Usage(const std::string& problem) {
+  if (!problem.empty()) std::cerr << "pdlite: " << problem << "\n\n";
+  PrintUsage(std::cerr);
   return 2;
 }
+
+namespace {
+
+// The flags `context` (a command, or a command and its mode) reads, by
+// gflags name; none for an unknown command.
+std::set<std::string> FlagsOf(const std::string& context) {
+  // What ConfigFromFlags reads.
+  const std::set<std::string> config = {"model",
+                                        "params",
+                                        "threads",
+                                        "device",
+                                        "libraries",
+                                        "ir_optim",
+                                        "cache_mb",
+                                        "gpu_mem_mb",
+                                        "tf32",
+                                        "cudnn_exhaustive_search",
+                                        "max_loop_iterations",
+                                        "max_tensor_mb",
+                                        "max_run_mb"};
+  std::set<std::string> flags = {"v"};
+  auto add = [&](const std::set<std::string>& more) {
+    flags.insert(more.begin(), more.end());
+  };
+  if (context == "run") {
+    add(config);
+    add({"inputs", "output_dir", "expected", "atol", "rtol", "repeat",
+         "report"});
+  } else if (context == "bench") {
+    add(config);
+    add({"inputs", "warmup", "iters", "json", "profile"});
+  } else if (context == "bench --shapes") {
+    add(config);
+    add({"shapes", "samples", "seed", "stream_passes", "json"});
+  } else if (context == "inspect") {
+    add({"model", "params", "threads", "device", "libraries", "passes"});
+  } else if (context == "kernels") {
+    add({"op", "missing"});
+  } else if (context == "kernels --missing") {
+    add({"missing", "model", "params", "device", "libraries"});
+  } else {
+    return {};
+  }
+  return flags;
+}
+
+int CheckFlagRanges() {
+  auto outside = [](int64_t value, int64_t low, int64_t high) {
+    return value < low || value > high;
+  };
+  const int64_t kMaxMb = int64_t{1} << 30;  // 1 PB in MB: past any machine
+  if (outside(FLAGS_threads, 1, 1024)) {
+    return Usage("--threads must be in [1, 1024]");
+  }
+  if (outside(FLAGS_repeat, 1, 1000000)) {
+    return Usage("--repeat must be in [1, 1000000]");
+  }
+  if (outside(FLAGS_iters, 1, 100000000)) {
+    return Usage("--iters must be in [1, 100000000]");
+  }
+  if (outside(FLAGS_warmup, 0, 100000000)) {
+    return Usage("--warmup must be in [0, 100000000]");
+  }
+  if (outside(FLAGS_samples, 1, 1000000)) {
+    return Usage("--samples must be in [1, 1000000]");
+  }
+  if (outside(FLAGS_stream_passes, 1, 1000000)) {
+    return Usage("--passes must be in [1, 1000000]");
+  }
+  if (FLAGS_cache_mb != -1 && outside(FLAGS_cache_mb, 1, kMaxMb)) {
+    return Usage("--cache_mb must be -1 (the default) or in [1, 2^30]");
+  }
+  if (outside(FLAGS_gpu_mem_mb, 0, kMaxMb)) {
+    return Usage("--gpu_mem_mb must be in [0, 2^30] (0: the device's)");
+  }
+  if (FLAGS_max_loop_iterations < 0) {
+    return Usage("--max-loop-iterations must be >= 0 (0: no limit)");
+  }
+  if (outside(FLAGS_max_tensor_mb, 0, kMaxMb)) {
+    return Usage("--max-tensor-mb must be in [0, 2^30] (0: the default)");
+  }
+  if (outside(FLAGS_max_run_mb, 0, kMaxMb)) {
+    return Usage("--max-run-mb must be in [0, 2^30] (0: the default)");
+  }
+  for (auto [flag, value] : {std::make_pair("--atol", FLAGS_atol),
+                             std::make_pair("--rtol", FLAGS_rtol)}) {
+    if (!std::isfinite(value) || value < 0) {
+      return Usage(std::string(flag) + " must be a finite number >= 0");
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 bool SplitAssignment(const std::string& text,
                      std::string* name,
@@ -159,7 +268,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return pdlite::Usage("");
   std::string command = argv[1];
   if (command == "-h" || command == "--help" || command == "help") {
-    pdlite::Usage("");
+    pdlite::PrintUsage(std::cout);
     return 0;
   }
   // The server's flags are its own (pdlite_server --help).
@@ -168,9 +277,8 @@ int main(int argc, char** argv) {
   // take them out before gflags sees the rest, and reject unknown flags
   // with exit 2.
   pdlite::RepeatedFlags repeated;
-  std::vector<char*> rest = {argv[0]};
-  std::vector<std::string> owned;
-  owned.reserve(argc);
+  // The flags given, by gflags name, as typed (for messages).
+  std::map<std::string, std::string> given;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     for (const char* name : {"--input", "--lod", "--plugin"}) {
@@ -192,7 +300,7 @@ int main(int argc, char** argv) {
     }
     if (arg.empty()) continue;
     if (arg == "-h" || arg == "--help") {
-      pdlite::Usage("");
+      pdlite::PrintUsage(std::cout);
       return 0;
     }
     if (arg.rfind("--", 0) != 0) {
@@ -216,34 +324,52 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) return pdlite::Usage("--" + name + " needs a value");
       value = argv[++i];
     }
-    owned.push_back("--" + name + "=" + value);
+    // gflags checks the value's form here (ParseCommandLineFlags would
+    // exit 1 on its own with gflags' message).
+    const std::string shown = "--" + arg.substr(2, arg.find('=') - 2);
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+      return pdlite::Usage(shown + " takes " +
+                           (info.type == "bool"
+                                ? std::string("true or false")
+                                : "a value of type " + info.type) +
+                           ", got '" + value + "'");
+    }
+    given[name] = shown;
   }
-  for (auto& s : owned) rest.push_back(const_cast<char*>(s.c_str()));
-  int rest_argc = static_cast<int>(rest.size());
-  char** rest_argv = rest.data();
-  gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, false);
-  if (FLAGS_max_loop_iterations < 0) {
-    return pdlite::Usage("--max-loop-iterations must be >= 0 (0: no limit)");
+  // A flag of another command is refused rather than ignored.
+  const std::string context =
+      command == "bench" && given.count("shapes") ? "bench --shapes"
+      : command == "kernels" && FLAGS_missing     ? "kernels --missing"
+                                                  : command;
+  const auto allowed = pdlite::FlagsOf(context);
+  if (allowed.empty()) {
+    return pdlite::Usage("unknown command '" + command + "'");
   }
-  for (auto [flag, mb] :
-       {std::make_pair("--max-tensor-mb", FLAGS_max_tensor_mb),
-        std::make_pair("--max-run-mb", FLAGS_max_run_mb)}) {
-    if (mb < 0 || mb > (int64_t{1} << 30)) {
-      return pdlite::Usage(std::string(flag) +
-                           " must be in [0, 2^30] (0: the default)");
+  for (const auto& [name, shown] : given) {
+    if (!allowed.count(name)) {
+      return pdlite::Usage(shown + " is not a flag of `pdlite " + context +
+                           "`");
+    }
+  }
+  if (int code = pdlite::CheckFlagRanges()) return code;
+  if (!repeated.inputs.empty() || !repeated.lods.empty()) {
+    if (command != "run" && command != "bench") {
+      return pdlite::Usage("--input and --lod belong to `run` and `bench`");
     }
   }
   if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
-
-  if (command == "run") return pdlite::RunCommand(repeated);
-  if (command == "bench") return pdlite::BenchCommand(repeated);
-  if (!repeated.inputs.empty() || !repeated.lods.empty()) {
-    return pdlite::Usage("--input and --lod belong to `run` and `bench`");
+  // The commands report the runtime's own errors; anything else (memory
+  // running out) still ends with a message and exit 1, not an abort.
+  try {
+    if (command == "run") return pdlite::RunCommand(repeated);
+    if (command == "bench") return pdlite::BenchCommand(repeated);
+    if (command == "inspect") return pdlite::InspectCommand();
+    if (FLAGS_missing) return pdlite::MissingKernelsCommand();
+    return pdlite::KernelsCommand();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pdlite: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pdlite: " << e.what() << "\n";
   }
-  if (command == "inspect") return pdlite::InspectCommand();
-  if (command == "kernels" && FLAGS_missing) {
-    return pdlite::MissingKernelsCommand();
-  }
-  if (command == "kernels") return pdlite::KernelsCommand();
-  return pdlite::Usage("unknown command '" + command + "'");
+  return 1;
 }

@@ -276,11 +276,18 @@ void AddInputsFromFolder(const std::string& dir,
     std::ifstream lod_file(base + ".lod.txt");
     std::string line;
     paddle_lite::LoD lod;
-    while (std::getline(lod_file, line)) {
+    for (int line_number = 1; std::getline(lod_file, line); ++line_number) {
       if (line.empty()) continue;
       std::replace(line.begin(), line.end(), ' ', ',');
       paddle_lite::LoD level;
-      if (ParseLoDText(line, &level)) lod.push_back(level[0]);
+      // A line dropped here would surface later as an op's LoD error.
+      if (!ParseLoDText(line, &level) || level.size() != 1) {
+        PADDLE_THROW(paddle_lite::platform::errors::InvalidArgument(
+            base, ".lod.txt line ", line_number,
+            ": expected offsets such as 0,3,5 (one level a line), got '", line,
+            "'."));
+      }
+      lod.push_back(level[0]);
     }
     if (!lod.empty() && !lods->count(name)) (*lods)[name] = lod;
   }
@@ -292,7 +299,9 @@ int ParseInputSpecs(const RepeatedFlags& repeated, InputSpecs* specs) {
     if (!SplitAssignment(spec, &name, &file)) {
       return Usage("--input expects NAME=FILE.npy, got '" + spec + "'");
     }
-    specs->files[name] = file;
+    if (!specs->files.emplace(name, file).second) {
+      return Usage("--input gives '" + name + "' twice");
+    }
   }
   for (auto& spec : repeated.lods) {
     std::string name, text;
@@ -301,7 +310,9 @@ int ParseInputSpecs(const RepeatedFlags& repeated, InputSpecs* specs) {
       return Usage("--lod expects NAME=0,3,5 (levels separated by ';'), got '" +
                    spec + "'");
     }
-    specs->lods[name] = lod;
+    if (!specs->lods.emplace(name, lod).second) {
+      return Usage("--lod gives '" + name + "' twice");
+    }
   }
   return 0;
 }
@@ -376,8 +387,11 @@ int RunCommand(const RepeatedFlags& repeated) {
     auto predictor = paddle_lite::CreatePredictor(config);
     if (int code = FeedInputs(predictor.get(), &specs)) return code;
     auto detections = DetectionOutputs(FLAGS_model, FLAGS_params);
+    // The most elements that differed in one round, and in which.
     int64_t mismatches = 0;
+    int worst_round = 0;
     for (int round = 0; round < FLAGS_repeat; ++round) {
+      int64_t round_mismatches = 0;
       predictor->Run();
       for (auto& name : predictor->GetOutputNames()) {
         fw::Tensor t = ToTensor(*predictor->GetOutputHandle(name));
@@ -403,15 +417,24 @@ int RunCommand(const RepeatedFlags& repeated) {
         if (!FLAGS_expected.empty()) {
           std::string path = FLAGS_expected + "/expected_" + file + ".npy";
           fw::Tensor expected = fw::ReadNpy(path);
-          mismatches += is_detection ? CompareRowSets(name, t, expected)
-                                     : Compare(name, t, expected);
+          round_mismatches += is_detection ? CompareRowSets(name, t, expected)
+                                           : Compare(name, t, expected);
         }
+      }
+      if (round_mismatches > mismatches) {
+        mismatches = round_mismatches;
+        worst_round = round;
       }
     }
     if (FLAGS_report) PrintRunReport(*predictor);
     if (mismatches > 0) {
       std::cout << "FAILED: " << mismatches << " output elements differ from "
-                << FLAGS_expected << "\n";
+                << FLAGS_expected;
+      if (FLAGS_repeat > 1) {
+        std::cout << " (in run " << worst_round + 1 << " of " << FLAGS_repeat
+                  << ", the most of any)";
+      }
+      std::cout << "\n";
       return 3;
     }
     if (!FLAGS_expected.empty()) {

@@ -120,6 +120,14 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
          "cuda:x");
   expect([] { Config().SetCpuThreads(0); }, ErrorCode::kInvalidArgument,
          "threads");
+  // A misspelt kernel library, which would leave every op on PLAIN.
+  Config misspelt(testing::DemoModelDir());
+  misspelt.SetKernelLibraries({"MKLDMN"});
+  expect([&] { CreatePredictor(misspelt); }, ErrorCode::kInvalidArgument,
+         "'MKLDMN' (known: PLAIN, MKLDNN");
+  Config known(testing::DemoModelDir());
+  known.SetKernelLibraries({"CUDNN", "MKLDNN"});
+  EXPECT_NE(CreatePredictor(known), nullptr);
 }
 
 TEST(Predictor, ReshapeBetweenRunsGivesFreshAnswers) {

@@ -162,5 +162,67 @@ expect 2 "--max-loop-iterations must be >= 0" -- "$pdlite" run --model "$loop" \
 expect 2 "--max-run-mb must be in" -- "$pdlite" bench --model "$demo" \
   --inputs "$demo" --max-run-mb -3
 
+# Bad numbers, flags of another command and misspelt libraries: exit 2 (or
+# the runtime's error), naming the flag, never gflags' own exit or a
+# silent default.
+expect 2 "--threads takes a value of type int32, got 'abc'" -- "$pdlite" run \
+  --model "$demo" --inputs "$demo" --threads abc
+expect 2 "--threads takes a value of type int32, got '99999999999'" -- \
+  "$pdlite" run --model "$demo" --inputs "$demo" --threads 99999999999
+expect 2 "--threads must be in \[1, 1024\]" -- "$pdlite" inspect \
+  --model "$demo" --threads -3
+expect 2 "--atol must be a finite number" -- "$pdlite" run --model "$demo" \
+  --inputs "$demo" --expected "$demo" --atol -1
+expect 2 "--cache_mb must be -1" -- "$pdlite" run --model "$demo" \
+  --inputs "$demo" --cache_mb -5
+expect 2 "--iters is not a flag of .pdlite run." -- "$pdlite" run \
+  --model "$demo" --inputs "$demo" --iters 5
+expect 2 "--samples is not a flag of .pdlite bench." -- "$pdlite" bench \
+  --model "$demo" --inputs "$demo" --samples 5
+expect 2 "--profile is not a flag of .pdlite bench --shapes." -- "$pdlite" \
+  bench --model "$demo" --shapes "x=1x3x32x32" --profile
+expect 2 "--model is not a flag of .pdlite kernels." -- "$pdlite" kernels \
+  --model "$demo"
+expect 1 "no kernel library is named 'MKLDMN'" -- "$pdlite" run \
+  --model "$demo" --inputs "$demo" --libraries MKLDMN
+expect 2 "--input gives 'x' twice" -- "$pdlite" run --model "$demo" \
+  --input x="$demo/input_x.npy" --input x="$demo/input_x.npy"
+# bench --shapes: a shape past the tensor limit is refused before its noise
+# is made (it aborted on bad_alloc, or filled 16 GB).
+expect 2 "x=100000x100000x100000x3 takes more than" -- "$pdlite" bench \
+  --model "$demo" --shapes "x=100000x100000x100000x3" --passes 1
+expect 2 "--passes must be in" -- "$pdlite" bench --model "$demo" \
+  --shapes "x=1x3x32x32" --passes 2000000000
+# --json keeps stdout to the JSON object, with --profile too.
+out=$("$pdlite" bench --model "$demo" --inputs "$demo" --warmup 0 --iters 2 \
+  --json --profile 2>/dev/null)
+if python3 -c 'import json, sys; json.loads(sys.argv[1])' "$out"; then
+  passed=$((passed + 1)); else
+  echo "FAIL: bench --json --profile printed no JSON object alone: $out"
+  failed=$((failed + 1)); fi
+# --help on stdout, for a pager.
+if "$pdlite" --help 2>/dev/null | grep -q "usage:"; then
+  passed=$((passed + 1)); else
+  echo "FAIL: pdlite --help printed nothing on stdout"; failed=$((failed + 1)); fi
+# A malformed line of an input's .lod.txt names the file and line.
+mkdir -p "$tmp/badlod"
+cp "$demo/input_x.npy" "$tmp/badlod/input_x.npy"
+printf '0,2\n0,abc,7\n' > "$tmp/badlod/input_x.lod.txt"
+expect 1 "input_x.lod.txt line 2: expected offsets" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/badlod"
+# A .npy header padded past 40,000 bytes (std::regex overflowed the stack).
+python3 - "$demo/input_x.npy" "$tmp/padded.npy" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<H", data[8:10])[0]
+header = data[10:10 + n].decode("latin1").rstrip()
+header = header + " " * 40000 + "\n"
+open(sys.argv[2], "wb").write(
+    data[:8] + struct.pack("<H", len(header)) + header.encode("latin1") +
+    data[10 + n:])
+PY
+expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run --model "$demo" \
+  --input x="$tmp/padded.npy"
+
 echo "pdlite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
