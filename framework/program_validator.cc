@@ -223,7 +223,8 @@ void CheckVar(const VarDesc& var) {
     PADDLE_ENFORCE(d >= -1, errors::InvalidArgument(
                                 "declares dims ", DimsToString(var.dims),
                                 ": a dim is >= 0, or -1 when unknown."));
-    if (d >= 0) {
+    // Zero dims aside: a kernel may multiply an empty tensor's other dims.
+    if (d > 0) {
       PADDLE_ENFORCE(
           !__builtin_mul_overflow(count, d, &count),
           errors::InvalidArgument("declares dims ", DimsToString(var.dims),

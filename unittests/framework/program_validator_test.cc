@@ -141,6 +141,10 @@ TEST(ProgramValidator, DeclaredDims) {
   program = ConvAddBatchNormPool().Build();
   program.blocks[0].FindVar("c")->dims = {INT64_MAX, INT64_MAX};
   ExpectRejected(program, {"variable 'c'", "overflows"});
+  // Empty, but its other dims' product overflows (a kernel may form it).
+  program = ConvAddBatchNormPool().Build();
+  program.blocks[0].FindVar("c")->dims = {0, INT64_MAX, INT64_MAX};
+  ExpectRejected(program, {"variable 'c'", "overflows"});
   program = ConvAddBatchNormPool().Build();
   program.blocks[0].FindVar("c")->dims = DDim(kMaxRank + 1, 1);
   ExpectRejected(program, {"variable 'c'", "at most 9"});
