@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <map>
 #include <new>
@@ -200,42 +201,35 @@ std::set<std::string> FlagsOf(const std::string& context) {
 }
 
 int CheckFlagRanges() {
-  auto outside = [](int64_t value, int64_t low, int64_t high) {
-    return value < low || value > high;
+  struct Range {
+    const char* flag;
+    int64_t value, low, high;
+    const char* note;
   };
   const int64_t kMaxMb = int64_t{1} << 30;  // 1 PB in MB: past any machine
-  if (outside(FLAGS_threads, 1, 1024)) {
-    return Usage("--threads must be in [1, 1024]");
-  }
-  if (outside(FLAGS_repeat, 1, 1000000)) {
-    return Usage("--repeat must be in [1, 1000000]");
-  }
-  if (outside(FLAGS_iters, 1, 100000000)) {
-    return Usage("--iters must be in [1, 100000000]");
-  }
-  if (outside(FLAGS_warmup, 0, 100000000)) {
-    return Usage("--warmup must be in [0, 100000000]");
-  }
-  if (outside(FLAGS_samples, 1, 1000000)) {
-    return Usage("--samples must be in [1, 1000000]");
-  }
-  if (outside(FLAGS_stream_passes, 1, 1000000)) {
-    return Usage("--passes must be in [1, 1000000]");
-  }
-  if (FLAGS_cache_mb != -1 && outside(FLAGS_cache_mb, 1, kMaxMb)) {
-    return Usage("--cache_mb must be -1 (the default) or in [1, 2^30]");
-  }
-  if (outside(FLAGS_gpu_mem_mb, 0, kMaxMb)) {
-    return Usage("--gpu_mem_mb must be in [0, 2^30] (0: the device's)");
-  }
-  if (FLAGS_max_loop_iterations < 0) {
-    return Usage("--max-loop-iterations must be >= 0 (0: no limit)");
-  }
-  if (outside(FLAGS_max_tensor_mb, 0, kMaxMb)) {
-    return Usage("--max-tensor-mb must be in [0, 2^30] (0: the default)");
-  }
-  if (outside(FLAGS_max_run_mb, 0, kMaxMb)) {
-    return Usage("--max-run-mb must be in [0, 2^30] (0: the default)");
+  const int64_t kMaxCount = 100000000;
+  // -1, --cache_mb's default, is in range too: it is checked apart.
+  const int64_t cache_mb = FLAGS_cache_mb == -1 ? 1 : FLAGS_cache_mb;
+  const Range ranges[] = {
+      {"--threads", FLAGS_threads, 1, 1024, ""},
+      {"--repeat", FLAGS_repeat, 1, kMaxCount, ""},
+      {"--iters", FLAGS_iters, 1, kMaxCount, ""},
+      {"--warmup", FLAGS_warmup, 0, kMaxCount, ""},
+      {"--samples", FLAGS_samples, 1, 1000000, ""},
+      {"--passes", FLAGS_stream_passes, 1, 1000000, ""},
+      {"--cache_mb", cache_mb, 1, kMaxMb, " (or -1, the default)"},
+      {"--gpu_mem_mb", FLAGS_gpu_mem_mb, 0, kMaxMb, " (0: the device's)"},
+      {"--max-loop-iterations", FLAGS_max_loop_iterations, 0, INT64_MAX,
+       " (0: no limit)"},
+      {"--max-tensor-mb", FLAGS_max_tensor_mb, 0, kMaxMb, " (0: the default)"},
+      {"--max-run-mb", FLAGS_max_run_mb, 0, kMaxMb, " (0: the default)"},
+  };
+  for (const Range& r : ranges) {
+    if (r.value < r.low || r.value > r.high) {
+      return Usage(std::string(r.flag) + " must be in [" +
+                   std::to_string(r.low) + ", " + std::to_string(r.high) + "]" +
+                   r.note);
+    }
   }
   for (auto [flag, value] : {std::make_pair("--atol", FLAGS_atol),
                              std::make_pair("--rtol", FLAGS_rtol)}) {

@@ -157,7 +157,7 @@ expect 1 "ResourceExhausted: .*limit for a run's memory" -- "$pdlite" run \
   --model "$demo" --inputs "$tmp/big" --max-run-mb 4
 expect 0 "softmax.tmp_0: float32 \[16, 10\]" -- "$pdlite" run \
   --model "$demo" --inputs "$tmp/big" --max-tensor-mb 64 --max-run-mb 256
-expect 2 "--max-loop-iterations must be >= 0" -- "$pdlite" run --model "$loop" \
+expect 2 "--max-loop-iterations must be in \\[0, " -- "$pdlite" run --model "$loop" \
   --inputs "$tmp/loop" --max-loop-iterations -1
 expect 2 "--max-run-mb must be in" -- "$pdlite" bench --model "$demo" \
   --inputs "$demo" --max-run-mb -3
@@ -173,7 +173,7 @@ expect 2 "--threads must be in \[1, 1024\]" -- "$pdlite" inspect \
   --model "$demo" --threads -3
 expect 2 "--atol must be a finite number" -- "$pdlite" run --model "$demo" \
   --inputs "$demo" --expected "$demo" --atol -1
-expect 2 "--cache_mb must be -1" -- "$pdlite" run --model "$demo" \
+expect 2 "--cache_mb must be in \\[1, 1073741824\\] \\(or -1, the default\\)" -- "$pdlite" run --model "$demo" \
   --inputs "$demo" --cache_mb -5
 expect 2 "--iters is not a flag of .pdlite run." -- "$pdlite" run \
   --model "$demo" --inputs "$demo" --iters 5
