@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -199,6 +200,30 @@ int main(int argc, char** argv) {
     if (arg == "--verbose") {
       server_options.log_verbose_level = 1;
       continue;
+    }
+    // Every other flag takes a value: an unknown one is named as such, not
+    // as one missing its value.
+    static const std::set<std::string> kValueFlags = {
+        "--exit-timeout-secs",
+        "--grpc-port",
+        "--grpc-restricted-protocol",
+        "--grpc-threads",
+        "--host",
+        "--http-port",
+        "--http-restricted-api",
+        "--http-spin-us",
+        "--http-threads",
+        "--max-body-mb",
+        "--max-json-decoding-mb",
+        "--model-control-mode",
+        "--model-repository",
+        "--repository-poll-secs",
+        "--shared-memory",
+        "--tls-cert",
+        "--tls-client-ca",
+        "--tls-key"};
+    if (!kValueFlags.count(arg)) {
+      return Usage("unknown argument '" + arg + "'");
     }
     if (!has_value) {
       if (i + 1 >= argc) return Usage(arg + " needs a value");

@@ -31,6 +31,17 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// For JSON: null when there is nothing to take the median of (a pass
+// with no shape seen before), as the peers' workers write it.
+struct MedianOrNull {
+  explicit MedianOrNull(const std::vector<double>& v) : values(v) {}
+  const std::vector<double>& values;
+};
+std::ostream& operator<<(std::ostream& out, const MedianOrNull& m) {
+  if (m.values.empty()) return out << "null";
+  return out << Median(m.values);
+}
+
 double Sum(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
@@ -206,8 +217,8 @@ int BenchStreamCommand() {
         json << (p ? ", " : "") << "{\"total_ms\": " << Sum(pass.ms)
              << ", \"median_ms\": " << Median(pass.ms) << ", \"max_ms\": "
              << *std::max_element(pass.ms.begin(), pass.ms.end())
-             << ", \"first_sight_median_ms\": " << Median(pass.first_ms)
-             << ", \"later_sight_median_ms\": " << Median(pass.later_ms)
+             << ", \"first_sight_median_ms\": " << MedianOrNull(pass.first_ms)
+             << ", \"later_sight_median_ms\": " << MedianOrNull(pass.later_ms)
              << ", \"first_sights\": " << pass.first_ms.size()
              << ", \"rss_mb\": " << pass.rss_mb
              << ", \"heap_used_mb\": " << pass.heap_used_mb
@@ -253,16 +264,18 @@ int BenchStreamCommand() {
       char first_col[32];
       std::snprintf(first_col, sizeof(first_col), "(%zu) %.2f",
                     pass.first_ms.size(), Median(pass.first_ms));
+      char seen_col[32];
+      std::snprintf(seen_col, sizeof(seen_col), "%.2f", Median(pass.later_ms));
       char heap_col[32];
       std::snprintf(heap_col, sizeof(heap_col), "%.1f/%.1f", pass.heap_used_mb,
                     pass.heap_held_mb);
       std::printf(
-          "%4zu %10.1f %9.2f %9.2f %12s %12.2f %9.1f %13s %6zu  %.1f:%s\n",
-          p + 1, Sum(pass.ms), Median(pass.ms),
+          "%4zu %10.1f %9.2f %9.2f %12s %12s %9.1f %13s %6zu  %.1f:%s\n", p + 1,
+          Sum(pass.ms), Median(pass.ms),
           *std::max_element(pass.ms.begin(), pass.ms.end()),
-          pass.first_ms.empty() ? "-" : first_col, Median(pass.later_ms),
-          pass.rss_mb, heap_col, pass.plans_cached, cache_total,
-          caches.str().c_str());
+          pass.first_ms.empty() ? "-" : first_col,
+          pass.later_ms.empty() ? "-" : seen_col, pass.rss_mb, heap_col,
+          pass.plans_cached, cache_total, caches.str().c_str());
     }
     size_t generic_runs = 0, narrow_runs = 0, runs = 0;
     for (const Pass& pass : passes) {

@@ -113,15 +113,25 @@ void PrintSummary(const std::string& name, const fw::Tensor& t) {
   std::cout << name << ": " << t.dtype() << " " << t.dims();
   int64_t n = t.numel();
   if (n > 0) {
-    double lo = At(t, 0), hi = lo, sum = 0;
+    // NaNs are counted apart: std::min and std::max would keep or drop one
+    // depending on where it stands.
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    int64_t nans = 0;
     for (int64_t i = 0; i < n; ++i) {
-      double v = At(t, i);
+      const double v = At(t, i);
+      if (std::isnan(v)) {
+        ++nans;
+        continue;
+      }
       lo = std::min(lo, v);
       hi = std::max(hi, v);
       sum += v;
     }
+    if (nans == n) lo = hi = sum = NAN;
     std::cout << std::setprecision(6) << "  min " << lo << "  max " << hi
-              << "  mean " << sum / static_cast<double>(n) << "  first [";
+              << "  mean " << sum / static_cast<double>(n - nans + (nans == n))
+              << (nans > 0 ? "  NaN " + std::to_string(nans) : std::string())
+              << "  first [";
     for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
       std::cout << (i ? ", " : "") << At(t, i);
     }

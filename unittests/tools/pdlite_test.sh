@@ -224,5 +224,20 @@ PY
 expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run --model "$demo" \
   --input x="$tmp/padded.npy"
 
+# A pass with no shape seen before has no "seen" median: null, not 0.
+out=$("$pdlite" bench --model "$demo" --shapes "x=1x3x32x32" --samples 1 \
+  --passes 1 --json)
+if python3 -c '
+import json, sys
+p = json.loads(sys.argv[1])["passes"][0]
+sys.exit(0 if p["later_sight_median_ms"] is None and
+         p["first_sight_median_ms"] > 0 else 1)' "$out"; then
+  passed=$((passed + 1)); else
+  echo "FAIL: bench --shapes --passes 1 --json: $out"; failed=$((failed + 1)); fi
+# pdlite serve names an unknown flag as such (it said "needs a value").
+if [ -x "$(dirname "$pdlite")/pdlite_server" ]; then
+  expect 2 "unknown argument '--bogus'" -- "$pdlite" serve --bogus
+fi
+
 echo "pdlite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
