@@ -43,11 +43,23 @@ LibraryType LibraryType::FromName(const std::string& name) {
   return LibraryType(static_cast<int>(libs.names.size() - 1));
 }
 
-bool LibraryType::Known(const std::string& name) {
-  auto& libs = Libraries();
-  std::lock_guard<std::mutex> lock(libs.mu);
-  return std::find(libs.names.begin(), libs.names.end(), name) !=
-         libs.names.end();
+LibraryType LibraryType::FromPreferredName(const std::string& name) {
+  std::string known;
+  {
+    auto& libs = Libraries();
+    std::lock_guard<std::mutex> lock(libs.mu);
+    for (size_t i = 0; i < libs.names.size(); ++i) {
+      if (libs.names[i] == name) return LibraryType(static_cast<int>(i));
+    }
+    // Copied under the lock: a plugin loading on another thread may add a
+    // name (and move the others) meanwhile.
+    for (const std::string& n : libs.names) {
+      known += (known.empty() ? "" : ", ") + n;
+    }
+  }
+  PADDLE_THROW(errors::InvalidArgument("No kernel library is named '", name,
+                                       "' (known: ", known,
+                                       "; PLAIN is always the fallback)."));
 }
 
 std::vector<LibraryType> LibraryType::All() {

@@ -35,9 +35,11 @@ class LibraryType {
   static LibraryType CUDNN() { return LibraryType(2); }
   /// Every library interned so far.
   static std::vector<LibraryType> All();
-  /// Whether `name` is interned already (a built-in, or one that a kernel
-  /// registered under), without interning it.
-  static bool Known(const std::string& name);
+  /// A library a caller asks to prefer (Config::SetKernelLibraries,
+  /// `pdlite --libraries`): InvalidArgument naming the known ones unless
+  /// `name` is built in or was registered under (a plugin's, loaded by
+  /// then). A misspelt name would leave every op on the fallback.
+  static LibraryType FromPreferredName(const std::string& name);
 
   const std::string& name() const;
   int id() const { return id_; }

@@ -47,6 +47,9 @@ using paddle_lite::ErrorCode;
 // any model's, and a count that was negative in the caller's code is caught
 // before anything is read.
 constexpr size_t kMaxCount = 64;
+// The most offsets one LoD level takes: a sequence per row of a tensor of
+// 2^32 rows, past any real batch.
+constexpr size_t kMaxLoDOffsets = (size_t{1} << 32) + 1;
 
 // The header promises these values; a change to ErrorCode or DataType must
 // not silently renumber the C API.
@@ -663,12 +666,21 @@ PD_Status PD_TensorSetLoD(PD_Tensor* tensor,
             ", at most ", kMaxCount, " (a negative count cast to size_t?).");
     }
     if (num_levels > 0) NotNull(level_sizes, "level_sizes");
-    paddle_lite::LoD lod(num_levels);
-    const size_t* next = offsets;
+    // Each level's count is checked before `offsets` is read, as `ndim` is:
+    // a count cast from -1 would wrap the pointer.
     for (size_t i = 0; i < num_levels; ++i) {
+      if (level_sizes[i] > kMaxLoDOffsets) {
+        Throw(ErrorCode::kInvalidArgument, "level_sizes[", i, "] is ",
+              level_sizes[i], ", at most ", kMaxLoDOffsets,
+              " (a negative count cast to size_t?).");
+      }
       if (level_sizes[i] > 0) NotNull(offsets, "offsets");
-      lod[i].assign(next, next + level_sizes[i]);
-      next += level_sizes[i];
+    }
+    paddle_lite::LoD lod(num_levels);
+    size_t at = 0;
+    for (size_t i = 0; i < num_levels; ++i) {
+      lod[i].assign(offsets + at, offsets + at + level_sizes[i]);
+      at += level_sizes[i];
     }
     tensor->tensor->SetLoD(lod);
   });

@@ -279,7 +279,8 @@ PD_Status PD_TensorGetDataType(const PD_Tensor* tensor, PD_DataType* dtype);
 /// levels clears it. Ops check the offsets against the shape when run.
 /// The LoD stays with the input for later PD_TensorCopyFromCpu calls and
 /// runs until set again: clear it (zero levels) before data without one.
-/// `num_levels` above 64 is PD_INVALID_ARGUMENT, and nothing is read.
+/// `num_levels` above 64, or a level of more than 2^32 + 1 offsets, is
+/// PD_INVALID_ARGUMENT, and nothing is read.
 PD_Status PD_TensorSetLoD(PD_Tensor* tensor,
                           size_t num_levels,
                           const size_t* level_sizes,

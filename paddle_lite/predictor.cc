@@ -333,20 +333,9 @@ struct Predictor::Impl {
     contexts = std::make_unique<platform::DeviceContextPool>(context_options);
     fw::KernelPreference preference;
     preference.place = TargetPlace();
+    // Plugins, and the libraries they register, are loaded by now.
     for (auto& lib : config.kernel_libraries()) {
-      // A misspelt library would otherwise leave every op on the fallback
-      // without a word. Libraries register with their kernels (built in,
-      // or a plugin's, loaded by now).
-      if (!fw::LibraryType::Known(lib)) {
-        std::string known;
-        for (const auto& type : fw::LibraryType::All()) {
-          known += (known.empty() ? "" : ", ") + type.name();
-        }
-        PADDLE_THROW(platform::errors::InvalidArgument(
-            "Config::SetKernelLibraries: no kernel library is named '", lib,
-            "' (known: ", known, "; PLAIN is always the fallback)."));
-      }
-      preference.libraries.push_back(fw::LibraryType::FromName(lib));
+      preference.libraries.push_back(fw::LibraryType::FromPreferredName(lib));
     }
     // A device nobody provides (no plugin loaded, a misspelt name), or a
     // CUDA place without a GPU, is an error naming it here, not a silent

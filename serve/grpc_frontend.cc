@@ -355,7 +355,8 @@ Status NotTheMessage() {
 // A callback runs where the call was read, without the hand-off to a
 // thread of a pool that the sync API makes: for ModelInfer, a request an
 // idle instance takes runs right there, which saves 0.06-0.1 ms a call at
-// one client (see docs/serving.md, "Benchmarks"). A queued request holds
+// one client (docs/serving_benchmarks.md, "gRPC on the callback API, and
+// where the rest goes"). A queued request holds
 // no thread: the worker that runs it finishes the call. The health and
 // metadata calls never block, so they answer in the callback.
 using Grpc = inference::GRPCInferenceService;

@@ -96,7 +96,7 @@ int InspectCommand() {
     std::string lib;
     while (std::getline(libs, lib, ',')) {
       if (!lib.empty() && lib != "PLAIN") {
-        preference.libraries.push_back(fw::LibraryType::FromName(lib));
+        preference.libraries.push_back(fw::LibraryType::FromPreferredName(lib));
       }
     }
     platform::DeviceContextPool contexts(

@@ -59,7 +59,7 @@ fw::KernelPreference PreferenceFromFlags() {
   std::string lib;
   while (std::getline(libs, lib, ',')) {
     if (!lib.empty() && lib != "PLAIN") {
-      preference.libraries.push_back(fw::LibraryType::FromName(lib));
+      preference.libraries.push_back(fw::LibraryType::FromPreferredName(lib));
     }
   }
   return preference;

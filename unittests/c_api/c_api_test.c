@@ -354,15 +354,17 @@ static void TestClonesOnThreads(const Demo* demo) {
   }
   // The clones run without the predictor they came from.
   PD_PredictorDestroy(original);
-  int started = 0;
+  int started[kClones] = {0};
   for (int i = 0; i < kClones; ++i) {
+    CHECK(runs[i].predictor != NULL);
     if (runs[i].predictor == NULL) continue;
-    CHECK(pthread_create(&threads[i], NULL, RunClone, &runs[i]) == 0);
-    ++started;
+    started[i] = pthread_create(&threads[i], NULL, RunClone, &runs[i]) == 0;
+    CHECK(started[i]);
   }
-  CHECK(started == kClones);
-  for (int i = 0; i < started; ++i) pthread_join(threads[i], NULL);
-  for (int i = 0; i < started; ++i) {
+  for (int i = 0; i < kClones; ++i) {
+    if (started[i]) pthread_join(threads[i], NULL);
+  }
+  for (int i = 0; i < kClones; ++i) {
     CHECK(runs[i].runs_matching == 20);
     CHECK(runs[i].own_error_kept == 20);
     PD_PredictorDestroy(runs[i].predictor);
@@ -539,6 +541,9 @@ static void TestErrors(const Demo* demo) {
   const size_t offsets[2] = {0, 1};
   CHECK_ERROR(PD_TensorSetLoD(in, (size_t)minus_one, level_sizes, offsets),
               PD_INVALID_ARGUMENT, "num_levels is");
+  const size_t huge_level[1] = {(size_t)minus_one};
+  CHECK_ERROR(PD_TensorSetLoD(in, 1, huge_level, offsets), PD_INVALID_ARGUMENT,
+              "level_sizes[0] is");
   CHECK(PD_TensorReshape(in, demo->input_ndim, demo->input_shape) == PD_OK);
   const size_t bytes = demo->input_count * sizeof(float);
   // One byte short, one element over, the wrong type for the byte count:

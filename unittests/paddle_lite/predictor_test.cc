@@ -124,7 +124,7 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
   Config misspelt(testing::DemoModelDir());
   misspelt.SetKernelLibraries({"MKLDMN"});
   expect([&] { CreatePredictor(misspelt); }, ErrorCode::kInvalidArgument,
-         "'MKLDMN' (known: PLAIN, MKLDNN");
+         "No kernel library is named 'MKLDMN' (known: PLAIN, MKLDNN");
   Config known(testing::DemoModelDir());
   known.SetKernelLibraries({"CUDNN", "MKLDNN"});
   EXPECT_NE(CreatePredictor(known), nullptr);

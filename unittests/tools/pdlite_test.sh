@@ -183,8 +183,12 @@ expect 2 "--profile is not a flag of .pdlite bench --shapes." -- "$pdlite" \
   bench --model "$demo" --shapes "x=1x3x32x32" --profile
 expect 2 "--model is not a flag of .pdlite kernels." -- "$pdlite" kernels \
   --model "$demo"
-expect 1 "no kernel library is named 'MKLDMN'" -- "$pdlite" run \
+expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" run \
   --model "$demo" --inputs "$demo" --libraries MKLDMN
+expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" inspect \
+  --model "$demo" --libraries MKLDMN
+expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" kernels \
+  --missing --model "$demo" --libraries MKLDMN
 expect 2 "--input gives 'x' twice" -- "$pdlite" run --model "$demo" \
   --input x="$demo/input_x.npy" --input x="$demo/input_x.npy"
 # bench --shapes: a shape past the tensor limit is refused before its noise
