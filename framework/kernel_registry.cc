@@ -1,6 +1,5 @@
 #include "framework/kernel_registry.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -22,6 +21,13 @@ LibraryNames& Libraries() {
   static LibraryNames* libs = new LibraryNames;
   return *libs;
 }
+// The id of `name`, or -1; with libs.mu held.
+int IdOf(const LibraryNames& libs, const std::string& name) {
+  for (size_t i = 0; i < libs.names.size(); ++i) {
+    if (libs.names[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
 }  // namespace
 
 LibraryType LibraryType::FromName(const std::string& name) {
@@ -36,9 +42,8 @@ LibraryType LibraryType::FromName(const std::string& name) {
   }
   auto& libs = Libraries();
   std::lock_guard<std::mutex> lock(libs.mu);
-  for (size_t i = 0; i < libs.names.size(); ++i) {
-    if (libs.names[i] == name) return LibraryType(static_cast<int>(i));
-  }
+  const int id = IdOf(libs, name);
+  if (id >= 0) return LibraryType(id);
   libs.names.push_back(name);
   return LibraryType(static_cast<int>(libs.names.size() - 1));
 }
@@ -48,9 +53,8 @@ LibraryType LibraryType::FromPreferredName(const std::string& name) {
   {
     auto& libs = Libraries();
     std::lock_guard<std::mutex> lock(libs.mu);
-    for (size_t i = 0; i < libs.names.size(); ++i) {
-      if (libs.names[i] == name) return LibraryType(static_cast<int>(i));
-    }
+    const int id = IdOf(libs, name);
+    if (id >= 0) return LibraryType(id);
     // Copied under the lock: a plugin loading on another thread may add a
     // name (and move the others) meanwhile.
     for (const std::string& n : libs.names) {

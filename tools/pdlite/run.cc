@@ -127,9 +127,10 @@ void PrintSummary(const std::string& name, const fw::Tensor& t) {
       hi = std::max(hi, v);
       sum += v;
     }
-    if (nans == n) lo = hi = sum = NAN;
+    const double mean = nans == n ? NAN : sum / static_cast<double>(n - nans);
+    if (nans == n) lo = hi = NAN;
     std::cout << std::setprecision(6) << "  min " << lo << "  max " << hi
-              << "  mean " << sum / static_cast<double>(n - nans + (nans == n))
+              << "  mean " << mean
               << (nans > 0 ? "  NaN " + std::to_string(nans) : std::string())
               << "  first [";
     for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {

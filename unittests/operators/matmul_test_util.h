@@ -1,10 +1,12 @@
 // Naive reference pieces for the mul, matmul and matmul_v2 tests: operands
 // as explicit (materialized, possibly transposed) matrices in double, and a
 // triple-loop product. Each test composes its op's batch rules from these,
-// independently of operators/matmul_shape.h.
+// independently of operators/matmul_shape.h. Also a check both batched ops
+// share.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -109,6 +111,18 @@ template <typename T>
 framework::Tensor RefRandom(const framework::DDim& dims, uint32_t seed) {
   if (std::is_floating_point_v<T>) return RandomTensor<T>(dims, -1, 1, seed);
   return RandomTensor<T>(dims, -5, 5, seed);
+}
+
+/// `op` (matmul or matmul_v2) on a hostile batch of 2^40 empty products:
+/// an empty output at once, with no offset kept per product (16 TB).
+inline void ExpectEmptyProductsOfAHostileBatch(const std::string& op) {
+  const int64_t batch = int64_t{1} << 40;
+  OpTester t(op);
+  t.Input("X", MakeTensor<float>({batch, 0, 8}, {}))
+      .Input("Y", RandomTensor<float>({8, 8}))
+      .Output("Out");
+  t.Run();
+  EXPECT_EQ(t.GetOutput("Out").dims(), (framework::DDim{batch, 0, 8})) << op;
 }
 
 }  // namespace testing
