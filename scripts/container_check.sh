@@ -6,28 +6,33 @@
 #   scripts/container_check.sh [DOCKERFILE]     # default serve/Dockerfile
 #
 # Each FROM starts a fresh Debian 12 root (debootstrap's minbase of
-# bookworm, brought up to date, as the debian:12 image is; no other base is
-# known here). COPY . copies the build context: what a clone has (tracked
-# files and untracked ones git does not ignore) less .dockerignore's
-# patterns; COPY --from copies out of an earlier stage's root. RUN runs in
-# the stage's root under SHELL (default /bin/sh -c) from WORKDIR, with the
-# ENV set so far. The instructions that serve/Dockerfile uses are all it
-# knows; any other is an error. Then ENTRYPOINT and CMD run in the last
+# bookworm, brought up to date, without package lists, as the debian:12
+# image is; no other base is known here). COPY . copies the build context:
+# what a clone has (tracked files and untracked ones git does not ignore)
+# less .dockerignore's patterns; COPY --from copies out of an earlier
+# stage's root. RUN runs in the stage's root with no input, under SHELL
+# (default /bin/sh -c), from WORKDIR, as USER, with PATH, HOME and the ENV
+# set so far. The instructions and forms that serve/Dockerfile uses are all
+# it knows; any other is an error. Then ENTRYPOINT and CMD run in the last
 # stage's root as its USER, with a model repository mounted read-only at
 # /mnt/models (models/demo_convnet, and ../shared/models/ppocr_cls_mobile_v2
-# when that folder is there), on the ports it EXPOSEs. The check asks for
-# health and metadata, runs each model over HTTP (JSON) against its
-# expected outputs, calls ServerLive over gRPC, and sends SIGTERM: the
-# server must exit 0.
+# when that folder is there), on the ports it EXPOSEs: the first is taken
+# as the HTTP port, the second as gRPC's. The check asks for health and
+# metadata, runs each model over HTTP (JSON) against its expected outputs,
+# calls ServerLive over gRPC, and sends SIGTERM: the server must exit 0
+# within 30 s.
 #
 # Not run in CI, as issue 15 asks of the image: it builds pdlite and the
 # server once more (229 s on two cores with an empty ccache; RUN steps use
-# this machine's ccache, so a second run takes seconds). What differs from
-# a Docker engine: no layers or cache of its own, the host's network (the
-# ports must be free here) and kernel, no cgroup limits, and a context
-# without the files git ignores (Docker sends those that .dockerignore does
-# not exclude; here .dockerignore excludes all of them). Needs root
-# (debootstrap, chroot, mount).
+# this machine's ccache, so a second run takes about 30 s). What differs
+# from a Docker engine: no layers or cache of its own; the host's network
+# (the ports must be free here) and kernel; no cgroup limits; each root
+# reaches the package archives with this machine's apt sources, proxy
+# settings and certificate authorities (installed before each RUN as root)
+# rather than the image's own, and RUN gets CCACHE_DIR; and the context
+# lacks the files git ignores, which Docker would send unless .dockerignore
+# excludes them (it does not exclude __pycache__/, say). Needs root
+# (debootstrap, chroot, mount); uses curl, python3 and procps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -36,7 +41,7 @@ shared="$(cd .. && pwd)/shared"
 
 start=$SECONDS
 source scripts/lib/debian_root.sh
-debian_root_prepare container_check
+debian_root_prepare container_check procps
 base=$(debian_root_base "")
 
 work="$debian_root_cache/container"
@@ -119,12 +124,13 @@ instructions() {
     END { if (buf ~ /[^[:space:]]/) printf "%s%c", buf, 0 }' "$dockerfile"
 }
 
-# debian_root_run's options for the stage's user and environment, as Docker
-# sets them: PATH (the default unless ENV sets it), HOME from the user's
+# Sets options to debian_root_run's options for the stage's user and
+# environment, as Docker sets them: PATH (the default unless ENV sets it), HOME from the user's
 # /etc/passwd line ("/" without one), the ENV set so far; nothing else.
 default_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 run_options() {
   local uid=0 gid=0 home=/root entry env
+  options=()
   if [ -n "$user" ]; then
     uid=${user%%:*}
     entry=$(awk -F: -v u="$uid" '$1 == u || $3 == u { print; exit }' "$root/etc/passwd")
@@ -135,10 +141,10 @@ run_options() {
       home=/
     fi
     [[ $user != *:* ]] || gid=${user#*:}
-    printf -- '--user\0%s\0' "$uid:$gid"
+    options+=(--user "$uid:$gid")
   fi
-  printf -- '--bare-env\0--env\0HOME=%s\0' "$home"
-  for env in "${envs[@]}"; do printf -- '--env\0%s\0' "$env"; done
+  options+=(--bare-env --env "HOME=$home")
+  for env in "${envs[@]}"; do options+=(--env "$env"); done
 }
 env_value() {  # the value ENV gave NAME, or the default's
   local env value=""
@@ -169,6 +175,8 @@ while IFS= read -r -u 3 -d '' instruction; do
       root="$work/stage-$stage"
       echo "== stage $stage ($image${name:+ as $name}): $root"
       debian_root_unpack "$base" "$root"
+      # The debian:12 image has no package lists: a RUN must fetch them.
+      rm -rf "$root"/var/lib/apt/lists/*
       [ -z "${name:-}" ] || stage_roots[$name]=$root
       stage_roots[$((stage - 1))]=$root
       dir=/ user="" shell=(/bin/sh -c) envs=() entrypoint=() cmd=() ports=()
@@ -198,7 +206,7 @@ while IFS= read -r -u 3 -d '' instruction; do
     RUN)
       echo "== RUN $args"
       run_start=$SECONDS
-      mapfile -t -d '' options < <(run_options)
+      run_options
       status=0
       debian_root_run --bind "$ccache_dir:/var/cache/pdlite-ccache" \
         --env CCACHE_DIR=/var/cache/pdlite-ccache "${options[@]}" \
@@ -253,7 +261,7 @@ for port in "${ports[@]}"; do
 done
 [ -n "$http_port" ] || fail "no EXPOSEd port"
 echo "== run: ${entrypoint[*]} ${cmd[*]} (user ${user:-root}, /mnt/models read-only)"
-mapfile -t -d '' options < <(run_options)
+run_options
 debian_root_run --bind "$models:/mnt/models:ro" "${options[@]}" \
   "$root" "$dir" "${entrypoint[@]}" "${cmd[@]}" </dev/null \
   >"$work/server.log" 2>&1 &
@@ -268,7 +276,8 @@ for _ in $(seq 600); do
 done
 [ "$ready" = 1 ] || fail "the server was not ready after 60 s"
 curl -sf -m 5 "$base_url/v2/health/live" >/dev/null || fail "/v2/health/live"
-echo "== ready: $(curl -sf -m 5 "$base_url/v2" || fail "GET /v2")"
+server_metadata=$(curl -sf -m 5 "$base_url/v2") || fail "GET /v2"
+echo "== ready: $server_metadata"
 
 for check in "${checks[@]}"; do
   read -r name input expected <<<"$check"

@@ -11,13 +11,14 @@ debian_root_cache="${PDLITE_CLEAN_ROOT_CACHE:-$HOME/.cache/pdlite-clean-root}"
 ccache_dir="${CCACHE_DIR:-$HOME/.ccache}"
 
 # Checks that the script ($1 names it) runs as root, and installs what roots
-# are made with. From the repository's root.
+# are made with, and the packages named after it. From the repository's
+# root.
 debian_root_prepare() {
   if [ "$(id -u)" -ne 0 ]; then
     echo "$1: needs root (debootstrap, chroot and mount)" >&2
     exit 1
   fi
-  scripts/setup.sh debootstrap
+  scripts/setup.sh debootstrap "${@:2}"
   mkdir -p "$ccache_dir"
 }
 

@@ -86,8 +86,14 @@ def main(paths):
             for doc in yaml.safe_load_all(f):
                 if doc is None:
                     continue
+                if not isinstance(doc, dict):
+                    problems.append(f"{path}: a document that is not a "
+                                    f"mapping: {doc!r}")
+                    continue
                 key = (doc.get("apiVersion"), doc.get("kind"))
-                name = doc.get("metadata", {}).get("name", "?")
+                metadata = doc.get("metadata")
+                name = (metadata.get("name", "?")
+                        if isinstance(metadata, dict) else "?")
                 if key not in ROOT_TYPES:
                     problems.append(f"{path}: {key} is not a kind this knows")
                     continue
