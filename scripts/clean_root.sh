@@ -37,9 +37,7 @@ base=$(debian_root_base "$base_packages")
 root="$debian_root_cache/root"
 debian_root_unpack "$base" "$root"
 mkdir -p "$root$repo"
-git ls-files -z --cached --others --exclude-standard |
-  tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
-  tar -C "$root$repo" -xf -
+debian_root_clone_files | debian_root_copy_files "$root$repo"
 echo "== clean root ready in $((SECONDS - start)) s: $root"
 
 # The repository's root stays visible when it is under /tmp (a CI clone).

@@ -64,7 +64,7 @@ mkdir -p "$work"
 
 fail() { echo "container_check: $dockerfile: $*" >&2; exit 1; }
 
-# The build context, as a tar stream. .dockerignore's patterns are matched
+# The build context, NUL-separated. .dockerignore's patterns are matched
 # as Docker does for the forms known here: a name or glob without "/",
 # against a path's first component (a folder then goes whole), or a path
 # without glob characters, against the path and its parent folders.
@@ -82,8 +82,8 @@ if [ -f .dockerignore ]; then
     ignores+=("$pattern")
   done <.dockerignore
 fi
-context_tar() {
-  git ls-files -z --cached --others --exclude-standard |
+context_files() {
+  debian_root_clone_files |
     while IFS= read -r -d '' file; do
       for pattern in "${ignores[@]}"; do
         if [[ $pattern == */* ]]; then
@@ -94,7 +94,7 @@ context_tar() {
         fi
       done
       printf '%s\0' "$file"
-    done | tar --null -T - --ignore-failed-read -cf - 2>/dev/null
+    done
 }
 
 # A JSON array of strings (an exec form) into the array named $1.
@@ -190,7 +190,7 @@ while IFS= read -r -u 3 -d '' instruction; do
     COPY)
       if [ "$args" = ". ." ]; then
         echo "== COPY the build context into $dir"
-        context_tar | tar -C "$root$dir" -xf -
+        context_files | debian_root_copy_files "$root$dir"
       elif [[ $args =~ ^--from=([^[:space:]]+)[[:space:]]+(/[^[:space:]]*)[[:space:]]+(/[^[:space:]]*)$ &&
               $args != *..* ]]; then
         from=${stage_roots[${BASH_REMATCH[1]}]:-}

@@ -11,8 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
-#include <set>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -129,6 +130,14 @@ bool ParseInt(const std::string& text,
   return true;
 }
 
+// ParseInt into an int (the bounds fit in one).
+bool ParseIntTo(const std::string& text, int min, int max, int* out) {
+  long long v = 0;
+  if (!ParseInt(text, min, max, &v)) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 // glibc gives each thread that allocates under contention an arena of
 // its own, up to 8 per core, and an arena keeps its peak: with 64 HTTP and
 // 128 gRPC threads the server's RSS crept up run after run (94 MB after
@@ -184,6 +193,130 @@ int main(int argc, char** argv) {
   long long exit_timeout_seconds = 30;
   pdlite::serve::HttpOptions options;
   pdlite::serve::GrpcOptions grpc_options;
+  // The flags that take a value, each with what it does with one: an empty
+  // string, or what is wrong with it.
+  const std::string ok;
+  const std::map<std::string, std::function<std::string(const std::string&)>>
+      value_flags = {
+          {"--model-repository",
+           [&](const std::string& v) {
+             repository = v;
+             return ok;
+           }},
+          {"--model-control-mode",
+           [&](const std::string& v) {
+             if (v != "none" && v != "explicit" && v != "poll") {
+               return std::string(
+                   "--model-control-mode is none, explicit or poll");
+             }
+             model_control_mode = v;
+             return ok;
+           }},
+          {"--repository-poll-secs",
+           [&](const std::string& v) {
+             return ParseInt(v, 1, 86400, &poll_seconds)
+                        ? ok
+                        : "bad --repository-poll-secs (1 to 86400)";
+           }},
+          {"--shared-memory",
+           [&](const std::string& v) {
+             if (v != "none" && v != "system") {
+               return std::string("--shared-memory is none or system");
+             }
+             server_options.shared_memory = v == "system";
+             return ok;
+           }},
+          {"--http-restricted-api",
+           [&](const std::string& v) {
+             std::string why;
+             return options.restricted.Add(v, &why)
+                        ? ok
+                        : "--http-restricted-api: " + why;
+           }},
+          {"--grpc-restricted-protocol",
+           [&](const std::string& v) {
+             std::string why;
+             return grpc_options.restricted.Add(v, &why)
+                        ? ok
+                        : "--grpc-restricted-protocol: " + why;
+           }},
+          {"--exit-timeout-secs",
+           [&](const std::string& v) {
+             return ParseInt(v, 0, 86400, &exit_timeout_seconds)
+                        ? ok
+                        : "bad --exit-timeout-secs";
+           }},
+          {"--http-spin-us",
+           [&](const std::string& v) {
+             return ParseIntTo(v, 0, 10000, &options.spin_us)
+                        ? ok
+                        : "bad --http-spin-us";
+           }},
+          {"--tls-cert",
+           [&](const std::string& v) {
+             tls_cert_file = v;
+             return ok;
+           }},
+          {"--tls-key",
+           [&](const std::string& v) {
+             tls_key_file = v;
+             return ok;
+           }},
+          {"--tls-client-ca",
+           [&](const std::string& v) {
+             tls_client_ca_file = v;
+             return ok;
+           }},
+          {"--host",
+           [&](const std::string& v) {
+             options.host = v;
+             return ok;
+           }},
+          {"--http-port",
+           [&](const std::string& v) {
+             return ParseIntTo(v, 0, 65535, &options.port) ? ok
+                                                           : "bad --http-port";
+           }},
+          {"--grpc-port",
+           [&](const std::string& v) {
+             return ParseIntTo(v, -1, 65535, &grpc_options.port)
+                        ? ok
+                        : "bad --grpc-port";
+           }},
+          {"--grpc-threads",
+           [&](const std::string& v) {
+             return ParseIntTo(v, 1, 4096, &grpc_options.threads)
+                        ? ok
+                        : "bad --grpc-threads";
+           }},
+          {"--http-threads",
+           [&](const std::string& v) {
+             return ParseIntTo(v, 1, 1024, &options.threads)
+                        ? ok
+                        : "bad --http-threads";
+           }},
+          {"--max-body-mb",
+           [&](const std::string& v) {
+             long long mb = 0;
+             if (!ParseInt(v, 1, 1 << 20, &mb)) {
+               return std::string("bad --max-body-mb");
+             }
+             options.max_body_bytes = static_cast<size_t>(mb) << 20;
+             grpc_options.max_message_bytes = options.max_body_bytes;
+             server_options.max_shared_memory_input_bytes =
+                 options.max_body_bytes;
+             return ok;
+           }},
+          {"--max-json-decoding-mb",
+           [&](const std::string& v) {
+             long long mb = 0;
+             if (!ParseInt(v, 1, 1 << 20, &mb)) {
+               return std::string("bad --max-json-decoding-mb");
+             }
+             options.max_json_decoding_bytes = static_cast<size_t>(mb) << 20;
+             return ok;
+           }},
+      };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -203,97 +336,16 @@ int main(int argc, char** argv) {
     }
     // Every other flag takes a value: an unknown one is named as such, not
     // as one missing its value.
-    static const std::set<std::string> kValueFlags = {
-        "--exit-timeout-secs",
-        "--grpc-port",
-        "--grpc-restricted-protocol",
-        "--grpc-threads",
-        "--host",
-        "--http-port",
-        "--http-restricted-api",
-        "--http-spin-us",
-        "--http-threads",
-        "--max-body-mb",
-        "--max-json-decoding-mb",
-        "--model-control-mode",
-        "--model-repository",
-        "--repository-poll-secs",
-        "--shared-memory",
-        "--tls-cert",
-        "--tls-client-ca",
-        "--tls-key"};
-    if (!kValueFlags.count(arg)) {
+    const auto flag = value_flags.find(arg);
+    if (flag == value_flags.end()) {
       return Usage("unknown argument '" + arg + "'");
     }
     if (!has_value) {
       if (i + 1 >= argc) return Usage(arg + " needs a value");
       value = argv[++i];
     }
-    long long n = 0;
-    if (arg == "--model-repository") {
-      repository = value;
-    } else if (arg == "--model-control-mode") {
-      if (value != "none" && value != "explicit" && value != "poll") {
-        return Usage("--model-control-mode is none, explicit or poll");
-      }
-      model_control_mode = value;
-    } else if (arg == "--repository-poll-secs") {
-      if (!ParseInt(value, 1, 86400, &n)) {
-        return Usage("bad --repository-poll-secs (1 to 86400)");
-      }
-      poll_seconds = n;
-    } else if (arg == "--shared-memory") {
-      if (value != "none" && value != "system") {
-        return Usage("--shared-memory is none or system");
-      }
-      server_options.shared_memory = value == "system";
-    } else if (arg == "--http-restricted-api" ||
-               arg == "--grpc-restricted-protocol") {
-      std::string why;
-      auto& restricted = arg == "--http-restricted-api"
-                             ? options.restricted
-                             : grpc_options.restricted;
-      if (!restricted.Add(value, &why)) return Usage(arg + ": " + why);
-    } else if (arg == "--exit-timeout-secs") {
-      if (!ParseInt(value, 0, 86400, &exit_timeout_seconds)) {
-        return Usage("bad --exit-timeout-secs");
-      }
-    } else if (arg == "--http-spin-us") {
-      if (!ParseInt(value, 0, 10000, &n)) return Usage("bad --http-spin-us");
-      options.spin_us = static_cast<int>(n);
-    } else if (arg == "--tls-cert") {
-      tls_cert_file = value;
-    } else if (arg == "--tls-key") {
-      tls_key_file = value;
-    } else if (arg == "--tls-client-ca") {
-      tls_client_ca_file = value;
-    } else if (arg == "--host") {
-      options.host = value;
-    } else if (arg == "--http-port") {
-      if (!ParseInt(value, 0, 65535, &n)) return Usage("bad --http-port");
-      options.port = static_cast<int>(n);
-    } else if (arg == "--grpc-port") {
-      if (!ParseInt(value, -1, 65535, &n)) return Usage("bad --grpc-port");
-      grpc_options.port = static_cast<int>(n);
-    } else if (arg == "--grpc-threads") {
-      if (!ParseInt(value, 1, 4096, &n)) return Usage("bad --grpc-threads");
-      grpc_options.threads = static_cast<int>(n);
-    } else if (arg == "--http-threads") {
-      if (!ParseInt(value, 1, 1024, &n)) return Usage("bad --http-threads");
-      options.threads = static_cast<int>(n);
-    } else if (arg == "--max-body-mb") {
-      if (!ParseInt(value, 1, 1 << 20, &n)) return Usage("bad --max-body-mb");
-      options.max_body_bytes = static_cast<size_t>(n) << 20;
-      grpc_options.max_message_bytes = options.max_body_bytes;
-      server_options.max_shared_memory_input_bytes = options.max_body_bytes;
-    } else if (arg == "--max-json-decoding-mb") {
-      if (!ParseInt(value, 1, 1 << 20, &n)) {
-        return Usage("bad --max-json-decoding-mb");
-      }
-      options.max_json_decoding_bytes = static_cast<size_t>(n) << 20;
-    } else {
-      return Usage("unknown argument '" + arg + "'");
-    }
+    const std::string problem = flag->second(value);
+    if (!problem.empty()) return Usage(problem);
   }
   if (repository.empty()) return Usage("--model-repository is required");
   if (poll_seconds > 0 && model_control_mode != "poll") {

@@ -144,6 +144,18 @@ debian_root_base() {
   echo "$base"
 }
 
+# The files a clone of the repository has (tracked ones, and untracked ones
+# git does not ignore), NUL-separated, from the repository's root.
+debian_root_clone_files() {
+  git ls-files -z --cached --others --exclude-standard
+}
+
+# Copies the files named on standard input (NUL-separated, relative to the
+# current folder) into folder $1, keeping their paths.
+debian_root_copy_files() {
+  tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -C "$1" -xf -
+}
+
 # Unpacks a base root into a fresh folder, with the machine's registry
 # configuration: debian_root_unpack BASE_TARBALL ROOT
 debian_root_unpack() {

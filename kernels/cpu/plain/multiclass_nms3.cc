@@ -91,7 +91,39 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
   }
 
  private:
-  struct Image;
+  struct Params {
+    int background_label;
+    T score_threshold;
+    int nms_top_k;
+    T nms_threshold;
+    T nms_eta;
+    bool normalized;
+  };
+
+  // One image's m boxes and their scores for every class, addressed by
+  // strides so the 3-D and 2-D input forms share the NMS code.
+  struct Image {
+    const T* boxes;
+    const T* scores;
+    int64_t m;
+    int64_t box_class_stride;    // elements between classes of one box
+    int64_t box_stride;          // elements between boxes
+    int64_t score_class_stride;  // elements between classes
+    int64_t score_stride;        // elements between boxes
+    int64_t index_base;          // Index of box 0 of class 0
+    int64_t index_class_stride;  // Index step per class
+    int64_t index_stride;        // Index step per box
+
+    T Score(int64_t c, int64_t j) const {
+      return scores[c * score_class_stride + j * score_stride];
+    }
+    const T* Box(int64_t c, int64_t j) const {
+      return boxes + c * box_class_stride + j * box_stride;
+    }
+    int64_t Index(int64_t c, int64_t j) const {
+      return index_base + c * index_class_stride + j * index_stride;
+    }
+  };
 
   // Out (and Index): the kept rows of each image, class by class, with
   // `starts` (the row offsets of each image) as their LoD; nothing found
@@ -140,41 +172,6 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
     if (index != nullptr) index->set_lod({starts});
     out->set_lod({std::move(starts)});
   }
-
- private:
-  struct Params {
-    int background_label;
-    T score_threshold;
-    int nms_top_k;
-    T nms_threshold;
-    T nms_eta;
-    bool normalized;
-  };
-
-  // One image's m boxes and their scores for every class, addressed by
-  // strides so the 3-D and 2-D input forms share the NMS code.
-  struct Image {
-    const T* boxes;
-    const T* scores;
-    int64_t m;
-    int64_t box_class_stride;    // elements between classes of one box
-    int64_t box_stride;          // elements between boxes
-    int64_t score_class_stride;  // elements between classes
-    int64_t score_stride;        // elements between boxes
-    int64_t index_base;          // Index of box 0 of class 0
-    int64_t index_class_stride;  // Index step per class
-    int64_t index_stride;        // Index step per box
-
-    T Score(int64_t c, int64_t j) const {
-      return scores[c * score_class_stride + j * score_stride];
-    }
-    const T* Box(int64_t c, int64_t j) const {
-      return boxes + c * box_class_stride + j * box_stride;
-    }
-    int64_t Index(int64_t c, int64_t j) const {
-      return index_base + c * index_class_stride + j * index_stride;
-    }
-  };
 
   static std::vector<Image> SplitImages(const framework::ExecutionContext& ctx,
                                         const framework::Tensor& bboxes,
