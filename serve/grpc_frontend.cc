@@ -31,6 +31,10 @@ namespace {
 
 using paddle_lite::DataType;
 
+// How long a closing stream may wait, with every request answered, for its
+// client to read an answer before it is cancelled.
+constexpr std::chrono::seconds kStalledStreamGrace(5);
+
 Status Bad(std::string message) {
   return Status::Error(StatusCode::kInvalidArgument, std::move(message));
 }
@@ -834,6 +838,17 @@ class GrpcFrontend::Service final : public RawCallbackService {
     for (StreamCall* stream : streams_) stream->Close();
   }
 
+  // Cancels the closing streams whose every request is answered but whose
+  // client has read none of the answers for `grace`: HTTP/2 flow control
+  // holds the write, and with it the server's shutdown, until
+  // --exit-timeout-secs. Called again and again while gRPC shuts down.
+  void CancelStalledStreams(std::chrono::steady_clock::duration grace) {
+    const auto now = std::chrono::steady_clock::now();
+    // Held while cancelling: OnDone takes it before the stream is freed.
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    for (StreamCall* stream : streams_) stream->CancelIfStalled(now, grace);
+  }
+
  private:
   // Counts an inference call taken. Bounded as the sync server's threads
   // bounded them: the model queues refuse what they cannot hold, but the
@@ -1152,6 +1167,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       std::unique_lock<std::mutex> lock(mutex_);
       writes_.pop_front();
       if (!ok) writes_.clear();  // the client is gone
+      write_progress_ = std::chrono::steady_clock::now();
       // Room for another request, now that its answer is out.
       ReadIfRoom();
       writing_ = !writes_.empty();
@@ -1178,6 +1194,30 @@ class GrpcFrontend::Service final : public RawCallbackService {
       std::unique_lock<std::mutex> lock(mutex_);
       closing_ = true;
       FinishIfDone(&lock);
+    }
+
+    // See Service::CancelStalledStreams.
+    void CancelIfStalled(std::chrono::steady_clock::time_point now,
+                         std::chrono::steady_clock::duration grace) {
+      size_t unwritten = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!closing_ || finished_ || cancelled_ || stall_cancelled_ ||
+            in_flight_ > 0 || !writing_ || now - write_progress_ < grace) {
+          return;
+        }
+        stall_cancelled_ = true;
+        unwritten = writes_.size();
+      }
+      LOG(WARNING)
+          << "grpc ModelStreamInfer: the client at " << context_->peer()
+          << " read no answer for "
+          << std::chrono::duration_cast<std::chrono::seconds>(grace).count()
+          << " s while the server stops; cancelling its stream with "
+          << unwritten << " answer(s) unwritten";
+      // Thread-safe; the write pending fails (OnWriteDone(false)) and
+      // OnCancel follows, on gRPC's threads, which finish the call.
+      context_->TryCancel();
     }
 
    private:
@@ -1249,6 +1289,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         writes_.push_back(std::move(bytes));
         if (!writing_) {
           writing_ = true;
+          write_progress_ = std::chrono::steady_clock::now();
           StartWrite(&writes_.front());
         }
       }
@@ -1294,6 +1335,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
     std::mutex mutex_;
     grpc::ByteBuffer read_buffer_;
     std::deque<grpc::ByteBuffer> writes_;  // the front one being written
+    // When the write under way started, or the last one ended.
+    std::chrono::steady_clock::time_point write_progress_;
     int in_flight_ = 0;
     bool reading_ = false;
     bool writing_ = false;
@@ -1301,6 +1344,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     bool cancelled_ = false;
     bool closing_ = false;
     bool finished_ = false;
+    bool stall_cancelled_ = false;
   };
 
   InferenceServer* server_;
@@ -1370,10 +1414,29 @@ void GrpcFrontend::Stop() {
   // watches at once.
   service_->CloseStreams();
   health_->Close();
+  // A stream's client that reads none of its answers would hold Shutdown
+  // below until --exit-timeout-secs; it is cancelled after a grace (as an
+  // idle HTTP connection is closed after its keep-alive timeout).
+  std::mutex stopped_mutex;
+  std::condition_variable stopped_changed;
+  bool stopped = false;
+  std::thread stall_watch([&] {
+    std::unique_lock<std::mutex> lock(stopped_mutex);
+    while (!stopped_changed.wait_for(lock, std::chrono::milliseconds(100),
+                                     [&] { return stopped; })) {
+      service_->CancelStalledStreams(kStalledStreamGrace);
+    }
+  });
   // Shutdown refuses new RPCs and waits for those running (each bounded by
   // the model's queue and timeout) before returning.
   grpc_->Shutdown();
   grpc_->Wait();
+  {
+    std::lock_guard<std::mutex> lock(stopped_mutex);
+    stopped = true;
+  }
+  stopped_changed.notify_one();
+  stall_watch.join();
   grpc_.reset();
   health_.reset();
 }

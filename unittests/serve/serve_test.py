@@ -2533,6 +2533,65 @@ def check_stream_at_sigterm(server_command, tmp, env, servers):
             ended)
 
 
+def check_stalled_stream_at_sigterm(server_command, tmp, env, servers,
+                                    half_model):
+    """SIGTERM while a stream's client reads none of its answers: once every
+    request it sent is answered, HTTP/2 flow control holds the answers not
+    yet written; the stream is cancelled 5 s after its last write moved,
+    and the server exits 0 then, not after --exit-timeout-secs."""
+    import grpc
+    import numpy as np
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    repo = os.path.join(tmp, "repo_stalled")
+    os.makedirs(os.path.join(repo, "half"))
+    os.symlink(half_model, os.path.join(repo, "half", "1"))
+    log = os.path.join(tmp, "stalled.log")
+    server = Server(server_command, repo, log, ["--exit-timeout-secs", "60"],
+                    env=env)
+    servers.append(server)
+    # Each answer is 2.4 MB (sum, sum16, sumb16 of 100,000 x 3): a client
+    # that does not read takes a few, then its window is full.
+    rows, count = 100000, 12
+    x = np.ones((rows, 3), np.float16).tobytes()
+
+    def requests():
+        for i in range(count):
+            r = service_pb2.ModelInferRequest(model_name="half",
+                                              id="stalled%d" % i)
+            r.inputs.add(name="x16", datatype="FP16", shape=[rows, 3])
+            r.inputs.add(name="xb16", datatype="BF16", shape=[rows, 3])
+            r.raw_input_contents.extend([x, x])
+            yield r
+    channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
+    stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+    call = stub.ModelStreamInfer(requests(), timeout=120)
+    # Every request answered (by the server's log) before the signal.
+    deadline = time.time() + 60
+    while ("id=stalled%d status=OK" % (count - 1) not in server.log_tail() and
+           time.time() < deadline):
+        time.sleep(0.05)
+    start = time.time()
+    code = server.stop(signal.SIGTERM, timeout=60)
+    took = time.time() - start
+    try:
+        for _ in call:
+            pass
+        ended = "OK"
+    except grpc.RpcError as e:
+        ended = e.code().name
+    channel.close()
+    with open(log, errors="replace") as f:
+        text = f.read()
+    m = re.search(r"read no answer for 5 s while the server stops; "
+                  r"cancelling its stream with (\d+) answer", text)
+    R.check(code == 0 and took < 15 and m is not None and
+            int(m.group(1)) > 0 and ended != "OK",
+            "stream: SIGTERM with a client that reads no answers: its "
+            "stream cancelled (%s unwritten), exit 0 in %.1f s" % (
+                m.group(1) if m else "none", took),
+            "exit %s, stream %s\n%s" % (code, ended, server.log_tail()))
+
+
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     """A drain that outlasts --exit-timeout-secs, or a second signal, ends
     the server at once with exit 1 (the requests in flight are dropped),
@@ -2898,6 +2957,9 @@ def main():
         check_polling([args.server], tmp, openmp_unset, servers)
         check_restricted([args.server], tmp, openmp_unset, servers)
         check_stream_at_sigterm([args.server], tmp, openmp_unset, servers)
+        check_stalled_stream_at_sigterm([args.server], tmp, openmp_unset,
+                                        servers,
+                                        os.path.abspath(args.half_model))
         check_caller_gone([args.server], tmp, openmp_unset, servers,
                           os.path.abspath(args.loop_model))
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
