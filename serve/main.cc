@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -436,6 +437,10 @@ int main(int argc, char** argv) {
 
   // Set once every request taken is answered.
   std::atomic<bool> drained{false};
+  // Set once a signal came and HTTP stopped accepting: gRPC stops accepting
+  // then too, while HTTP's connections drain.
+  std::promise<void> stop_accepting;
+  std::future<void> stop_grpc = stop_accepting.get_future();
   // HTTP is answered from Bind() on; Serve() returns only after Stop().
   std::thread waiter([&] {
     int received = 0;
@@ -445,6 +450,7 @@ int main(int argc, char** argv) {
     // First: not ready from now on, and an unload under way stops waiting.
     server->BeginShutdown();
     http.Stop();
+    stop_accepting.set_value();
     // The drain is bounded (an orchestrator's grace period is, too), and a
     // second signal ends it: the requests still in flight are dropped.
     const auto deadline = exit_timeout_seconds > 0
@@ -473,9 +479,13 @@ int main(int argc, char** argv) {
       }
     }
   });
-  http.Serve();
   // Refuses new RPCs and returns once those taken are answered.
-  grpc.Stop();
+  std::thread grpc_stopper([&] {
+    stop_grpc.wait();
+    grpc.Stop();
+  });
+  http.Serve();
+  grpc_stopper.join();
   // Every accepted request is answered; Stop() waits for any run still
   // going and answers what is left queued.
   server->Stop();

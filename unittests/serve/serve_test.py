@@ -161,7 +161,9 @@ class Server:
             return f.read()[-4000:].decode(errors="replace")
 
     def stop(self, sig=signal.SIGTERM, timeout=60):
-        if self.proc.poll() is None:
+        """Sends `sig` (None: none, the signal was sent already) and waits
+        for the exit; returns its code."""
+        if sig is not None and self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
             code = self.proc.wait(timeout=timeout)
@@ -2391,7 +2393,27 @@ def check_sigterm_drains(server):
     deadline = time.time() + 10
     while not statuses and time.time() < deadline:
         time.sleep(0.01)
-    code = server.stop(signal.SIGTERM)
+    server.proc.send_signal(signal.SIGTERM)
+    # gRPC stops accepting at the signal too, not once HTTP has drained:
+    # a new call is refused while the HTTP requests are still in flight.
+    import tritonclient.grpc as grpcclient
+    from tritonclient.utils import InferenceServerException
+    refused, deadline = None, time.time() + 1
+    while refused is None and time.time() < deadline:
+        gc = grpcclient.InferenceServerClient(
+            url="127.0.0.1:%d" % server.grpc_port)
+        try:
+            gc.is_server_live(client_timeout=1)
+            time.sleep(0.01)
+        except InferenceServerException as e:
+            refused = e.status()
+        gc.close()
+    draining = sum(t.is_alive() for t in threads)
+    R.check(refused == "StatusCode.UNAVAILABLE" and draining == 3,
+            "SIGTERM: gRPC refuses new calls (UNAVAILABLE) while HTTP's "
+            "requests drain", "refused %s, %d HTTP requests in flight" % (
+                refused, draining))
+    code = server.stop(None)
     for t in threads:
         t.join()
     watcher.join()
