@@ -375,24 +375,37 @@ Status ModelVersion::Validate(const InferRequest& request) const {
     }
     // Declared sizes other than -1 are hints only (programs are often
     // saved with stale ones), so the runtime judges them, not this check.
+    // A shape whose non-zero dims multiply past 2^64 is refused even with
+    // a zero dim, as the runtime refuses it.
     uint64_t count = 1;
     bool overflow = false;
+    bool empty = false;
     for (int64_t d : in.shape) {
       if (d < 0) {
         return bad(what + "shape " + ShapeString(in.shape) +
                    " has a negative dim");
       }
-      overflow |=
-          __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count);
+      if (d == 0) {
+        empty = true;
+      } else {
+        overflow |=
+            __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count);
+      }
     }
+    if (overflow) {
+      return bad(what + "shape " + ShapeString(in.shape) +
+                 " is too large: its non-zero dims multiply past 2^64 (got " +
+                 std::to_string(in.element_bytes() / ElementSize(in.type)) +
+                 " elements)");
+    }
+    if (empty) count = 0;
     const size_t element = ElementSize(in.type);
     uint64_t bytes = 0;
-    overflow |= __builtin_mul_overflow(count, element, &bytes);
-    if (overflow || bytes != in.element_bytes()) {
-      return bad(
-          what + "shape " + ShapeString(in.shape) + " needs " +
-          (overflow ? std::string("more than 2^64") : std::to_string(count)) +
-          " elements, got " + std::to_string(in.element_bytes() / element));
+    if (__builtin_mul_overflow(count, element, &bytes) ||
+        bytes != in.element_bytes()) {
+      return bad(what + "shape " + ShapeString(in.shape) + " needs " +
+                 std::to_string(count) + " elements, got " +
+                 std::to_string(in.element_bytes() / element));
     }
     if (!in.lod.empty()) {
       for (size_t level = 0; level < in.lod.size(); ++level) {
@@ -657,9 +670,13 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
   pending->rows = request.inputs.empty() || request.inputs[0].shape.empty()
                       ? 0
                       : request.inputs[0].shape[0];
-  pending->batchable = batchable_ && pending->rows > 0;
+  // A request of more rows than a batch holds runs alone, as does one of
+  // rows with no elements (nothing to join, and its dim 0 may be anything).
+  pending->batchable = batchable_ && pending->rows > 0 &&
+                       pending->rows <= config_.max_batch_size;
   for (auto& in : request.inputs) {
-    if (!in.lod.empty() || in.shape.empty() || in.shape[0] != pending->rows) {
+    if (!in.lod.empty() || in.shape.empty() || in.shape[0] != pending->rows ||
+        std::find(in.shape.begin() + 1, in.shape.end(), 0) != in.shape.end()) {
       pending->batchable = false;
     }
   }
@@ -667,7 +684,11 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
       request.timeout_us >= 0 ? request.timeout_us : config_.timeout_ms * 1000;
   pending->timeout_us = timeout_us;
   pending->request = std::move(request);
-  if (timeout_us > 0) {
+  // Longer timeouts are none: past about 290 years from the clock's epoch
+  // the deadline's nanoseconds would overflow (a client may send INT64_MAX
+  // for "no limit").
+  constexpr int64_t kLongestTimeoutUs = int64_t{1000000} * 86400 * 365 * 100;
+  if (timeout_us > 0 && timeout_us <= kLongestTimeoutUs) {
     pending->deadline =
         pending->enqueued + std::chrono::microseconds(timeout_us);
   }
@@ -778,88 +799,140 @@ void ModelVersion::ExpireLoop() {
   }
 }
 
+bool ModelVersion::Joinable(const Pending& first, const Pending& p) {
+  if (!p.batchable || p.request.inputs.size() != first.request.inputs.size()) {
+    return false;
+  }
+  for (auto& a : first.request.inputs) {
+    auto it =
+        std::find_if(p.request.inputs.begin(), p.request.inputs.end(),
+                     [&](const TensorData& b) { return b.name == a.name; });
+    if (it == p.request.inputs.end() || it->type != a.type ||
+        it->shape.size() != a.shape.size() ||
+        !std::equal(a.shape.begin() + 1, a.shape.end(),
+                    it->shape.begin() + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ModelVersion::JoinsFormingBatch(const Pending& p) const {
+  return forming_ != nullptr &&
+         forming_rows_ + p.rows <= config_.max_batch_size &&
+         Joinable(*forming_, p);
+}
+
 std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     Instance* instance, std::unique_lock<std::mutex>* lock) {
-  std::vector<std::shared_ptr<Pending>> group;
-  while (group.empty()) {
-    // The instance may be running a request inline (see Infer).
-    work_ready_.wait(*lock, [&] {
-      return (stopping_ && queue_.empty()) ||
-             (!queue_.empty() && !instance->busy);
-    });
-    if (queue_.empty()) return group;  // stopping, nothing left
-    auto first = queue_.front();
-    queue_.pop_front();
-    if (Clock::now() >= first->deadline) {
-      lock->unlock();
-      Expire(first.get());
-      lock->lock();
-      continue;
-    }
-    if (Abandoned(*first)) {
-      lock->unlock();
-      Drop(first.get());
-      lock->lock();
-      continue;
-    }
-    group.push_back(first);
-    instance->busy = true;  // before the batch delay lets the lock go
-  }
-  // A copy: `group` grows below.
-  const std::shared_ptr<Pending> first = group.front();
-  if (!batchable_ || !first->batchable || config_.max_batch_size < 2) {
-    return group;
-  }
-  int64_t rows = first->rows;
-  auto compatible = [&](const Pending& p) {
-    if (!p.batchable || p.request.inputs.size() != first->request.inputs.size())
-      return false;
-    for (auto& a : first->request.inputs) {
-      auto it =
-          std::find_if(p.request.inputs.begin(), p.request.inputs.end(),
-                       [&](const TensorData& b) { return b.name == a.name; });
-      if (it == p.request.inputs.end() || it->type != a.type ||
-          it->shape.size() != a.shape.size() ||
-          !std::equal(a.shape.begin() + 1, a.shape.end(),
-                      it->shape.begin() + 1)) {
-        return false;
+  for (;;) {
+    std::vector<std::shared_ptr<Pending>> group;
+    while (group.empty()) {
+      // The instance may be running a request inline (see Infer). A
+      // request that would join the batch another worker gathers is left
+      // to it.
+      work_ready_.wait(*lock, [&] {
+        return (stopping_ && queue_.empty()) ||
+               (!queue_.empty() && !instance->busy &&
+                !JoinsFormingBatch(*queue_.front()));
+      });
+      if (queue_.empty()) return group;  // stopping, nothing left
+      auto first = queue_.front();
+      queue_.pop_front();
+      if (Clock::now() >= first->deadline) {
+        lock->unlock();
+        Expire(first.get());
+        lock->lock();
+        continue;
       }
+      if (Abandoned(*first)) {
+        lock->unlock();
+        Drop(first.get());
+        lock->lock();
+        continue;
+      }
+      group.push_back(first);
+      instance->busy = true;  // before the batch delay lets the lock go
     }
-    return true;
-  };
-  // A request that would join the batch but whose caller went away is
-  // taken out of the queue instead and answered at once. Only those are
-  // asked (a poll() or a lock each): gathering runs under the lock at
-  // every request's arrival.
-  auto gather = [&] {
-    std::vector<std::shared_ptr<Pending>> gone;
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      if (rows + (*it)->rows <= config_.max_batch_size &&
-          Clock::now() < (*it)->deadline && compatible(**it)) {
-        if (Abandoned(**it)) {
-          gone.push_back(*it);
+    // A copy: `group` grows below.
+    const std::shared_ptr<Pending> first = group.front();
+    if (!batchable_ || !first->batchable || config_.max_batch_size < 2) {
+      return group;
+    }
+    int64_t rows = first->rows;
+    // A request that would join the batch but whose caller went away is
+    // taken out of the queue instead and answered at once. Only those are
+    // asked (a poll() or a lock each): gathering runs under the lock at
+    // every request's arrival.
+    auto gather = [&] {
+      std::vector<std::shared_ptr<Pending>> gone;
+      for (auto it = queue_.begin(); it != queue_.end();) {
+        if (rows + (*it)->rows <= config_.max_batch_size &&
+            Clock::now() < (*it)->deadline && Joinable(*first, **it)) {
+          if (Abandoned(**it)) {
+            gone.push_back(*it);
+          } else {
+            rows += (*it)->rows;
+            group.push_back(*it);
+          }
+          it = queue_.erase(it);
         } else {
-          rows += (*it)->rows;
-          group.push_back(*it);
+          ++it;
         }
-        it = queue_.erase(it);
+      }
+      if (gone.empty()) return;
+      lock->unlock();
+      for (auto& p : gone) Drop(p.get());
+      lock->lock();
+    };
+    gather();
+    // One worker waits out the delay at a time; while it does, the others
+    // take only what cannot join its batch, and run it without waiting.
+    const bool waits = forming_ == nullptr && config_.batch_delay_us > 0;
+    if (waits) forming_ = first.get();
+    const auto until =
+        first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
+    while (waits && rows < config_.max_batch_size && !stopping_) {
+      forming_rows_ = rows;
+      // Woken by arrivals, and when a member's deadline comes (it is
+      // answered below, and the rest run then).
+      auto wake = until;
+      for (auto& p : group) wake = std::min(wake, p->deadline);
+      if (Clock::now() >= wake) break;
+      work_ready_.wait_until(*lock, wake);
+      gather();
+      // What is left queued may be another worker's to take.
+      if (!queue_.empty()) work_ready_.notify_all();
+    }
+    if (waits) {
+      forming_ = nullptr;
+      if (!queue_.empty()) work_ready_.notify_all();
+    }
+    if (!waits) return group;  // each member checked as it was taken
+    // Members whose deadline passed, or whose caller went away, while the
+    // batch formed are answered without running.
+    std::vector<std::shared_ptr<Pending>> expired, gone;
+    const auto now = Clock::now();
+    for (auto it = group.begin(); it != group.end();) {
+      if (now >= (*it)->deadline) {
+        expired.push_back(*it);
+      } else if (Abandoned(**it)) {
+        gone.push_back(*it);
       } else {
         ++it;
+        continue;
       }
+      it = group.erase(it);
     }
-    if (gone.empty()) return;
-    lock->unlock();
-    for (auto& p : gone) Drop(p.get());
-    lock->lock();
-  };
-  gather();
-  const auto until =
-      first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
-  while (rows < config_.max_batch_size && !stopping_ && Clock::now() < until) {
-    work_ready_.wait_until(*lock, until);
-    gather();
+    if (!expired.empty() || !gone.empty()) {
+      lock->unlock();
+      for (auto& p : expired) Expire(p.get());
+      for (auto& p : gone) Drop(p.get());
+      lock->lock();
+    }
+    if (!group.empty()) return group;
+    instance->busy = false;
   }
-  return group;
 }
 
 void ModelVersion::WorkerLoop(Instance* instance) {
@@ -997,24 +1070,31 @@ void ModelVersion::RunGroup(Instance* instance,
     run_each();
     return;
   }
-  // One request holding every request's rows, input by input.
+  // One request holding every request's rows, input by input. Without
+  // the memory for that copy, each request runs alone.
   InferRequest merged;
   int64_t total = 0;
   for (auto& p : group) total += p->rows;
-  for (auto& in : group.front()->request.inputs) {
-    TensorData m;
-    m.name = in.name;
-    m.type = in.type;
-    m.shape = in.shape;
-    m.shape[0] = total;
-    m.bytes.reserve(in.elements().size() / static_cast<size_t>(in.shape[0]) *
-                    static_cast<size_t>(total));
-    for (auto& p : group) {
-      for (auto& other : p->request.inputs) {
-        if (other.name == in.name) m.bytes.append(other.elements());
+  try {
+    for (auto& in : group.front()->request.inputs) {
+      TensorData m;
+      m.name = in.name;
+      m.type = in.type;
+      m.shape = in.shape;
+      m.shape[0] = total;
+      m.bytes.reserve(in.elements().size() / static_cast<size_t>(in.shape[0]) *
+                      static_cast<size_t>(total));
+      for (auto& p : group) {
+        for (auto& other : p->request.inputs) {
+          if (other.name == in.name) m.bytes.append(other.elements());
+        }
       }
+      merged.inputs.push_back(std::move(m));
     }
-    merged.inputs.push_back(std::move(m));
+  } catch (const std::bad_alloc&) {
+    merged = InferRequest();  // what was copied, freed first
+    run_each();
+    return;
   }
   const auto started = Clock::now();
   RunTimes times;
@@ -1045,24 +1125,32 @@ void ModelVersion::RunGroup(Instance* instance,
     InferResponse part;
     part.model = name_;
     part.version = version_;
-    std::vector<std::string> names = p->request.outputs;
-    if (names.empty()) {
-      for (auto& o : outputs_) names.push_back(o.name);
-    }
-    for (auto& name : names) {
-      for (auto& out : r.outputs) {
-        if (out.name != name) continue;
-        const size_t row_bytes = out.bytes.size() / static_cast<size_t>(total);
-        TensorData piece;
-        piece.name = out.name;
-        piece.type = out.type;
-        piece.shape = out.shape;
-        piece.shape[0] = p->rows;
-        piece.bytes =
-            out.bytes.substr(static_cast<size_t>(offset) * row_bytes,
-                             static_cast<size_t>(p->rows) * row_bytes);
-        part.outputs.push_back(std::move(piece));
+    try {
+      std::vector<std::string> names = p->request.outputs;
+      if (names.empty()) {
+        for (auto& o : outputs_) names.push_back(o.name);
       }
+      for (auto& name : names) {
+        for (auto& out : r.outputs) {
+          if (out.name != name) continue;
+          const size_t row_bytes =
+              out.bytes.size() / static_cast<size_t>(total);
+          TensorData piece;
+          piece.name = out.name;
+          piece.type = out.type;
+          piece.shape = out.shape;
+          piece.shape[0] = p->rows;
+          piece.bytes =
+              out.bytes.substr(static_cast<size_t>(offset) * row_bytes,
+                               static_cast<size_t>(p->rows) * row_bytes);
+          part.outputs.push_back(std::move(piece));
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      part = Refusal(
+          Status::Error(StatusCode::kResourceExhausted,
+                        "model '" + name_ + "' version " + version_ +
+                            ": out of memory to split the batch's outputs"));
     }
     offset += p->rows;
     p->started = started;

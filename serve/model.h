@@ -190,6 +190,11 @@ class ModelVersion {
   // Takes the next request and, when batching, compatible ones after it.
   std::vector<std::shared_ptr<Pending>> TakeWork(
       Instance* instance, std::unique_lock<std::mutex>* lock);
+  // Whether `p` may be run in one batch with `first`: the same inputs, of
+  // the same types and ranks and dims past 0.
+  static bool Joinable(const Pending& first, const Pending& p);
+  // Whether `p` would join the batch a worker is gathering (mutex_ held).
+  bool JoinsFormingBatch(const Pending& p) const;
   // An idle instance, marked busy, for a request to run on its own
   // thread; nullptr when it must queue (see Infer).
   Instance* TakeIdleInstance(bool may_run_inline);
@@ -220,6 +225,12 @@ class ModelVersion {
   std::condition_variable deadline_queued_;
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
+  // The batch a worker waits for more requests to join (batch_delay_us),
+  // by its first request, and its rows so far; one at a time, so that a
+  // request arriving then joins it rather than begin a batch of its own
+  // on another instance.
+  const Pending* forming_ = nullptr;
+  int64_t forming_rows_ = 0;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::thread expirer_;
   // The statistics extension's figures. Batch sizes past kMaxBatchStats

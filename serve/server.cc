@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -878,11 +880,20 @@ void InferenceServer::InferAsync(InferRequest request,
     if (!status.ok()) return refuse(status);
   }
   metrics_.AddInflight(1);
-  model->InferAsync(std::move(request),
-                    [this, done = std::move(done)](InferResponse response) {
-                      metrics_.AddInflight(-1);
-                      done(std::move(response));
-                    });
+  // Counted out once: by the answer, or here if InferAsync throws before
+  // it hands the request on.
+  auto counted = std::make_shared<std::atomic<bool>>(true);
+  try {
+    model->InferAsync(
+        std::move(request),
+        [this, counted, done = std::move(done)](InferResponse response) {
+          if (counted->exchange(false)) metrics_.AddInflight(-1);
+          done(std::move(response));
+        });
+  } catch (...) {
+    if (counted->exchange(false)) metrics_.AddInflight(-1);
+    throw;
+  }
 }
 
 Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -197,7 +198,8 @@ TEST(ServerCore, BadInputsAreInvalidArgumentsNamingWhatWasExpected) {
   check(r, StatusCode::kInvalidArgument, "needs 6144 elements, got 3072");
   r = DemoRequest(1, 0);
   r.inputs[0].shape = {int64_t{1} << 40, 1 << 20, 32, 32};
-  check(r, StatusCode::kInvalidArgument, "more than 2^64 elements, got 3072");
+  check(r, StatusCode::kInvalidArgument,
+        "non-zero dims multiply past 2^64 (got 3072 elements)");
   r = DemoRequest(1, 0);
   r.inputs[0].name = "y";
   check(r, StatusCode::kInvalidArgument,
@@ -854,6 +856,20 @@ TEST(ServerCore, RequestsWhoseCallerIsGoneAreNotRun) {
             std::string::npos);
 }
 
+// Sends a row to "demo" (which batches with a delay) on a thread of its
+// own, and returns once a worker has taken it and waits for more to join
+// its batch.
+std::future<InferResponse> FirstOfAWaitingBatch(InferenceServer* server) {
+  std::shared_ptr<const ModelVersion> m;
+  EXPECT_TRUE(server->Find("demo", "", &m).ok());
+  auto first = std::async(std::launch::async, [server] {
+    return server->Infer(DemoRequest(1, 0));
+  });
+  for (int i = 0; i < kWaitMs && m && !m->busy(); ++i) usleep(1000);
+  EXPECT_TRUE(m && m->busy());
+  return first;
+}
+
 // Batching leaves out a queued request whose caller went away: the batch
 // is made of the others, and it is answered CANCELLED.
 TEST(ServerCore, AbandonedRequestsAreLeftOutOfABatch) {
@@ -861,13 +877,8 @@ TEST(ServerCore, AbandonedRequestsAreLeftOutOfABatch) {
   repo.Add("demo", DemoModelDir(),
            R"({"max_batch_size": 2, "batch_delay_us": 2000000})");
   InferenceServer server(repo.path());
-  std::shared_ptr<const ModelVersion> m;
-  ASSERT_TRUE(server.Find("demo", "", &m).ok());
   // The first waits (up to 2 s) for a second row to fill its batch.
-  auto first = std::async(std::launch::async,
-                          [&] { return server.Infer(DemoRequest(1, 0)); });
-  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
-  ASSERT_TRUE(m->busy());
+  auto first = FirstOfAWaitingBatch(&server);
   auto dropped = SendAbandoned(&server);
   InferResponse not_run = dropped.get();
   EXPECT_EQ(not_run.status.code, StatusCode::kCancelled)
@@ -882,6 +893,128 @@ TEST(ServerCore, AbandonedRequestsAreLeftOutOfABatch) {
                 "pdlite_inference_callers_gone_total{model=\"demo\",version="
                 "\"1\"} 1\n"),
             std::string::npos);
+}
+
+// A request that joined a batch still waiting for more is not run once
+// its deadline passes or its caller goes: the one is answered at its
+// deadline (and the rest run then), the other when the batch runs.
+TEST(ServerCore, BatchMembersExpireAndAreDroppedWhileTheBatchWaits) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"max_batch_size": 4, "batch_delay_us": 2000000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  using Clock = std::chrono::steady_clock;
+  auto first = FirstOfAWaitingBatch(&server);
+  // Joins the waiting batch (nothing stays queued), then expires in it.
+  InferRequest timed = DemoRequest(1, 1);
+  timed.timeout_us = 100000;
+  const auto sent = Clock::now();
+  auto expiring =
+      std::async(std::launch::async, [&] { return server.Infer(timed); });
+  InferResponse expired = expiring.get();
+  EXPECT_EQ(expired.status.code, StatusCode::kDeadlineExceeded)
+      << expired.status.message;
+  EXPECT_LT(Clock::now() - sent, std::chrono::milliseconds(1500));
+  EXPECT_TRUE(first.get().status.ok());
+  EXPECT_EQ(Runs(&server, "demo"), 1);
+
+  // A caller that goes while its request waits in the batch.
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  auto another = FirstOfAWaitingBatch(&server);
+  InferRequest leaving = DemoRequest(1, 1);
+  leaving.abandoned = [gone] { return gone->load(); };
+  auto dropped =
+      std::async(std::launch::async, [&] { return server.Infer(leaving); });
+  for (int i = 0; i < kWaitMs && m->queued() > 0; ++i) usleep(1000);
+  usleep(50000);  // taken into the batch by now
+  *gone = true;
+  InferResponse not_run = dropped.get();
+  EXPECT_EQ(not_run.status.code, StatusCode::kCancelled)
+      << not_run.status.message;
+  EXPECT_TRUE(another.get().status.ok());
+  // One more run, of the request that stayed.
+  EXPECT_EQ(Runs(&server, "demo"), 2);
+  EXPECT_NE(server.metrics().Render().find(
+                "pdlite_batch_size_sum{model=\"demo\",version=\"1\"} 2\n"),
+            std::string::npos)
+      << server.metrics().Render();
+}
+
+// With several instances, a request that arrives while one instance's
+// batch waits for more joins it; it does not begin a batch of its own on
+// an idle instance (and wait out the delay there).
+TEST(ServerCore, RequestsJoinTheWaitingBatchWhenOtherInstancesAreIdle) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"instances": 3, "max_batch_size": 3,
+               "batch_delay_us": 2000000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  std::vector<std::future<InferResponse>> answers;
+  for (int i = 0; i < 3; ++i) {
+    answers.push_back(std::async(std::launch::async, [&server, i] {
+      return server.Infer(DemoRequest(1, i));
+    }));
+    usleep(20000);
+  }
+  for (auto& a : answers) EXPECT_TRUE(a.get().status.ok());
+  // A batch of three, not three batches of one.
+  EXPECT_EQ(Runs(&server, "demo"), 1);
+}
+
+// A timeout too long for the clock's arithmetic is no limit, not an
+// overflow into the past (a client may send INT64_MAX for "none").
+TEST(ServerCore, TheLongestTimeoutsAreNoLimit) {
+  Repository repo;
+  // Batching with a delay: every request waits in the queue.
+  repo.Add("demo", DemoModelDir(),
+           R"({"max_batch_size": 2, "batch_delay_us": 1000})");
+  InferenceServer server(repo.path());
+  for (int64_t timeout_us : {std::numeric_limits<int64_t>::max(),
+                             std::numeric_limits<int64_t>::max() / 1000 + 1}) {
+    InferRequest r = DemoRequest(1, 0);
+    r.timeout_us = timeout_us;
+    InferResponse answer = server.Infer(r);
+    EXPECT_TRUE(answer.status.ok())
+        << timeout_us << ": " << answer.status.message;
+  }
+}
+
+// Rows of no elements are never joined: dim 0 may then be anything, and
+// two such requests' rows would overflow when added.
+TEST(ServerCore, RowsOfNoElementsAreNotBatched) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"max_batch_size": 8, "batch_delay_us": 200000})");
+  InferenceServer server(repo.path());
+  std::vector<std::future<InferResponse>> answers;
+  for (int i = 0; i < 2; ++i) {
+    answers.push_back(std::async(std::launch::async, [&server] {
+      InferRequest r;
+      r.model = "demo";
+      r.inputs.push_back(
+          Floats("x", {int64_t{1} << 62, 0, 1, 1}, std::vector<float>()));
+      return server.Infer(r);
+    }));
+  }
+  // Each runs alone, whatever the model makes of it; the server serves on.
+  // (Under UBSan, joining them once overflowed the batch's rows.)
+  for (auto& a : answers) a.get();
+  EXPECT_EQ(Runs(&server, "demo"), 2);
+  // Dims past 2^64 before the zero: refused, as the runtime refuses them.
+  InferRequest huge;
+  huge.model = "demo";
+  huge.inputs.push_back(
+      Floats("x", {int64_t{1} << 62, 3, 32, 0}, std::vector<float>()));
+  InferResponse refused = server.Infer(huge);
+  EXPECT_EQ(refused.status.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status.message.find("non-zero dims multiply past 2^64"),
+            std::string::npos)
+      << refused.status.message;
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
 }
 
 // Eight requests of 200 rows to "demo" on threads of their own, returned
