@@ -904,11 +904,9 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       // What is left queued may be another worker's to take.
       if (!queue_.empty()) work_ready_.notify_all();
     }
-    if (waits) {
-      forming_ = nullptr;
-      if (!queue_.empty()) work_ready_.notify_all();
-    }
     if (!waits) return group;  // each member checked as it was taken
+    forming_ = nullptr;
+    if (!queue_.empty()) work_ready_.notify_all();
     // Members whose deadline passed, or whose caller went away, while the
     // batch formed are answered without running.
     std::vector<std::shared_ptr<Pending>> expired, gone;
