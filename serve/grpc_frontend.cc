@@ -14,9 +14,11 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,15 +47,19 @@ void AppendBytes(const T& value, std::string* bytes) {
 }
 
 // Narrows each wire value into T, refusing one T cannot hold (an INT8
-// input sent as 300 would otherwise wrap silently).
+// input sent as 300 would otherwise wrap silently). Floats come in their
+// own width, infinities and NaN included.
 template <typename T, typename Wire>
 Status NarrowInto(const google::protobuf::RepeatedField<Wire>& values,
                   const std::string& what,
                   std::string* bytes) {
+  static_assert(std::is_integral_v<T> || std::is_same_v<T, Wire>,
+                "floats are not narrowed");
   bytes->reserve(values.size() * sizeof(T));
   for (const Wire v : values) {
-    if (v < static_cast<Wire>(std::numeric_limits<T>::lowest()) ||
-        v > static_cast<Wire>(std::numeric_limits<T>::max())) {
+    if (std::is_integral_v<T> &&
+        (v < static_cast<Wire>(std::numeric_limits<T>::lowest()) ||
+         v > static_cast<Wire>(std::numeric_limits<T>::max()))) {
       std::ostringstream message;
       message << what << "the value " << v << " does not fit the datatype";
       return Bad(message.str());
@@ -473,9 +479,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
  public:
   Service(InferenceServer* server,
           int max_infer_calls,
+          size_t max_message_bytes,
           ApiRestrictions restricted)
       : server_(server),
         max_infer_calls_(max_infer_calls),
+        max_message_bytes_(max_message_bytes),
         restricted_(std::move(restricted)) {}
 
   grpc::ServerUnaryReactor* ServerLive(
@@ -796,15 +804,26 @@ class GrpcFrontend::Service final : public RawCallbackService {
       if (call->answered.exchange(true)) return;
       Status status = result.status;
       if (status.ok()) {
-        EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
-        bool own_buffer = false;
-        grpc::Status serialized =
-            grpc::SerializationTraits<inference::ModelInferResponse>::Serialize(
-                call->response, response_bytes, &own_buffer);
-        if (!serialized.ok()) {
-          status = Status::Error(StatusCode::kInternal,
-                                 "the response could not be serialized: " +
-                                     serialized.error_message());
+        try {
+          EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
+          bool own_buffer = false;
+          grpc::Status serialized = grpc::SerializationTraits<
+              inference::ModelInferResponse>::Serialize(call->response,
+                                                        response_bytes,
+                                                        &own_buffer);
+          if (!serialized.ok()) {
+            status = Status::Error(StatusCode::kInternal,
+                                   "the response could not be serialized: " +
+                                       serialized.error_message());
+          } else {
+            status = FitsMessage(call->wire, response_bytes->Length());
+          }
+        } catch (const std::bad_alloc&) {
+          status = OutOfMemoryForAnswer(call->wire);
+        }
+        if (!status.ok()) {
+          call->response.Clear();
+          response_bytes->Clear();
         }
       }
       grpc::Status answer = Answer(call->wire, status, start);
@@ -814,6 +833,25 @@ class GrpcFrontend::Service final : public RawCallbackService {
     };
     HandOver(std::move(request), finish);
     return reactor;
+  }
+
+  // Whether an answer of `bytes` may be sent: gRPC would fail a larger one
+  // as RESOURCE_EXHAUSTED with no word of the model, and end a stream.
+  Status FitsMessage(const inference::ModelInferRequest& wire,
+                     size_t bytes) const {
+    if (bytes <= max_message_bytes_) return Status{};
+    return Status::Error(
+        StatusCode::kResourceExhausted,
+        "model '" + wire.model_name() + "': the answer is " +
+            std::to_string(bytes) + " bytes, more than a message may hold (" +
+            std::to_string(max_message_bytes_) +
+            " bytes, --max-body-mb); ask for fewer outputs or rows");
+  }
+
+  static Status OutOfMemoryForAnswer(const inference::ModelInferRequest& wire) {
+    return Status::Error(StatusCode::kResourceExhausted,
+                         "model '" + wire.model_name() +
+                             "': out of memory to encode the answer");
   }
 
   // Triton's streaming inference: each request read from the stream is
@@ -1226,13 +1264,21 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void Run(std::shared_ptr<inference::ModelInferRequest> wire, bool parsed) {
       const auto start = std::chrono::steady_clock::now();
       auto answer = [this, wire, start](const InferResponse& result) {
-        service_->Answer(*wire, result.status, start);
+        Status status = result.status;
         inference::ModelStreamInferResponse out;
-        if (result.status.ok()) {
-          EncodeGrpcInferResponse(result, wire->id(),
-                                  out.mutable_infer_response());
-        } else {
-          out.set_error_message(result.status.message);
+        if (status.ok()) {
+          try {
+            EncodeGrpcInferResponse(result, wire->id(),
+                                    out.mutable_infer_response());
+            status = service_->FitsMessage(*wire, out.ByteSizeLong());
+          } catch (const std::bad_alloc&) {
+            status = OutOfMemoryForAnswer(*wire);
+          }
+        }
+        service_->Answer(*wire, status, start);
+        if (!status.ok()) {
+          out.Clear();
+          out.set_error_message(status.message);
           out.mutable_infer_response()->set_model_name(wire->model_name());
           out.mutable_infer_response()->set_model_version(
               wire->model_version());
@@ -1270,10 +1316,17 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void Write(const inference::ModelStreamInferResponse& out) {
       grpc::ByteBuffer bytes;
       bool own_buffer = false;
-      if (!grpc::SerializationTraits<
-               inference::ModelStreamInferResponse>::Serialize(out, &bytes,
-                                                               &own_buffer)
-               .ok()) {
+      bool serialized = false;
+      try {
+        serialized =
+            grpc::SerializationTraits<
+                inference::ModelStreamInferResponse>::Serialize(out, &bytes,
+                                                                &own_buffer)
+                .ok();
+      } catch (const std::bad_alloc&) {
+        bytes.Clear();
+      }
+      if (!serialized) {
         // Still answered, so that the client does not wait for it.
         inference::ModelStreamInferResponse failed;
         failed.set_error_message("the response could not be serialized");
@@ -1349,6 +1402,8 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
   InferenceServer* server_;
   const int max_infer_calls_;
+  // The most a message may hold, received or sent (--max-body-mb).
+  const size_t max_message_bytes_;
   const ApiRestrictions restricted_;
   // The ModelStreamInfer calls open, for CloseStreams.
   std::mutex streams_mutex_;
@@ -1368,8 +1423,10 @@ int GrpcFrontend::Start() {
   static std::once_flag log_handler;
   std::call_once(log_handler,
                  [] { google::protobuf::SetLogHandler(&ProtobufLog); });
-  service_ =
-      std::make_unique<Service>(server_, options_.threads, options_.restricted);
+  const size_t max_bytes = std::min<size_t>(options_.max_message_bytes,
+                                            std::numeric_limits<int>::max());
+  service_ = std::make_unique<Service>(server_, options_.threads, max_bytes,
+                                       options_.restricted);
   grpc::ServerBuilder builder;
   int port = -1;
   std::shared_ptr<grpc::ServerCredentials> credentials =
@@ -1388,10 +1445,8 @@ int GrpcFrontend::Start() {
   }
   builder.AddListeningPort(options_.host + ":" + std::to_string(options_.port),
                            credentials, &port);
-  const int max_bytes = static_cast<int>(std::min<size_t>(
-      options_.max_message_bytes, std::numeric_limits<int>::max()));
-  builder.SetMaxReceiveMessageSize(max_bytes);
-  builder.SetMaxSendMessageSize(max_bytes);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(max_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(max_bytes));
   builder.RegisterService(service_.get());
   Service* service = service_.get();
   health_ = std::make_unique<GrpcHealthService>(

@@ -977,6 +977,52 @@ def check_grpc(port, with_shared):
     client.close()
 
 
+def check_grpc_answer_too_large(grpc_port, max_bytes):
+    """An answer larger than a gRPC message may hold (--max-body-mb) is
+    refused naming the model and the sizes; on a stream, that request only,
+    and the stream goes on. The half model answers 24 bytes a row for 12
+    bytes of input."""
+    import grpc
+    import numpy as np
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+
+    def request(rows, id):
+        r = service_pb2.ModelInferRequest(model_name="half", id=id)
+        x = np.ones((rows, 3), np.float16).tobytes()
+        r.inputs.add(name="x16", datatype="FP16", shape=[rows, 3])
+        r.inputs.add(name="xb16", datatype="BF16", shape=[rows, 3])
+        r.raw_input_contents.extend([x, x])
+        return r
+    rows = max_bytes // 24 + 1000
+    want = "more than a message may hold (%d bytes, --max-body-mb)" % max_bytes
+    options = [("grpc.max_send_message_length", -1),
+               ("grpc.max_receive_message_length", -1)]
+    with grpc.insecure_channel("127.0.0.1:%d" % grpc_port,
+                               options=options) as channel:
+        stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+        try:
+            stub.ModelInfer(request(rows, "big"), timeout=60)
+            got = "answered"
+        except grpc.RpcError as e:
+            got = "%s %s" % (e.code(), e.details())
+        R.check(got.startswith("StatusCode.RESOURCE_EXHAUSTED") and
+                want in got and "model 'half'" in got,
+                "grpc: an answer over --max-body-mb is RESOURCE_EXHAUSTED, "
+                "naming the model and sizes", got)
+        answers = list(stub.ModelStreamInfer(
+            iter([request(rows, "big"), request(2, "small")]), timeout=60))
+        by_id = {a.infer_response.id: a for a in answers}
+        big, small = by_id.get("big"), by_id.get("small")
+        R.check(len(answers) == 2 and big is not None and
+                want in big.error_message and small is not None and
+                not small.error_message and
+                len(small.infer_response.raw_output_contents) == 3,
+                "grpc stream: an answer over --max-body-mb fails that request "
+                "only, and the stream goes on",
+                str([(a.infer_response.id, a.error_message[:120])
+                     for a in answers]))
+
+
 def check_grpc_typed_contents(port, x, y):
     """Inputs as typed contents (fp32_contents), which tritonclient never
     sends: built with its generated messages, which are the protocol's."""
@@ -994,6 +1040,26 @@ def check_grpc_typed_contents(port, x, y):
         ok, why = close(got, y)
         R.check(ok and res.id == "typed", "grpc: typed fp32_contents infer "
                 "matches", why)
+        # Infinities and NaN are floats like any other, typed or raw.
+        odd = x.copy()
+        odd.flat[:3] = [np.inf, -np.inf, np.nan]
+        answers = []
+        for typed in (True, False):
+            odd_req = service_pb2.ModelInferRequest(model_name="demo")
+            t = odd_req.inputs.add(name="x", datatype="FP32",
+                                   shape=list(x.shape))
+            if typed:
+                t.contents.fp32_contents.extend(odd.flatten().tolist())
+            else:
+                odd_req.raw_input_contents.append(odd.astype("<f4").tobytes())
+            try:
+                answers.append(stub.ModelInfer(odd_req, timeout=60)
+                               .raw_output_contents[0])
+            except grpc.RpcError as e:
+                answers.append("%s %s" % (e.code(), e.details()))
+        R.check(isinstance(answers[0], bytes) and answers[0] == answers[1],
+                "grpc: inf, -inf and NaN in fp32_contents taken as in raw "
+                "contents", str(answers[0])[:200])
         # Bytes that are not the call's request message (not protobuf, or
         # a string field that is not UTF-8) are INVALID_ARGUMENT, not
         # gRPC's own UNIMPLEMENTED (callback API) or INTERNAL (sync API).
@@ -2920,6 +2986,7 @@ def main():
         check_compression(a.port, a.grpc_port, client, httpclient)
         check_logging(a)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
+        check_grpc_answer_too_large(a.grpc_port, 8 << 20)
         check_keep_alive(a.port)
         check_curl(a.port, tmp)
         if with_shared:
