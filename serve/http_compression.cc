@@ -60,7 +60,7 @@ int InflateWith(int window,
       break;
     }
     if (total > allowed) {
-      allowed = (total / kInflateStep + 1) * kInflateStep;
+      allowed = (total + kInflateStep - 1) / kInflateStep * kInflateStep;
       if (!may_hold(allowed)) {
         rc = kHoldRefused;
         break;

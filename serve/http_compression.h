@@ -31,7 +31,8 @@ const char* CodingName(BodyCoding coding);
 /// grows past another kInflateStep bytes; false stops it (the server holds
 /// as much decompressed data as it may, all requests together).
 using InflateHold = std::function<bool(size_t bytes)>;
-constexpr size_t kInflateStep = size_t{1} << 20;
+// Small: every compressed request holds at least one step until answered.
+constexpr size_t kInflateStep = size_t{64} << 10;
 
 /// Decompresses `in` (gzip, possibly several members; or deflate: zlib's
 /// format, or raw deflate) into `out`, stopping past `max_bytes` (a small

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -475,7 +476,10 @@ struct HttpFrontend::Exchange {
   std::string method;
   std::string path;
   std::string* body = nullptr;  // its connection's buffer
-  bool too_large = false;
+  // Set when the request is refused before its body is read (over
+  // --max-body-mb, a restricted API, an untrusted client): the body is read
+  // to the end and dropped, then this is the answer.
+  std::unique_ptr<Reply> refusal;
   // HTTP/1.1 without "Connection: close": the connection may carry the
   // client's next request (what --http-spin-us waits for).
   bool keep_alive = false;
@@ -508,6 +512,31 @@ struct HttpFrontend::Callbacks {
     }
     LOG_EVERY_N(WARNING, 100)
         << "libmicrohttpd: " << line << " (one in 100 of these is logged)";
+  }
+
+  // Refuses a request whose headers are in. A client waiting for "100
+  // Continue", or sending no body, is answered at once (the connection
+  // closes after the answer: libmicrohttpd reads no body after an early
+  // answer); the others' body is read to the end and dropped first, so that
+  // they see the answer rather than a connection reset while they send.
+  static MHD_Result Refuse(HttpFrontend* self,
+                           MHD_Connection* connection,
+                           Exchange* exchange,
+                           Reply reply) {
+    const char* expect = Header(connection, MHD_HTTP_HEADER_EXPECT);
+    const char* length = Header(connection, "Content-Length");
+    const bool body_follows =
+        !(expect != nullptr && strcasecmp(expect, "100-continue") == 0) &&
+        (Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr ||
+         (length != nullptr && ByteCount(length) != 0));
+    if (!body_follows) {
+      exchange->keep_alive = false;
+      return Send(self, connection, exchange, std::move(reply));
+    }
+    // Refused for who the client is, not for its body: it closes too.
+    if (reply.status == 403) exchange->keep_alive = false;
+    exchange->refusal = std::make_unique<Reply>(std::move(reply));
+    return MHD_YES;
   }
 
   static MHD_Result Access(void* cls,
@@ -544,18 +573,15 @@ struct HttpFrontend::Callbacks {
           state->client_trusted = ClientTrusted(connection);
         }
         if (!state->client_trusted) {
-          // Answered before any body is read: the connection closes.
-          exchange->keep_alive = false;
           Reply r;
           r.status = 403;
           r.body = ErrorBody(
               "this server takes only clients with a certificate signed by "
               "its --tls-client-ca");
-          return Send(self, connection, exchange, std::move(r));
+          return Refuse(self, connection, exchange, std::move(r));
         }
       }
-      // A restricted call without its key is answered before any body is
-      // read: the connection closes.
+      // A restricted call without its key is refused.
       if (!self->options_.restricted.empty()) {
         const auto category = HttpApiCategory(url);
         std::string why;
@@ -568,25 +594,15 @@ struct HttpFrontend::Callbacks {
                   return found != nullptr;
                 },
                 &why)) {
-          exchange->keep_alive = false;
           Reply r;
           r.status = 403;
           r.body = ErrorBody(why);
-          return Send(self, connection, exchange, std::move(r));
+          return Refuse(self, connection, exchange, std::move(r));
         }
       }
       const int64_t length = ByteCount(Header(connection, "Content-Length"));
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
-        // A client waiting for "100 Continue" is answered before it sends
-        // the body (the connection closes after the answer); others are
-        // read to the end, dropping the bytes, so that they see the answer
-        // rather than a connection cut while they send.
-        const char* expect = Header(connection, MHD_HTTP_HEADER_EXPECT);
-        if (expect != nullptr && strcasecmp(expect, "100-continue") == 0) {
-          exchange->keep_alive = false;  // answered early: it closes
-          return Send(self, connection, exchange, TooLarge(self));
-        }
-        exchange->too_large = true;
+        return Refuse(self, connection, exchange, TooLarge(self));
       } else if (length > 0) {
         exchange->body->reserve(static_cast<size_t>(length) +
                                 kBodyPaddingBytes);
@@ -597,22 +613,26 @@ struct HttpFrontend::Callbacks {
       const size_t n = *upload_size;
       *upload_size = 0;
       exchange->in_bytes += n;
-      if (exchange->in_bytes > self->options_.max_body_bytes) {
-        // Past the limit (a body of no stated length, or one over it): the
-        // rest is read and dropped, then refused. A body past twice the
-        // limit and kDropBytes more ends the connection unanswered.
-        exchange->too_large = true;
+      if (!exchange->refusal &&
+          exchange->in_bytes > self->options_.max_body_bytes) {
+        // Past the limit (a body of no stated length): the rest is read
+        // and dropped, then refused.
+        exchange->refusal = std::make_unique<Reply>(TooLarge(self));
         std::string().swap(*exchange->body);
+      }
+      if (exchange->refusal) {
+        // A body past twice the limit and kDropBytes more ends the
+        // connection unanswered.
         return exchange->in_bytes >
                        2 * self->options_.max_body_bytes + kDropBytes
                    ? MHD_NO
                    : MHD_YES;
       }
-      if (!exchange->too_large) exchange->body->append(upload_data, n);
+      exchange->body->append(upload_data, n);
       return MHD_YES;
     }
-    if (exchange->too_large) {
-      return Send(self, connection, exchange, TooLarge(self));
+    if (exchange->refusal) {
+      return Send(self, connection, exchange, std::move(*exchange->refusal));
     }
     // Nothing may be thrown into libmicrohttpd, a C library: whatever is
     // thrown answers this request with a 500, the server goes on.
@@ -875,6 +895,7 @@ HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
 
 HttpFrontend::~HttpFrontend() {
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+  if (quiesced_listener_ >= 0) ::close(quiesced_listener_);
 }
 
 int HttpFrontend::Bind() {
@@ -961,6 +982,8 @@ void HttpFrontend::Serve() {
   lock.unlock();
   MHD_stop_daemon(daemon_);
   daemon_ = nullptr;
+  if (quiesced_listener_ >= 0) ::close(quiesced_listener_);
+  quiesced_listener_ = -1;
 }
 
 void HttpFrontend::Stop() {
@@ -969,13 +992,18 @@ void HttpFrontend::Stop() {
     changed_.notify_all();
     return;
   }
-  // No new connections: the listening socket is closed; those taken are
-  // served (their answers say Connection: close).
+  // No new connections: the listening socket is shut down; those taken
+  // are served (their answers say Connection: close). Shut down, not
+  // closed: the descriptor stays libmicrohttpd's until the daemon stops
+  // (closed, its number could go to another file while the daemon's thread
+  // is about to accept on it).
+  MHD_socket listener = MHD_INVALID_SOCKET;
   if (daemon_ != nullptr) {
-    const MHD_socket listener = MHD_quiesce_daemon(daemon_);
-    if (listener != MHD_INVALID_SOCKET) ::close(listener);
+    listener = MHD_quiesce_daemon(daemon_);
+    if (listener != MHD_INVALID_SOCKET) ::shutdown(listener, SHUT_RDWR);
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if (listener != MHD_INVALID_SOCKET) quiesced_listener_ = listener;
   quiesced_ = true;
   changed_.notify_all();
 }
@@ -1090,9 +1118,13 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
       return ErrorReply(Bad(std::string("Inference-Header-Content-Length '") +
                             header_value + "' is not a byte count"));
     }
-    // The decoding's share of the JSON budget, given back once decoded.
+    // The decoding's share of the JSON budget, given back once decoded. A
+    // length past the body is the decoder's to refuse (400), not a claim
+    // on the budget.
     const size_t json_bytes =
-        json_length < 0 ? body.size() : static_cast<size_t>(json_length);
+        json_length < 0
+            ? body.size()
+            : std::min(static_cast<size_t>(json_length), body.size());
     const size_t budget = self->json_decoding_.limit();
     if (json_bytes > budget) {
       Reply r = ErrorReply(Status::Error(

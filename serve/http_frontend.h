@@ -101,6 +101,9 @@ class HttpFrontend {
   std::mutex mu_;
   std::condition_variable changed_;
   bool quiesced_ = false;  // Stop() has quiesced the daemon; under mu_
+  // The listening socket, once quiesced: shut down by Stop(), closed after
+  // the daemon stops (libmicrohttpd may still be about to accept on it).
+  int quiesced_listener_ = -1;
 };
 
 }  // namespace serve

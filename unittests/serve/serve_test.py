@@ -799,6 +799,10 @@ def bad_requests(port, x):
         ("header length past the body", p, hdr + raw,
          {"Inference-Header-Content-Length": str(len(hdr) + len(raw) + 1)},
          400, "Inference-Header-Content-Length"),
+        # Not the JSON budget's 413: the claim is checked against the body.
+        ("header length far past the body", p, hdr + raw,
+         {"Inference-Header-Content-Length": "300000000"}, 400,
+         "Inference-Header-Content-Length is 300000000"),
         ("header length not a number", p, hdr + raw,
          {"Inference-Header-Content-Length": "12x"}, 400,
          "is not a byte count"),
@@ -2538,6 +2542,19 @@ def check_restricted(server_command, tmp, env, servers):
     why = refused(lambda: hc.load_model("demo", headers={"admin-key": "no"}))
     R.check("403" in why, "restricted: an HTTP load with a wrong key is 403",
             why)
+    # With a large body (a load sending model files): read to its end and
+    # answered 403, rather than a connection reset while the client sends.
+    big = json.dumps({"parameters": {"file:1/model.pdiparams":
+                                     "A" * (4 << 20)}})
+    try:
+        status, _, body = request(
+            server.port, "POST", "/v2/repository/models/demo/load", big,
+            {"Content-Type": "application/json"})
+        got = "%d %s" % (status, error_of(body))
+    except OSError as e:
+        got = repr(e)
+    R.check(got.startswith("403") and "'admin-key'" in got,
+            "restricted: a 4 MB load without the key is answered 403", got)
     hc.load_model("demo", headers=key)
     index = hc.get_model_repository_index(headers=key)
     R.check(any(m.get("name") == "demo" for m in index),
