@@ -480,6 +480,8 @@ struct HttpFrontend::Exchange {
   // --max-body-mb, a restricted API, an untrusted client): the body is read
   // to the end and dropped, then this is the answer.
   std::unique_ptr<Reply> refusal;
+  // The answer says "Connection: close" (a client refused for who it is).
+  bool close_after = false;
   // HTTP/1.1 without "Connection: close": the connection may carry the
   // client's next request (what --http-spin-us waits for).
   bool keep_alive = false;
@@ -534,7 +536,10 @@ struct HttpFrontend::Callbacks {
       return Send(self, connection, exchange, std::move(reply));
     }
     // Refused for who the client is, not for its body: it closes too.
-    if (reply.status == 403) exchange->keep_alive = false;
+    if (reply.status == 403) {
+      exchange->keep_alive = false;
+      exchange->close_after = true;
+    }
     exchange->refusal = std::make_unique<Reply>(std::move(reply));
     return MHD_YES;
   }
@@ -782,7 +787,7 @@ struct HttpFrontend::Callbacks {
     }
     // Once stopping, clients are told to send nothing more on a
     // connection.
-    if (self->stopping_) {
+    if (self->stopping_ || exchange->close_after) {
       MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     }
     const MHD_Result queued = MHD_queue_response(

@@ -688,7 +688,7 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
   // the deadline's nanoseconds would overflow (a client may send INT64_MAX
   // for "no limit").
   constexpr int64_t kLongestTimeoutUs = int64_t{1000000} * 86400 * 365 * 100;
-  if (timeout_us > 0 && timeout_us <= kLongestTimeoutUs) {
+  if (timeout_us > 0 && timeout_us < kLongestTimeoutUs) {
     pending->deadline =
         pending->enqueued + std::chrono::microseconds(timeout_us);
   }
@@ -793,6 +793,8 @@ void ModelVersion::ExpireLoop() {
       }
     }
     if (expired.empty()) continue;
+    // A worker may have waited for the front, left to a forming batch.
+    if (!queue_.empty()) work_ready_.notify_all();
     lock.unlock();
     for (auto& p : expired) Expire(p.get());
     lock.lock();
@@ -818,8 +820,9 @@ bool ModelVersion::Joinable(const Pending& first, const Pending& p) {
 }
 
 bool ModelVersion::JoinsFormingBatch(const Pending& p) const {
-  return forming_ != nullptr &&
-         forming_rows_ + p.rows <= config_.max_batch_size &&
+  // Batchable rows are at most max_batch_size: the sum cannot overflow.
+  return forming_ != nullptr && p.batchable &&
+         p.rows <= config_.max_batch_size - forming_rows_ &&
          Joinable(*forming_, p);
 }
 
@@ -867,7 +870,7 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     auto gather = [&] {
       std::vector<std::shared_ptr<Pending>> gone;
       for (auto it = queue_.begin(); it != queue_.end();) {
-        if (rows + (*it)->rows <= config_.max_batch_size &&
+        if ((*it)->batchable && (*it)->rows <= config_.max_batch_size - rows &&
             Clock::now() < (*it)->deadline && Joinable(*first, **it)) {
           if (Abandoned(**it)) {
             gone.push_back(*it);

@@ -879,10 +879,10 @@ void InferenceServer::InferAsync(InferRequest request,
     status = ResolveSharedMemory(&request);
     if (!status.ok()) return refuse(status);
   }
-  metrics_.AddInflight(1);
   // Counted out once: by the answer, or here if InferAsync throws before
   // it hands the request on.
   auto counted = std::make_shared<std::atomic<bool>>(true);
+  metrics_.AddInflight(1);
   try {
     model->InferAsync(
         std::move(request),

@@ -2452,6 +2452,11 @@ def watch_health(port):
 
 def check_sigterm_drains(server):
     port = server.port
+    # The watch first: what follows the requests must fit in their wait.
+    watcher, statuses, ending = watch_health(server.grpc_port)
+    deadline = time.time() + 10
+    while not statuses and time.time() < deadline:
+        time.sleep(0.01)
     # "slow" waits 1.5 s for a batch to fill: the requests stay in flight.
     body, n_header, want = big_binary_request(2)
     threads, results = fire(port, body, n_header, 3, model="slow")
@@ -2459,10 +2464,6 @@ def check_sigterm_drains(server):
     inflight = wait_inflight(port, 3)
     R.check(inflight >= 3, "three requests in flight before SIGTERM",
             str(inflight))
-    watcher, statuses, ending = watch_health(server.grpc_port)
-    deadline = time.time() + 10
-    while not statuses and time.time() < deadline:
-        time.sleep(0.01)
     server.proc.send_signal(signal.SIGTERM)
     # gRPC stops accepting at the signal too, not once HTTP has drained:
     # a new call is refused while the HTTP requests are still in flight.
@@ -2547,14 +2548,17 @@ def check_restricted(server_command, tmp, env, servers):
     big = json.dumps({"parameters": {"file:1/model.pdiparams":
                                      "A" * (4 << 20)}})
     try:
-        status, _, body = request(
+        status, headers, body = request(
             server.port, "POST", "/v2/repository/models/demo/load", big,
             {"Content-Type": "application/json"})
-        got = "%d %s" % (status, error_of(body))
+        got = "%d %s (Connection: %s)" % (status, error_of(body),
+                                          headers.get("Connection"))
     except OSError as e:
         got = repr(e)
-    R.check(got.startswith("403") and "'admin-key'" in got,
-            "restricted: a 4 MB load without the key is answered 403", got)
+    R.check(got.startswith("403") and "'admin-key'" in got and
+            got.endswith("(Connection: close)"),
+            "restricted: a 4 MB load without the key is answered 403, and "
+            "the connection closes", got)
     hc.load_model("demo", headers=key)
     index = hc.get_model_repository_index(headers=key)
     R.check(any(m.get("name") == "demo" for m in index),

@@ -1004,6 +1004,18 @@ TEST(ServerCore, RowsOfNoElementsAreNotBatched) {
   // (Under UBSan, joining them once overflowed the batch's rows.)
   for (auto& a : answers) a.get();
   EXPECT_EQ(Runs(&server, "demo"), 2);
+  // Nor is one of INT64_MAX rows weighed against a batch that forms.
+  auto first = FirstOfAWaitingBatch(&server);
+  InferRequest most;
+  most.model = "demo";
+  most.inputs.push_back(Floats("x",
+                               {std::numeric_limits<int64_t>::max(), 0, 1, 1},
+                               std::vector<float>()));
+  auto alone = std::async(std::launch::async,
+                          [&server, most] { return server.Infer(most); });
+  EXPECT_TRUE(first.get().status.ok());
+  alone.get();
+  EXPECT_EQ(Runs(&server, "demo"), 4);
   // Dims past 2^64 before the zero: refused, as the runtime refuses them.
   InferRequest huge;
   huge.model = "demo";
