@@ -1,12 +1,14 @@
 #include "framework/model_io.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "framework/program_io.h"
@@ -55,12 +57,31 @@ std::vector<std::string> ListDir(const std::string& dir) {
 }  // namespace
 
 std::string ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  PADDLE_ENFORCE(in.good() && IsFile(path),
-                 errors::NotFound("Cannot open file '", path, "'."));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Without blocking, and checked on what was opened: a FIFO put where a
+  // model file should be would otherwise wait for a writer for ever.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) close(fd);
+    PADDLE_THROW(errors::NotFound("Cannot open file '", path, "'",
+                                  fd >= 0 ? " (not a regular file)." : "."));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(st.st_size));
+  char chunk[64 << 10];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    PADDLE_ENFORCE(n > 0, errors::NotFound("Reading file '", path,
+                                           "' failed: ", strerror(errno)));
+    bytes.append(chunk, static_cast<size_t>(n));
+  }
+  return bytes;
 }
 
 void WriteStringToFile(const std::string& path, const std::string& bytes) {
@@ -290,6 +311,17 @@ void LoadSeparateParams(const ProgramDesc& program,
                         const std::string& dir,
                         Scope* scope) {
   for (auto& name : program.ParameterNames()) {
+    // A name is a file in `dir`, never a path out of it: a program must not
+    // read (or tell whether there is) any other file the process can read.
+    PADDLE_ENFORCE(
+        !name.empty() && name != "." && name != ".." &&
+            name.find('/') == std::string::npos &&
+            name.find('\0') == std::string::npos,
+        errors::InvalidArgument(
+            "Parameter '", name,
+            "' cannot be a file of the model folder (a name with '/', or "
+            "'.' or '..'): one file per parameter reads only files in '",
+            dir, "'."));
     std::string path = Join(dir, name);
     PADDLE_ENFORCE(
         IsFile(path),

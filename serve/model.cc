@@ -5,6 +5,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 
@@ -289,11 +290,20 @@ ModelVersion::ModelVersion(std::string name,
       batchable_ = false;
     }
   }
-  for (auto& instance : instances_) {
-    instance->thread =
-        std::thread([this, i = instance.get()] { WorkerLoop(i); });
+  try {
+    for (auto& instance : instances_) {
+      instance->thread =
+          std::thread([this, i = instance.get()] { WorkerLoop(i); });
+    }
+    expirer_ = std::thread([this] { ExpireLoop(); });
+  } catch (const std::system_error& e) {
+    // Out of threads or memory: those started stop, and the version is not
+    // ready, saying why (a thread left running would end the process).
+    Stop();
+    error_ = "cannot start its " + std::to_string(instances_.size() + 1) +
+             " threads: " + e.what();
+    instances_.clear();
   }
-  expirer_ = std::thread([this] { ExpireLoop(); });
 }
 
 ModelVersion::~ModelVersion() { Stop(); }

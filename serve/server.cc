@@ -28,6 +28,8 @@ namespace {
 // A labels file's size, at most (config.json's "labels"): ImageNet's 1000
 // labels take 21 KB.
 constexpr size_t kMaxLabelsFileBytes = size_t{16} << 20;
+// A model's config.json: a few hundred bytes in practice.
+constexpr size_t kMaxConfigFileBytes = size_t{1} << 20;
 bool IsVersionName(const std::string& name) {
   if (name.empty() || name.size() > 18) return false;
   for (char c : name) {
@@ -162,11 +164,21 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     if (!ParseModelConfig(*config_json, &config, &config_error)) {
       config_error = "the load request's config: " + config_error;
     }
-  } else if (std::error_code config_ec; fs::exists(config_path, config_ec)) {
+  } else if (std::error_code config_ec;
+             fs::symlink_status(config_path, config_ec).type() !=
+             fs::file_type::not_found) {
     // Opened only when a regular file: a FIFO named config.json would
-    // block the open (and the polling thread) until a writer came.
-    if (!fs::is_regular_file(config_path, config_ec)) {
-      config_error = config_path.string() + ": not a regular file";
+    // block the open (and the polling thread) until a writer came. A link
+    // to nothing is an error, not a model without a config.
+    std::error_code size_ec;
+    if (config_ec) {
+      config_error = config_path.string() + ": " + config_ec.message();
+    } else if (!fs::is_regular_file(config_path, config_ec)) {
+      config_error =
+          config_path.string() + ": not a regular file (nor a link to one)";
+    } else if (fs::file_size(config_path, size_ec) > kMaxConfigFileBytes) {
+      config_error = config_path.string() + ": over " +
+                     std::to_string(kMaxConfigFileBytes) + " bytes";
     } else {
       std::ifstream file(config_path);
       std::stringstream text;
@@ -191,7 +203,14 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
   // The version folders, by number; then those the version policy serves.
   std::map<int64_t, std::string> found;
   for (const std::string& version : SubFolders(folder, &ec)) {
-    if (IsVersionName(version)) found[std::stoll(version)] = version;
+    if (!IsVersionName(version)) continue;
+    auto [it, added] = found.emplace(std::stoll(version), version);
+    // "1" and "01": which would serve would depend on directory order.
+    if (!added && config_error.empty()) {
+      config_error = "version folders '" + std::min(it->second, version) +
+                     "' and '" + std::max(it->second, version) +
+                     "' are both version " + std::to_string(it->first);
+    }
   }
   std::vector<std::string> serve;
   // A version the policy names that has no folder: not ready, saying so.
@@ -710,7 +729,9 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
   const fs::path folder = fs::path(repository_) / model;
   FolderPrint print;
   std::error_code ec;
-  if (fs::is_regular_file(folder / "config.json", ec)) {
+  std::error_code size_ec;
+  if (fs::is_regular_file(folder / "config.json", ec) &&
+      fs::file_size(folder / "config.json", size_ec) <= kMaxConfigFileBytes) {
     std::ifstream config(folder / "config.json", std::ios::binary);
     std::stringstream text;
     text << config.rdbuf();

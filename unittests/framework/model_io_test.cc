@@ -2,6 +2,7 @@
 // broken or mismatching file gives.
 #include "framework/model_io.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -116,6 +117,34 @@ TEST(ModelIO, MissingThingsAreNotFound) {
   unlink((dir + "/b_param").c_str());
   ExpectError([&] { LoadModel(dir); }, ErrorCode::kNotFound,
               {dir + "/b_param", "'b_param'"});
+}
+
+// One file per parameter reads files of the model folder only: a program
+// naming a parameter "../x" could otherwise read any file the process can.
+TEST(ModelIO, ParameterNamesThatLeaveTheFolderAreRefused) {
+  for (const std::string name : {"../outside", "sub/w", ".."}) {
+    ScratchDir dir_scratch("param_path");
+    const std::string dir = dir_scratch.path();
+    ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
+    b.AddParameter(name, MakeTensor<float>({3}, {1, 2, 3}));
+    auto y = b.AddVar("y");
+    b.AddOp("relu", {{"X", {x}}}, {{"Out", {y}}});
+    b.AddOutput(y);
+    WriteStringToFile(dir + "/__model__", SerializeProgramDesc(b.Build()));
+    ExpectError([&] { LoadModel(dir); }, ErrorCode::kInvalidArgument,
+                {"Parameter '" + name + "'", "model folder"});
+  }
+}
+
+// A FIFO where a model file should be is refused at once, not waited on
+// for a writer.
+TEST(ModelIO, AFifoIsNotAModelFile) {
+  ScratchDir dir_scratch("fifo");
+  const std::string dir = dir_scratch.path();
+  ASSERT_EQ(mkfifo((dir + "/m.pdmodel").c_str(), 0600), 0);
+  ExpectError([&] { LoadModel(dir); }, ErrorCode::kNotFound,
+              {dir + "/m.pdmodel", "not a regular file"});
 }
 
 TEST(ModelIO, TruncatedParamsNameFileAndVariable) {

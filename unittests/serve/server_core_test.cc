@@ -260,6 +260,30 @@ TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
   EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
 }
 
+// A config.json that is a link to nothing, or too large, and two folders
+// of one version number: the model is not ready, saying why, rather than
+// serving without its config or from whichever folder comes first.
+TEST(ServerCore, AmbiguousModelFoldersAreNotReady) {
+  Repository repo;
+  repo.Add("dangling", DemoModelDir());
+  fs::create_symlink(repo.path() + "/nowhere.json",
+                     repo.path() + "/dangling/config.json");
+  repo.Add("huge", DemoModelDir(),
+           "{\"instances\": 1" + std::string(2 << 20, ' ') + "}");
+  repo.Add("twice", DemoModelDir());
+  fs::create_directory_symlink(DemoModelDir(), repo.path() + "/twice/01");
+  InferenceServer server(repo.path());
+  for (auto [model, why] : std::vector<std::pair<std::string, std::string>>{
+           {"dangling", "config.json: not a regular file (nor a link to one)"},
+           {"huge", "config.json: over 1048576 bytes"},
+           {"twice", "version folders '01' and '1' are both version 1"}}) {
+    std::shared_ptr<const ModelVersion> m;
+    ASSERT_TRUE(server.Find(model, "", &m).ok()) << model;
+    EXPECT_FALSE(m->ready()) << model;
+    EXPECT_NE(m->error().find(why), std::string::npos) << m->error();
+  }
+}
+
 TensorData Int64(const std::string& name, int64_t value) {
   TensorData t;
   t.name = name;
