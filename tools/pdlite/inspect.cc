@@ -9,6 +9,7 @@
 #include "framework/pass.h"
 #include "framework/plugin.h"
 #include "framework/program_io.h"
+#include "framework/program_validator.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
 
@@ -46,6 +47,9 @@ int InspectCommand() {
     auto files = fw::ResolveModelFiles(FLAGS_model, FLAGS_params);
     fw::ProgramDesc program = fw::ParseProgramDesc(
         fw::ReadFileToString(files.program_file), files.program_file);
+    // As a load does, before anything walks the program (a block that is
+    // its own parent would loop for ever).
+    fw::ValidateProgram(program, files.program_file);
     std::cout << "program    " << files.program_file << "\n";
     std::cout << "params     "
               << (files.params_file.empty()

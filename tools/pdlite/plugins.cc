@@ -12,6 +12,7 @@
 #include "framework/model_io.h"
 #include "framework/plugin.h"
 #include "framework/program_io.h"
+#include "framework/program_validator.h"
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
 
@@ -207,6 +208,8 @@ int MissingKernelsCommand() {
     auto files = fw::ResolveModelFiles(FLAGS_model, FLAGS_params);
     fw::ProgramDesc program = fw::ParseProgramDesc(
         fw::ReadFileToString(files.program_file), files.program_file);
+    // As a load does, before anything walks the program.
+    fw::ValidateProgram(program, files.program_file);
     fw::KernelPreference preference = PreferenceFromFlags();
     platform::DeviceContextPool contexts(
         platform::DeviceContextOptions::WithThreads(1));

@@ -204,9 +204,13 @@ int64_t CompareRowSets(const std::string& name,
                        const fw::Tensor& got,
                        const fw::Tensor& expected) {
   int64_t cols = expected.rank() == 2 ? expected.dims()[1] : 1;
-  if (got.dims() != expected.dims()) {
-    std::cout << "  MISMATCH " << name << ": " << got.dims()[0]
-              << " rows, expected " << expected.dims()[0] << " (shape "
+  // Rows of a table: a rank-0 reference (or result) is no NMS output.
+  if (got.dims() != expected.dims() || expected.rank() == 0) {
+    auto rows = [](const fw::Tensor& t) {
+      return t.rank() == 0 ? std::string("no") : std::to_string(t.dims()[0]);
+    };
+    std::cout << "  MISMATCH " << name << ": " << rows(got)
+              << " rows, expected " << rows(expected) << " (shape "
               << got.dims() << " vs " << expected.dims() << ")\n";
     return std::max<int64_t>(1,
                              expected.dims().empty() ? 1 : expected.dims()[0]);
@@ -228,8 +232,9 @@ int64_t CompareRowSets(const std::string& name,
     if (!found) {
       if (unmatched < 3) {
         std::cout << "  MISMATCH " << name << ": expected row " << e
-                  << " (class " << At(expected, e * cols) << ", score "
-                  << At(expected, e * cols + 1) << ") has no match\n";
+                  << " (class " << At(expected, e * cols);
+        if (cols > 1) std::cout << ", score " << At(expected, e * cols + 1);
+        std::cout << ") has no match\n";
       }
       ++unmatched;
     }
@@ -416,13 +421,16 @@ int RunCommand(const RepeatedFlags& repeated) {
           MakeDirs(FLAGS_output_dir);
           fw::WriteNpy(FLAGS_output_dir + "/" + file + ".npy", AsNpy(t));
           if (!t.lod().empty()) {
-            std::ofstream lod(FLAGS_output_dir + "/" + file + ".lod.txt");
+            std::ostringstream lod;
             for (auto& level : t.lod()) {
               for (size_t i = 0; i < level.size(); ++i) {
                 lod << (i ? "," : "") << level[i];
               }
               lod << "\n";
             }
+            // Checked, as the .npy is: a LoD that cannot be written fails.
+            fw::WriteStringToFile(FLAGS_output_dir + "/" + file + ".lod.txt",
+                                  lod.str());
           }
         }
         if (!FLAGS_expected.empty()) {

@@ -89,6 +89,60 @@ expect 1 "InvalidArgument: .*not a PaddlePaddle ProgramDesc" -- "$pdlite" inspec
 expect 0 "conv2d  \{float32, cpu, AnyLayout, PLAIN\}  .*kernels/cpu/plain/conv2d.cc  \[core\]" -- "$pdlite" kernels --op conv2d
 expect 1 "no kernel is registered for op 'nope'" -- "$pdlite" kernels --op nope
 expect 2 "belong to \`run\`" -- "$pdlite" inspect --model "$demo" --input x=a.npy
+# inspect and kernels --missing validate the program as a load does:
+# block 0 made its own parent (once, an endless walk of parents).
+mkdir -p "$tmp/self_parent"
+cp "$demo/model.pdiparams" "$tmp/self_parent/"
+python3 - "$demo/model.pdmodel" "$tmp/self_parent/model.pdmodel" <<'PY'
+import sys
+def varint(b, i):
+    v = s = 0
+    while True:
+        v |= (b[i] & 0x7F) << s
+        s += 7
+        i += 1
+        if b[i - 1] < 0x80:
+            return v, i
+def enc(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+def fields(b):  # (field, wire, raw bytes of the whole field, payload)
+    i = 0
+    while i < len(b):
+        start = i
+        tag, i = varint(b, i)
+        wire = tag & 7
+        if wire == 0:
+            _, i = varint(b, i)
+            yield tag >> 3, wire, b[start:i], None
+        elif wire == 2:
+            n, i = varint(b, i)
+            yield tag >> 3, wire, b[start:i + n], b[i:i + n]
+            i += n
+        else:
+            i += 8 if wire == 1 else 4
+            yield tag >> 3, wire, b[start:i], None
+program = open(sys.argv[1], "rb").read()
+out, done = bytearray(), False
+for field, wire, raw, payload in fields(program):
+    if field == 1 and not done:  # ProgramDesc.blocks[0]
+        block = b"".join(enc((2 << 3) | 0) + enc(0) if f == 2 else r
+                         for f, w, r, _ in fields(payload))
+        raw = enc((1 << 3) | 2) + enc(len(block)) + block
+        done = True
+    out += raw
+open(sys.argv[2], "wb").write(bytes(out))
+PY
+expect 1 "block 0 names parent block 0" -- \
+  timeout 20 "$pdlite" inspect --model "$tmp/self_parent"
+expect 1 "block 0 names parent block 0" -- \
+  timeout 20 "$pdlite" kernels --missing --model "$tmp/self_parent"
+expect 1 "block 0 names parent block 0" -- \
+  timeout 20 "$pdlite" run --model "$tmp/self_parent" --inputs "$demo"
 
 # float16 and bfloat16: a float16 .npy feeds a FLOAT16 input; .npy has no
 # bfloat16, so a float32 one feeds a BFLOAT16 input, rounded to it; a
