@@ -131,11 +131,12 @@ bool ParseInt(const std::string& text,
   return true;
 }
 
-// ParseInt into an int (the bounds fit in one).
-bool ParseIntTo(const std::string& text, int min, int max, int* out) {
+// ParseInt into an integer of another type (the bounds fit in it).
+template <typename T>
+bool ParseIntTo(const std::string& text, long long min, long long max, T* out) {
   long long v = 0;
   if (!ParseInt(text, min, max, &v)) return false;
-  *out = static_cast<int>(v);
+  *out = static_cast<T>(v);
   return true;
 }
 
@@ -197,127 +198,93 @@ int main(int argc, char** argv) {
   // The flags that take a value, each with what it does with one: an empty
   // string, or what is wrong with it.
   const std::string ok;
-  const std::map<std::string, std::function<std::string(const std::string&)>>
-      value_flags = {
-          {"--model-repository",
-           [&](const std::string& v) {
-             repository = v;
-             return ok;
-           }},
-          {"--model-control-mode",
-           [&](const std::string& v) {
-             if (v != "none" && v != "explicit" && v != "poll") {
-               return std::string(
-                   "--model-control-mode is none, explicit or poll");
-             }
-             model_control_mode = v;
-             return ok;
-           }},
-          {"--repository-poll-secs",
-           [&](const std::string& v) {
-             return ParseInt(v, 1, 86400, &poll_seconds)
-                        ? ok
-                        : "bad --repository-poll-secs (1 to 86400)";
-           }},
-          {"--shared-memory",
-           [&](const std::string& v) {
-             if (v != "none" && v != "system") {
-               return std::string("--shared-memory is none or system");
-             }
-             server_options.shared_memory = v == "system";
-             return ok;
-           }},
-          {"--http-restricted-api",
-           [&](const std::string& v) {
-             std::string why;
-             return options.restricted.Add(v, &why)
-                        ? ok
-                        : "--http-restricted-api: " + why;
-           }},
-          {"--grpc-restricted-protocol",
-           [&](const std::string& v) {
-             std::string why;
-             return grpc_options.restricted.Add(v, &why)
-                        ? ok
-                        : "--grpc-restricted-protocol: " + why;
-           }},
-          {"--exit-timeout-secs",
-           [&](const std::string& v) {
-             return ParseInt(v, 0, 86400, &exit_timeout_seconds)
-                        ? ok
-                        : "bad --exit-timeout-secs";
-           }},
-          {"--http-spin-us",
-           [&](const std::string& v) {
-             return ParseIntTo(v, 0, 10000, &options.spin_us)
-                        ? ok
-                        : "bad --http-spin-us";
-           }},
-          {"--tls-cert",
-           [&](const std::string& v) {
-             tls_cert_file = v;
-             return ok;
-           }},
-          {"--tls-key",
-           [&](const std::string& v) {
-             tls_key_file = v;
-             return ok;
-           }},
-          {"--tls-client-ca",
-           [&](const std::string& v) {
-             tls_client_ca_file = v;
-             return ok;
-           }},
-          {"--host",
-           [&](const std::string& v) {
-             options.host = v;
-             return ok;
-           }},
-          {"--http-port",
-           [&](const std::string& v) {
-             return ParseIntTo(v, 0, 65535, &options.port) ? ok
-                                                           : "bad --http-port";
-           }},
-          {"--grpc-port",
-           [&](const std::string& v) {
-             return ParseIntTo(v, -1, 65535, &grpc_options.port)
-                        ? ok
-                        : "bad --grpc-port";
-           }},
-          {"--grpc-threads",
-           [&](const std::string& v) {
-             return ParseIntTo(v, 1, 4096, &grpc_options.threads)
-                        ? ok
-                        : "bad --grpc-threads";
-           }},
-          {"--http-threads",
-           [&](const std::string& v) {
-             return ParseIntTo(v, 1, 1024, &options.threads)
-                        ? ok
-                        : "bad --http-threads";
-           }},
-          {"--max-body-mb",
-           [&](const std::string& v) {
-             long long mb = 0;
-             if (!ParseInt(v, 1, 1 << 20, &mb)) {
-               return std::string("bad --max-body-mb");
-             }
-             options.max_body_bytes = static_cast<size_t>(mb) << 20;
-             grpc_options.max_message_bytes = options.max_body_bytes;
-             server_options.max_shared_memory_input_bytes =
-                 options.max_body_bytes;
-             return ok;
-           }},
-          {"--max-json-decoding-mb",
-           [&](const std::string& v) {
-             long long mb = 0;
-             if (!ParseInt(v, 1, 1 << 20, &mb)) {
-               return std::string("bad --max-json-decoding-mb");
-             }
-             options.max_json_decoding_bytes = static_cast<size_t>(mb) << 20;
-             return ok;
-           }},
-      };
+  using FlagHandler = std::function<std::string(const std::string&)>;
+  // A flag whose value goes to `*target` as it is.
+  auto text_flag = [&ok](std::string* target) -> FlagHandler {
+    return [&ok, target](const std::string& v) {
+      *target = v;
+      return ok;
+    };
+  };
+  // A flag whose value is an integer in [min, max] for `*target`; `error`
+  // when it is not.
+  auto integer_flag = [&ok](auto* target, long long min, long long max,
+                            std::string error) -> FlagHandler {
+    return [&ok, target, min, max, error](const std::string& v) {
+      return ParseIntTo(v, min, max, target) ? ok : error;
+    };
+  };
+  const std::map<std::string, FlagHandler> value_flags = {
+      {"--model-repository", text_flag(&repository)},
+      {"--model-control-mode",
+       [&](const std::string& v) {
+         if (v != "none" && v != "explicit" && v != "poll") {
+           return std::string("--model-control-mode is none, explicit or poll");
+         }
+         model_control_mode = v;
+         return ok;
+       }},
+      {"--repository-poll-secs",
+       integer_flag(&poll_seconds, 1, 86400,
+                    "bad --repository-poll-secs (1 to 86400)")},
+      {"--shared-memory",
+       [&](const std::string& v) {
+         if (v != "none" && v != "system") {
+           return std::string("--shared-memory is none or system");
+         }
+         server_options.shared_memory = v == "system";
+         return ok;
+       }},
+      {"--http-restricted-api",
+       [&](const std::string& v) {
+         std::string why;
+         return options.restricted.Add(v, &why)
+                    ? ok
+                    : "--http-restricted-api: " + why;
+       }},
+      {"--grpc-restricted-protocol",
+       [&](const std::string& v) {
+         std::string why;
+         return grpc_options.restricted.Add(v, &why)
+                    ? ok
+                    : "--grpc-restricted-protocol: " + why;
+       }},
+      {"--exit-timeout-secs", integer_flag(&exit_timeout_seconds, 0, 86400,
+                                           "bad --exit-timeout-secs")},
+      {"--http-spin-us",
+       integer_flag(&options.spin_us, 0, 10000, "bad --http-spin-us")},
+      {"--tls-cert", text_flag(&tls_cert_file)},
+      {"--tls-key", text_flag(&tls_key_file)},
+      {"--tls-client-ca", text_flag(&tls_client_ca_file)},
+      {"--host", text_flag(&options.host)},
+      {"--http-port", integer_flag(&options.port, 0, 65535, "bad --http-port")},
+      {"--grpc-port",
+       integer_flag(&grpc_options.port, -1, 65535, "bad --grpc-port")},
+      {"--grpc-threads",
+       integer_flag(&grpc_options.threads, 1, 4096, "bad --grpc-threads")},
+      {"--http-threads",
+       integer_flag(&options.threads, 1, 1024, "bad --http-threads")},
+      {"--max-body-mb",
+       [&](const std::string& v) {
+         long long mb = 0;
+         if (!ParseInt(v, 1, 1 << 20, &mb)) {
+           return std::string("bad --max-body-mb");
+         }
+         options.max_body_bytes = static_cast<size_t>(mb) << 20;
+         grpc_options.max_message_bytes = options.max_body_bytes;
+         server_options.max_shared_memory_input_bytes = options.max_body_bytes;
+         return ok;
+       }},
+      {"--max-json-decoding-mb",
+       [&](const std::string& v) {
+         long long mb = 0;
+         if (!ParseInt(v, 1, 1 << 20, &mb)) {
+           return std::string("bad --max-json-decoding-mb");
+         }
+         options.max_json_decoding_bytes = static_cast<size_t>(mb) << 20;
+         return ok;
+       }},
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
