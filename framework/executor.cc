@@ -14,6 +14,7 @@
 #include "framework/make_only.h"
 #include "framework/memory_plan.h"
 #include "framework/op_registry.h"
+#include "framework/program_validator.h"
 #include "platform/host_block_pool.h"
 
 namespace paddle_lite {
@@ -199,6 +200,7 @@ Executor::Executor(const ProgramDesc& program,
   }
   host_pool_ = platform::HostBlockPool::Create(budget_.get());
   host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
+  for (auto& kv : WrittenWeights(program_)) written_weights_.insert(kv.first);
 }
 
 Executor::~Executor() {
@@ -394,9 +396,32 @@ void Executor::CountLoopIteration(const std::string& op,
   ++loop_iterations_;
 }
 
+void Executor::CopyWrittenWeights(Scope* scope) {
+  const Scope* weights = scope->parent();
+  if (weights == nullptr) return;  // the weights are the run's own
+  for (const std::string& name : written_weights_) {
+    const Variable* loaded = weights->FindVar(name);
+    if (loaded == nullptr || !loaded->IsType<Tensor>()) continue;
+    const Tensor& value = loaded->Get<Tensor>();
+    Tensor* copy = scope->Var(name)->GetMutable<Tensor>();
+    // A fresh buffer each run: the last run's ops may have left the copy
+    // sharing another variable's (a feed's, the caller's memory).
+    if (value.IsInitialized()) {
+      TensorCopy(value, value.place(), copy);
+    } else {
+      *copy = Tensor();
+    }
+  }
+}
+
 void Executor::Run(int block_idx, Scope* scope) {
   BlockState& state = State(block_idx, /*strict=*/true);
-  if (block_idx == 0) loop_iterations_ = 0;
+  if (block_idx == 0) {
+    loop_iterations_ = 0;
+    // Before resolving: the ops then find the run's copies, not the
+    // shared weights.
+    if (!written_weights_.empty()) CopyWrittenWeights(scope);
+  }
   // The main block runs in one scope per predictor: resolve once, then
   // reuse. Other scopes (tests, sub-blocks) resolve on each call.
   if (block_idx != 0) {
@@ -549,7 +574,10 @@ void Executor::PrepareLifetimes(BlockState& state) {
     }
   }
   for (auto& var : program_.blocks[0].vars) {
-    if (var.persistable) state.persistable.insert(var.name);
+    // A weight the program writes has the value its writer gave it.
+    if (var.persistable && !written_weights_.count(var.name)) {
+      state.persistable.insert(var.name);
+    }
   }
   state.lifetimes = std::move(lifetimes);
 }
@@ -934,6 +962,13 @@ bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
   if (!options_.device_graphs || options_.profile || plan.graph_refused) {
     return false;
   }
+  if (!written_weights_.empty()) {
+    // A graph would keep the buffers of the first run's weight copies.
+    plan.graph_refused = true;
+    plan.graph_refusal =
+        "the program writes its weight '" + *written_weights_.begin() + "'";
+    return false;
+  }
   const auto& ops = state.block.ops;
   if (!plan.graph_checked) {
     // Once per plan: the recording run has made every op's context.
@@ -1095,6 +1130,12 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
         }
       }
       infer = infer || inputs_dynamic;
+      // Each run starts its copy of a written weight at the loaded dims.
+      for (auto& kv : op.Outputs()) {
+        for (auto& name : kv.second) {
+          infer = infer || written_weights_.count(name) > 0;
+        }
+      }
       const bool outputs_fixed =
           !infer && ((op.Type() == "shape" && !inputs_dynamic) ||
                      (inputs_fixed && !op.Inputs().empty()));
@@ -1274,6 +1315,7 @@ bool TransferInputs(const PreparedOp& prepared,
                     const platform::Place& place,
                     const ProgramDesc& program,
                     int block_idx,
+                    const std::unordered_set<std::string>& written_weights,
                     RuntimeContext* moved,
                     std::vector<std::unique_ptr<Variable>>* temps,
                     std::vector<TransferRecord>* records) {
@@ -1292,7 +1334,10 @@ bool TransferInputs(const PreparedOp& prepared,
       }
       const std::string& name = i < names.size() ? names[i] : "";
       const VarDesc* desc = program.FindVarRecursive(block_idx, name);
-      bool weight = desc != nullptr && desc->persistable;
+      // A written weight is the run's own copy (CopyWrittenWeights), whose
+      // value changes: it is copied on every run, as other variables are.
+      bool weight =
+          desc != nullptr && desc->persistable && !written_weights.count(name);
       Variable* copy = nullptr;
       bool cached = false;
       if (weight) {
@@ -1422,8 +1467,9 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     std::vector<std::unique_ptr<Variable>> temps;
     RuntimeContext moved;
     const RuntimeContext* run_ctx = &ctx;
-    if (TransferInputs(prepared, ctx, place, program_, block_idx, &moved,
-                       &temps, block_idx == 0 ? &stats_.transfers : nullptr)) {
+    if (TransferInputs(prepared, ctx, place, program_, block_idx,
+                       written_weights_, &moved, &temps,
+                       block_idx == 0 ? &stats_.transfers : nullptr)) {
       run_ctx = &moved;
     }
     ExecutionContext exec_ctx(op, *scope, *dev_ctx, *run_ctx);

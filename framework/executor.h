@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "framework/kernel_chooser.h"
@@ -188,6 +189,11 @@ class Executor {
                     bool infer_shape,
                     OpRecord* record);
   void RunMainBlock(BlockState& state, Scope* scope);
+  /// Gives `scope` (a predictor's, whose parent holds the weights) its own
+  /// copy of each weight the program writes, with the loaded value: clones
+  /// share the weights and run at once, and every run starts from the
+  /// model's values.
+  void CopyWrittenWeights(Scope* scope);
   // After a main-block run, replayed or recorded: the host pool's decay,
   // the budget trimmed, the plan count in the stats.
   void EndMainRun(const BlockState& state);
@@ -224,6 +230,9 @@ class Executor {
   void ResetStrays(BlockState& state, const Plan* keep);
 
   const ProgramDesc& program_;
+  // The weights the program's ops write (WrittenWeights): none in real
+  // programs.
+  std::unordered_set<std::string> written_weights_;
   KernelPreference preference_;
   platform::DeviceContextPool* contexts_;
   ExecutorOptions options_;

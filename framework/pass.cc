@@ -1,9 +1,12 @@
 #include "framework/pass.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <set>
 
 #include "framework/kernel_registry.h"
+#include "framework/program_validator.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -62,11 +65,29 @@ std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
       passes.push_back(info);
     }
   }
+  // Passes fold weights' loaded values into others (a batch norm into its
+  // convolution's filter); a program that writes a weight reads other
+  // values at run time, so it runs as written.
+  const auto written = WrittenWeights(*program);
+  if (!written.empty() && !passes.empty()) {
+    LOG(WARNING) << "graph passes skipped: the program writes its weight '"
+                 << written.begin()->first << "' (" << written.begin()->second
+                 << ")";
+  }
   std::vector<PassReport> reports;
   for (const PassInfo* info : passes) {
     PassReport report;
     report.pass = info->name;
     report.ops_before = static_cast<int>(program->blocks[0].ops.size());
+    if (!written.empty()) {
+      report.skipped = true;
+      report.changes.push_back("skipped: the program writes its weight '" +
+                               written.begin()->first + "' (" +
+                               written.begin()->second + ")");
+      report.ops_after = report.ops_before;
+      reports.push_back(std::move(report));
+      continue;
+    }
     auto pass = info->create();
     for (auto& type : pass->CreatedOpTypes()) {
       if (!HasKernelOn(type, place)) {

@@ -1,5 +1,6 @@
 #include "framework/program_validator.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -310,6 +311,35 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
   } catch (const Exception& e) {
     platform::RethrowWithContext(e, source + ": ");
   }
+}
+
+std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
+  std::map<std::string, std::string> written;
+  for (size_t b = 0; b < program.blocks.size(); ++b) {
+    const auto& ops = program.blocks[b].ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const OpInfo* info = OpInfoMap::Instance().Find(ops[i].type);
+      for (const auto& [slot, names] : ops[i].outputs) {
+        if (info != nullptr) {
+          const auto& slots = info->proto.outputs;
+          auto proto = std::find_if(
+              slots.begin(), slots.end(),
+              [&](const OpSlotProto& s) { return s.name == slot; });
+          if (proto != slots.end() && proto->extra) continue;
+        }
+        for (const auto& name : names) {
+          const VarDesc* var =
+              program.FindVarRecursive(static_cast<int>(b), name);
+          if (var == nullptr || !var->persistable || !var->is_tensor())
+            continue;
+          written.emplace(name, "block " + std::to_string(b) + ", op #" +
+                                    std::to_string(i) + " (" + ops[i].type +
+                                    "), output " + slot);
+        }
+      }
+    }
+  }
+  return written;
 }
 
 }  // namespace framework

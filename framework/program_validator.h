@@ -4,6 +4,7 @@
 // index with them before any op's shape inference would object.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "framework/program_desc.h"
@@ -37,6 +38,16 @@ constexpr int kMaxBlockDepth = 64;
 /// Ops whose type is not registered are left to the executor, which
 /// names them when it prepares the block (a plugin may add them).
 void ValidateProgram(const ProgramDesc& program, const std::string& source);
+
+/// The weights (persistable tensor variables) that the program's ops write,
+/// each with its first writer ("block 0, op #3 (scale), output Out"). A
+/// predictor's clones share their weights, so the executor gives each run
+/// its own copy of these, made from the loaded values (executor.h), and
+/// the graph passes, which fold weights' values, leave such a program
+/// alone. Extra outputs do not count: kernels never write them (batch_norm
+/// names its running mean and variance as MeanOut and VarianceOut, in
+/// every real program). Every output of an unregistered op counts.
+std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program);
 
 }  // namespace framework
 }  // namespace paddle_lite

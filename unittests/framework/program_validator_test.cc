@@ -252,6 +252,46 @@ TEST(ProgramValidator, FoldBatchNormSurvivesAHostileAxis) {
   EXPECT_EQ(OpOfType(&program, "elementwise_add").type, "elementwise_add");
 }
 
+// Which weights a program writes: batch_norm's MeanOut and VarianceOut
+// (extra outputs, never written) do not count; a scale writing a weight
+// back onto itself does, and the passes then leave the program as it is.
+TEST(ProgramValidator, WrittenWeightsAndThePassesSkipped) {
+  ProgramBuilder b = ConvAddBatchNormPool();
+  EXPECT_TRUE(WrittenWeights(b.Build()).empty());
+  b.AddOp("scale", {{"X", {"bias"}}}, {{"Out", {"bias"}}}, {{"scale", 2.0f}});
+  ProgramDesc program = b.Build();
+  auto written = WrittenWeights(program);
+  ASSERT_EQ(written.size(), 1u);
+  EXPECT_EQ(written.begin()->first, "bias");
+  EXPECT_NE(written.begin()->second.find("(scale), output Out"),
+            std::string::npos)
+      << written.begin()->second;
+  // An unregistered op's outputs all count.
+  OpDesc& scale = OpOfType(&program, "scale");
+  scale.type = "not_an_op";
+  scale.outputs = {{"Anything", {"w"}}};
+  EXPECT_EQ(WrittenWeights(program).count("w"), 1u);
+  EXPECT_EQ(WrittenWeights(program).count("bias"), 0u);
+
+  program = b.Build();
+  Scope weights;
+  for (auto& name : b.parameters().LocalVarNames()) {
+    TensorCopy(b.parameters().FindVar(name)->Get<Tensor>(),
+               platform::CPUPlace{}, weights.Var(name)->GetMutable<Tensor>());
+  }
+  const size_t ops = program.blocks[0].ops.size();
+  auto reports = ApplyPasses(&program, &weights, {}, platform::CPUPlace{});
+  ASSERT_FALSE(reports.empty());
+  for (auto& report : reports) {
+    EXPECT_TRUE(report.skipped) << report.pass;
+    ASSERT_EQ(report.changes.size(), 1u);
+    EXPECT_NE(report.changes[0].find("writes its weight 'bias'"),
+              std::string::npos)
+        << report.changes[0];
+  }
+  EXPECT_EQ(program.blocks[0].ops.size(), ops);
+}
+
 }  // namespace
 }  // namespace framework
 }  // namespace paddle_lite
