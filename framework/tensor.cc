@@ -141,5 +141,32 @@ std::string TensorSummary(const Tensor& t) {
   return os.str();
 }
 
+std::string LoDMismatch(const LoD& lod, const DDim& dims) {
+  if (dims.empty()) return "a tensor of rank 0 has no rows to split";
+  for (size_t level = 0; level < lod.size(); ++level) {
+    const std::vector<size_t>& offsets = lod[level];
+    const bool lowest = level + 1 == lod.size();
+    // An empty lower level has no offsets to index: nothing fits it.
+    const bool lower_empty = !lowest && lod[level + 1].empty();
+    const size_t end = lowest        ? static_cast<size_t>(dims[0])
+                       : lower_empty ? 0
+                                     : lod[level + 1].size() - 1;
+    bool ok = !lower_empty && !offsets.empty() && offsets.front() == 0 &&
+              offsets.back() == end;
+    for (size_t i = 1; ok && i < offsets.size(); ++i) {
+      ok = offsets[i - 1] <= offsets[i];
+    }
+    if (!ok) {
+      std::ostringstream os;
+      os << "LoD level " << level << " "
+         << DimsToString(DDim(offsets.begin(), offsets.end())) << " (of "
+         << lod.size() << " levels) is not valid for " << DimsToString(dims)
+         << ": offsets must start at 0, never decrease and end at " << end;
+      return os.str();
+    }
+  }
+  return "";
+}
+
 }  // namespace framework
 }  // namespace paddle_lite

@@ -156,5 +156,11 @@ void TensorCopy(const Tensor& src,
 /// "float32[2, 3, 48, 192]" for error messages.
 std::string TensorSummary(const Tensor& t);
 
+/// Why `lod` does not describe the rows of a tensor of `dims` ("" when it
+/// does): each level starts at 0 and never decreases, each level ends at
+/// the number of entries of the level below (minus one), and the last
+/// level ends at dims[0]. Names the level, its offsets and the end wanted.
+std::string LoDMismatch(const LoD& lod, const DDim& dims);
+
 }  // namespace framework
 }  // namespace paddle_lite

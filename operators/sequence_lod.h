@@ -26,28 +26,10 @@ inline void CheckSequenceLoD(const framework::LoD& lod,
                      " must carry LoD (sequence offsets); feed the model "
                      "input it comes from with its LoD (pdlite run --lod "
                      "<input>=0,3,5, or Tensor::SetLoD)."));
-  for (size_t level = 0; level < lod.size(); ++level) {
-    const std::vector<size_t>& offsets = lod[level];
-    const bool lowest = level + 1 == lod.size();
-    // An empty lower level has no offsets to index: nothing fits it.
-    const bool lower_empty = !lowest && lod[level + 1].empty();
-    const size_t end = lowest        ? static_cast<size_t>(dims[0])
-                       : lower_empty ? 0
-                                     : lod[level + 1].size() - 1;
-    bool ok = !lower_empty && !offsets.empty() && offsets.front() == 0 &&
-              offsets.back() == end;
-    for (size_t i = 1; ok && i < offsets.size(); ++i) {
-      ok = offsets[i - 1] <= offsets[i];
-    }
-    PADDLE_ENFORCE(ok, errors::InvalidArgument(
-                           op, ": LoD level ", level, " of input ", slot,
-                           " is not valid for ", dims, " (LoD ",
-                           framework::DDim(offsets.begin(), offsets.end()),
-                           " of ", lod.size(),
-                           " levels): offsets must start at 0, never "
-                           "decrease and end at ",
-                           end, "."));
-  }
+  const std::string mismatch = framework::LoDMismatch(lod, dims);
+  PADDLE_ENFORCE(
+      mismatch.empty(),
+      errors::InvalidArgument(op, ": input ", slot, ": ", mismatch, "."));
 }
 
 }  // namespace operators

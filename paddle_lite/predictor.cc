@@ -928,6 +928,16 @@ void Predictor::Run() {
                        "Input '", impl_->feed_names[i],
                        "' has no data: Reshape it and CopyFromCpu before "
                        "Run()."));
+    // Checked here, naming the input, rather than by the first op that
+    // reads it (or not at all, when none does).
+    const fw::Tensor& fed = impl_->feeds()[i];
+    if (!fed.lod().empty()) {
+      const std::string mismatch = fw::LoDMismatch(fed.lod(), fed.dims());
+      PADDLE_ENFORCE(mismatch.empty(),
+                     platform::errors::InvalidArgument(
+                         "Input '", impl_->feed_names[i], "': ", mismatch,
+                         " (Tensor::SetLoD)."));
+    }
   }
   if (impl_->RunsNarrow()) {
     impl_->RunNarrow();

@@ -85,6 +85,17 @@ TEST(Predictor, HandlesReportShapeTypeAndLoD) {
   EXPECT_EQ(out->shape(), (std::vector<int64_t>{1, 10}));
   EXPECT_EQ(out->type(), DataType::FLOAT32);
   EXPECT_STREQ(DataTypeName(out->type()), "float32");
+  // A LoD that does not describe the input's rows is refused at Run,
+  // naming the input, though no op of this program reads it.
+  for (const LoD& bad : {LoD{{0, 2}}, LoD{{1, 1}}, LoD{{0, 1, 0, 1}},
+                         LoD{{0, 2}, {0, 1}}, LoD{{0}, {}}}) {
+    in->SetLoD(bad);
+    testing::ExpectError([&] { p->Run(); }, ErrorCode::kInvalidArgument,
+                         {"Input 'x'", "LoD level", "[1, 3, 32, 32]"});
+  }
+  in->SetLoD({{0, 1}, {0, 1}});
+  p->Run();
+  EXPECT_EQ(out->shape(), (std::vector<int64_t>{1, 10}));
 }
 
 TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
