@@ -420,7 +420,11 @@ void Executor::Run(int block_idx, Scope* scope) {
     loop_iterations_ = 0;
     // Before resolving: the ops then find the run's copies, not the
     // shared weights.
-    if (!written_weights_.empty()) CopyWrittenWeights(scope);
+    if (!written_weights_.empty()) {
+      // From the run's pool, under its memory limits.
+      platform::ScopedHostAllocator pooled(host_pool_);
+      CopyWrittenWeights(scope);
+    }
   }
   // The main block runs in one scope per predictor: resolve once, then
   // reuse. Other scopes (tests, sub-blocks) resolve on each call.
@@ -1490,9 +1494,15 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       // Only oneDNN's kernels make primitives; the others' outputs get
       // their inferred dims' memory, unwritten (their pages untouched), so
       // the ops after them can make theirs.
+      // Not a weight an output names (batch_norm's MeanOut): other
+      // predictors read it meanwhile.
       for (auto& kv : run_ctx->outputs) {
-        for (auto* v : kv.second) {
-          GiveUnwrittenMemory(v, place, choice.chosen.data_type);
+        const auto& names = prepared.op->OutputList(kv.first);
+        for (size_t i = 0; i < kv.second.size(); ++i) {
+          if (i < names.size() && scope->IsRootsVar(names[i], kv.second[i])) {
+            continue;
+          }
+          GiveUnwrittenMemory(kv.second[i], place, choice.chosen.data_type);
         }
       }
       return;

@@ -25,6 +25,12 @@ struct OpSlotProto {
   bool dispensable = false;  // may be absent or empty
   bool duplicable = false;   // takes a list of variables
   bool extra = false;        // training/backend only; never read
+  // An output no kernel writes: it names the input it would update in
+  // training (batch_norm's MeanOut names its Mean, a model weight).
+  bool never_written = false;
+  // The input slot whose buffer this output shares rather than writes
+  // (reshape2's Out is a view of X); empty for an ordinary output.
+  std::string view_of{};
 };
 
 struct OpAttrProto {
@@ -64,6 +70,17 @@ class SlotBuilder {
   SlotBuilder& AsExtra() {
     slot_->extra = true;
     slot_->dispensable = true;
+    return *this;
+  }
+  /// An output whose kernels share input slot `input`'s buffer (a view).
+  SlotBuilder& ViewOf(const std::string& input) {
+    slot_->view_of = input;
+    return *this;
+  }
+  /// An extra output no kernel writes (see OpSlotProto::never_written).
+  SlotBuilder& NeverWritten() {
+    AsExtra();
+    slot_->never_written = true;
     return *this;
   }
 

@@ -314,27 +314,71 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
 }
 
 std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
+  // The weights are block 0's persistable tensors (the parameter files
+  // hold them). A name counts as one wherever it is used: a sub-block runs
+  // in a scope under the run's, whatever parent its block names, so a
+  // declaration elsewhere does not reliably hide the weight.
+  std::map<std::string, std::set<std::string>> aliases;  // name -> weights
+  for (const VarDesc& var : program.blocks[0].vars) {
+    if (var.persistable && var.is_tensor()) aliases[var.name] = {var.name};
+  }
+  auto slot_of = [](const OpInfo* info, const std::string& slot) {
+    if (info == nullptr) return static_cast<const OpSlotProto*>(nullptr);
+    for (const OpSlotProto& s : info->proto.outputs) {
+      if (s.name == slot) return &s;
+    }
+    return static_cast<const OpSlotProto*>(nullptr);
+  };
+  // Views of a weight share its buffer (reshape2 of a weight): an op that
+  // writes a view in place writes the weight. Followed to a fixed point,
+  // in any order of the blocks.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const BlockDesc& block : program.blocks) {
+      for (const OpDesc& op : block.ops) {
+        const OpInfo* info = OpInfoMap::Instance().Find(op.type);
+        for (const auto& [slot, names] : op.outputs) {
+          const OpSlotProto* proto = slot_of(info, slot);
+          if (proto == nullptr || proto->view_of.empty()) continue;
+          const auto* inputs = FindSlot(op.inputs, proto->view_of);
+          if (inputs == nullptr) continue;
+          for (const auto& in : *inputs) {
+            auto found = aliases.find(in);
+            if (found == aliases.end()) continue;
+            const std::set<std::string> weights = found->second;
+            for (const auto& out : names) {
+              auto& into = aliases[out];
+              const size_t before = into.size();
+              into.insert(weights.begin(), weights.end());
+              grew = grew || into.size() != before;
+            }
+          }
+        }
+      }
+    }
+  }
   std::map<std::string, std::string> written;
   for (size_t b = 0; b < program.blocks.size(); ++b) {
     const auto& ops = program.blocks[b].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
       const OpInfo* info = OpInfoMap::Instance().Find(ops[i].type);
       for (const auto& [slot, names] : ops[i].outputs) {
-        if (info != nullptr) {
-          const auto& slots = info->proto.outputs;
-          auto proto = std::find_if(
-              slots.begin(), slots.end(),
-              [&](const OpSlotProto& s) { return s.name == slot; });
-          if (proto != slots.end() && proto->extra) continue;
-        }
+        const OpSlotProto* proto = slot_of(info, slot);
+        if (proto != nullptr && proto->never_written) continue;
+        const bool view = proto != nullptr && !proto->view_of.empty();
         for (const auto& name : names) {
-          const VarDesc* var =
-              program.FindVarRecursive(static_cast<int>(b), name);
-          if (var == nullptr || !var->persistable || !var->is_tensor())
-            continue;
-          written.emplace(name, "block " + std::to_string(b) + ", op #" +
+          auto found = aliases.find(name);
+          if (found == aliases.end()) continue;
+          const std::string where = "block " + std::to_string(b) + ", op #" +
                                     std::to_string(i) + " (" + ops[i].type +
-                                    "), output " + slot);
+                                    "), output " + slot;
+          for (const auto& weight : found->second) {
+            // Making a view is no write, unless the view is the weight.
+            if (view && weight != name) continue;
+            written.emplace(weight, weight == name ? where
+                                                   : where + " '" + name +
+                                                         "', a view of it");
+          }
         }
       }
     }

@@ -39,14 +39,15 @@ constexpr int kMaxBlockDepth = 64;
 /// names them when it prepares the block (a plugin may add them).
 void ValidateProgram(const ProgramDesc& program, const std::string& source);
 
-/// The weights (persistable tensor variables) that the program's ops write,
-/// each with its first writer ("block 0, op #3 (scale), output Out"). A
-/// predictor's clones share their weights, so the executor gives each run
-/// its own copy of these, made from the loaded values (executor.h), and
-/// the graph passes, which fold weights' values, leave such a program
-/// alone. Extra outputs do not count: kernels never write them (batch_norm
-/// names its running mean and variance as MeanOut and VarianceOut, in
-/// every real program). Every output of an unregistered op counts.
+/// The weights (block 0's persistable tensors) that the program's ops
+/// write, each with its first writer ("block 0, op #3 (scale), output
+/// Out"). A predictor's clones share their weights, so the executor gives
+/// each run its own copy of these, made from the loaded values
+/// (executor.h), and the graph passes, which fold weights' values, leave
+/// such a program alone. Writing a view of a weight (an output declared
+/// ViewOf, as reshape2's) writes the weight; outputs declared NeverWritten
+/// (batch_norm's MeanOut and VarianceOut, in every real program) do not
+/// count. Every output of an unregistered op counts.
 std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program);
 
 }  // namespace framework

@@ -69,5 +69,12 @@ std::vector<std::string> Scope::LocalVarNames() const {
   return names;
 }
 
+bool Scope::IsRootsVar(const std::string& name, const Variable* var) const {
+  if (parent_ == nullptr || var == nullptr) return false;
+  const Scope* root = this;
+  while (root->parent_ != nullptr) root = root->parent_;
+  return var == root->FindLocalVar(name);
+}
+
 }  // namespace framework
 }  // namespace paddle_lite

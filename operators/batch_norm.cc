@@ -42,8 +42,8 @@ class BatchNormOpMaker : public framework::OpProtoAndCheckerMaker {
     AddInput("Variance", "running variance [C]");
     AddInput("MomentumTensor", "training only").AsExtra();
     AddOutput("Y", "normalized X, same shape");
-    AddOutput("MeanOut", "training only; aliases Mean").AsExtra();
-    AddOutput("VarianceOut", "training only; aliases Variance").AsExtra();
+    AddOutput("MeanOut", "training only; aliases Mean").NeverWritten();
+    AddOutput("VarianceOut", "training only; aliases Variance").NeverWritten();
     AddOutput("SavedMean", "training only").AsExtra();
     AddOutput("SavedVariance", "training only").AsExtra();
     AddOutput("ReserveSpace", "training only").AsExtra();

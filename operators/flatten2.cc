@@ -9,7 +9,7 @@ class Flatten2OpMaker : public framework::OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "input tensor");
-    AddOutput("Out", "X as a 2-D tensor");
+    AddOutput("Out", "X as a 2-D tensor").ViewOf("X");
     AddOutput("XShape", "training only: [0] + X.dims").AsExtra();
     AddAttr<int32_t>("axis", "dims before axis form Out's first dim")
         .SetDefault(1);

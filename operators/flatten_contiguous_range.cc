@@ -9,7 +9,7 @@ class FlattenContiguousRangeOpMaker : public framework::OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "input tensor");
-    AddOutput("Out", "X with dims start_axis..stop_axis merged");
+    AddOutput("Out", "X with dims start_axis..stop_axis merged").ViewOf("X");
     AddOutput("XShape", "training only: [0] + X.dims").AsExtra();
     AddAttr<int32_t>("start_axis", "first merged dim (negative: +rank)")
         .SetDefault(1);

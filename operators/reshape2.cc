@@ -13,7 +13,7 @@ class Reshape2OpMaker : public framework::OpProtoAndCheckerMaker {
     AddInput("ShapeTensor", "1-element int32/int64 tensors, one per dim")
         .AsDispensable()
         .AsDuplicable();
-    AddOutput("Out", "X reshaped");
+    AddOutput("Out", "X reshaped").ViewOf("X");
     AddOutput("XShape", "training only: [0] + X.dims").AsExtra();
     AddAttr<std::vector<int32_t>>(
         "shape", "target shape; 0 copies X's dim, one -1 is inferred")

@@ -8,7 +8,7 @@ class Squeeze2OpMaker : public framework::OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "input tensor");
-    AddOutput("Out", "X without the squeezed dims");
+    AddOutput("Out", "X without the squeezed dims").ViewOf("X");
     AddOutput("XShape", "training only: [0] + X.dims").AsExtra();
     AddAttr<std::vector<int32_t>>(
         "axes", "dims to remove if their size is 1; empty: every size-1 dim")

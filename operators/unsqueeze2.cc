@@ -13,7 +13,7 @@ class Unsqueeze2OpMaker : public framework::OpProtoAndCheckerMaker {
     AddInput("AxesTensorList", "1-element int32/int64 tensors, one per axis")
         .AsDispensable()
         .AsDuplicable();
-    AddOutput("Out", "X with size-1 dims inserted");
+    AddOutput("Out", "X with size-1 dims inserted").ViewOf("X");
     AddOutput("XShape", "training only: [0] + X.dims").AsExtra();
     AddAttr<std::vector<int32_t>>("axes", "where to insert, in order")
         .SetDefault({});

@@ -273,6 +273,41 @@ TEST(ProgramValidator, WrittenWeightsAndThePassesSkipped) {
   EXPECT_EQ(WrittenWeights(program).count("w"), 1u);
   EXPECT_EQ(WrittenWeights(program).count("bias"), 0u);
 
+  // layer_norm writes its extra Mean; a view of a weight (reshape2) is no
+  // write until an op writes the view; a sub-block's op writes block 0's
+  // weight even where another block declares the name.
+  {
+    ProgramBuilder c = ConvAddBatchNormPool();
+    c.AddVar("ln", DataType::kFloat32, {-1, 4, 8, 8});
+    c.AddOp("layer_norm", {{"X", {"y"}}}, {{"Y", {"ln"}}, {"Mean", {"bias"}}},
+            {{"begin_norm_axis", 1}});
+    EXPECT_EQ(WrittenWeights(c.Build()).count("bias"), 1u);
+  }
+  {
+    ProgramBuilder c = ConvAddBatchNormPool();
+    c.AddVar("w_view");
+    c.AddVar("w_shape");
+    c.AddOp("reshape2", {{"X", {"w"}}},
+            {{"Out", {"w_view"}}, {"XShape", {"w_shape"}}},
+            {{"shape", std::vector<int>{4, 27}}});
+    EXPECT_TRUE(WrittenWeights(c.Build()).empty());
+    c.AddOp("scale", {{"X", {"w_view"}}}, {{"Out", {"w_view"}}},
+            {{"scale", 2.0f}});
+    auto viewed = WrittenWeights(c.Build());
+    ASSERT_EQ(viewed.count("w"), 1u);
+    EXPECT_NE(viewed["w"].find("'w_view', a view of it"), std::string::npos)
+        << viewed["w"];
+  }
+  {
+    ProgramBuilder c = ConvAddBatchNormPool();
+    const int one = c.AddBlock(0);
+    c.AddVar("bias", DataType::kFloat32, {4}, one);  // not persistable here
+    const int two = c.AddBlock(one);
+    c.AddOp("scale", {{"X", {"bias"}}}, {{"Out", {"bias"}}}, {{"scale", 2.0f}},
+            two);
+    EXPECT_EQ(WrittenWeights(c.Build()).count("bias"), 1u);
+  }
+
   program = b.Build();
   Scope weights;
   for (auto& name : b.parameters().LocalVarNames()) {

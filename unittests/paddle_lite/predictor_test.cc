@@ -229,64 +229,76 @@ TEST(Predictor, RealModelClonesRunInParallel) {
   }
 }
 
-// A program may write its own weights (here a scale writes `b` back onto
-// itself, y = x + 2b). Clones share the weights, so each run writes its own
-// copy, made from the loaded values: every run of every clone gives the
-// same answer, and clones running at once do not race on `b` (run under
-// ThreadSanitizer by scripts/sanitize.sh). Before, each run doubled the
-// shared `b` again.
+// A program may write its own weights: a scale writes `b` back onto itself,
+// or in place onto a view of it (reshape2 shares b's buffer), then y = x +
+// 2b. Clones share the weights, so each run writes its own copy, made from
+// the loaded values: every run of every clone gives the same answer, and
+// clones running at once do not race on `b` (run under ThreadSanitizer by
+// scripts/sanitize.sh). Before, each run doubled the shared `b` again.
 TEST(Predictor, ProgramsThatWriteTheirWeightsStartEachRunFromTheModel) {
-  testing::ScratchDir dir("writes_weight");
-  const std::string prefix = dir.path() + "/model";
-  {
-    framework::ProgramBuilder b;
-    auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 4});
-    framework::Tensor bias;
-    bias.Resize({4});
-    float* values = bias.mutable_data<float>(platform::CPUPlace{});
-    for (int i = 0; i < 4; ++i) values[i] = static_cast<float>(i + 1);
-    auto weight = b.AddParameter("b", bias);
-    b.AddOp("scale", {{"X", {weight}}}, {{"Out", {weight}}},
-            {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
-    auto y = b.AddVar("y");
-    b.AddOp("elementwise_add", {{"X", {x}}, {"Y", {weight}}}, {{"Out", {y}}},
-            {{"axis", -1}});
-    b.AddOutput(y);
-    b.Save(prefix);
-  }
-  const std::vector<float> input = {10, 20, 30, 40, 50, 60, 70, 80};
-  const std::vector<float> expected = {12, 24, 36, 48, 52, 64, 76, 88};
-  auto run = [&](Predictor* p) {
-    auto in = p->GetInputHandle("x");
-    in->Reshape({2, 4});
-    in->CopyFromCpu(input.data());
-    p->Run();
-    auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
-    int64_t n = 0;
-    const float* d = out->data<float>(&n);
-    return std::vector<float>(d, d + n);
-  };
-  for (bool generic : {false, true}) {
-    SCOPED_TRACE(generic ? "generic kernels on" : "generic kernels off");
-    Config config(prefix + ".pdmodel", prefix + ".pdiparams");
-    config.SetCpuThreads(2);
-    config.EnableGenericKernels(generic);
-    auto main = CreatePredictor(config);
-    for (int k = 0; k < 3; ++k) EXPECT_EQ(run(main.get()), expected);
-    std::vector<std::unique_ptr<Predictor>> clones;
-    for (int i = 0; i < 3; ++i) clones.push_back(main->Clone());
-    std::vector<std::vector<std::vector<float>>> results(clones.size());
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < clones.size(); ++i) {
-      threads.emplace_back([&, i] {
-        for (int k = 0; k < 5; ++k) results[i].push_back(run(clones[i].get()));
-      });
+  for (bool through_a_view : {false, true}) {
+    SCOPED_TRACE(through_a_view ? "through a view" : "the weight itself");
+    testing::ScratchDir dir("writes_weight");
+    const std::string prefix = dir.path() + "/model";
+    {
+      framework::ProgramBuilder b;
+      auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 4});
+      framework::Tensor bias;
+      bias.Resize({4});
+      float* values = bias.mutable_data<float>(platform::CPUPlace{});
+      for (int i = 0; i < 4; ++i) values[i] = static_cast<float>(i + 1);
+      auto written = b.AddParameter("b", bias);
+      if (through_a_view) {
+        written = b.AddVar("b_view");
+        b.AddVar("b_shape");
+        b.AddOp("reshape2", {{"X", {"b"}}},
+                {{"Out", {written}}, {"XShape", {"b_shape"}}},
+                {{"shape", std::vector<int>{1, 4}}});
+      }
+      b.AddOp("scale", {{"X", {written}}}, {{"Out", {written}}},
+              {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+      auto y = b.AddVar("y");
+      b.AddOp("elementwise_add", {{"X", {x}}, {"Y", {written}}}, {{"Out", {y}}},
+              {{"axis", -1}});
+      b.AddOutput(y);
+      b.Save(prefix);
     }
-    for (auto& t : threads) t.join();
-    for (auto& runs : results) {
-      for (auto& r : runs) EXPECT_EQ(r, expected);
+    const std::vector<float> input = {10, 20, 30, 40, 50, 60, 70, 80};
+    const std::vector<float> expected = {12, 24, 36, 48, 52, 64, 76, 88};
+    auto run = [&](Predictor* p) {
+      auto in = p->GetInputHandle("x");
+      in->Reshape({2, 4});
+      in->CopyFromCpu(input.data());
+      p->Run();
+      auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+      int64_t n = 0;
+      const float* d = out->data<float>(&n);
+      return std::vector<float>(d, d + n);
+    };
+    for (bool generic : {false, true}) {
+      SCOPED_TRACE(generic ? "generic kernels on" : "generic kernels off");
+      Config config(prefix + ".pdmodel", prefix + ".pdiparams");
+      config.SetCpuThreads(2);
+      config.EnableGenericKernels(generic);
+      auto main = CreatePredictor(config);
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(run(main.get()), expected);
+      std::vector<std::unique_ptr<Predictor>> clones;
+      for (int i = 0; i < 3; ++i) clones.push_back(main->Clone());
+      std::vector<std::vector<std::vector<float>>> results(clones.size());
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < clones.size(); ++i) {
+        threads.emplace_back([&, i] {
+          for (int k = 0; k < 5; ++k) {
+            results[i].push_back(run(clones[i].get()));
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      for (auto& runs : results) {
+        for (auto& r : runs) EXPECT_EQ(r, expected);
+      }
+      EXPECT_EQ(run(main.get()), expected);
     }
-    EXPECT_EQ(run(main.get()), expected);
   }
 }
 
