@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "framework/model_io.h"
+#include "platform/errors.h"
 
 namespace paddle_lite {
 namespace framework {
@@ -192,9 +193,20 @@ Tensor ParseNpy(const std::string& bytes, const std::string& source) {
                               ": fortran_order is True; only C-order arrays "
                               "are supported (save np.ascontiguousarray(a))."));
   const DDim& dims = parsed.dims;
+  int64_t elements = 0;
+  try {
+    elements = Product(dims);
+  } catch (const Exception& e) {
+    platform::RethrowWithContext(e, source + ": .npy header: ");
+  }
+  size_t need = 0;
+  PADDLE_ENFORCE(
+      !__builtin_mul_overflow(static_cast<size_t>(elements), SizeOf(type),
+                              &need),
+      errors::InvalidArgument(source, ": shape ", dims, " of ", type,
+                              " needs more bytes than 64 bits count."));
   Tensor t;
   t.Resize(dims);
-  size_t need = static_cast<size_t>(t.numel()) * SizeOf(type);
   PADDLE_ENFORCE(reader.remaining() == need,
                  errors::InvalidArgument(
                      source, ": shape ", dims, " of ", type, " needs ", need,

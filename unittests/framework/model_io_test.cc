@@ -390,6 +390,13 @@ TEST(Npy, MalformedHeadersAreReported) {
        "(99999999999999999999,), }",
        "too large"},
       {"['descr']", "expects '{'"},
+      // Dims whose element count, or byte count, overflows 64 bits.
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': "
+       "(999999999999999999, 999999999999999999), }",
+       "overflows 64 bits"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': "
+       "(999999999999999999, 9), }",
+       "more bytes than 64 bits"},
   };
   // Not a structured binding: clang 14 cannot capture one in a lambda.
   for (const auto& c : cases) {
