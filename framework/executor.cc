@@ -156,6 +156,8 @@ struct Executor::BlockState {
   // For planning, also fixed for the block: how many ops write each
   // variable, and the names of the weights.
   std::unordered_map<std::string, int> writers;
+  // Per op of the block: the names the blocks it runs write.
+  std::vector<std::vector<std::string>> sub_block_writes;
   std::unordered_set<std::string> persistable;
   // The variables of `foreign_scope` (the scope plans were last built in)
   // and its ancestors whose buffers are not the plan's to place: every
@@ -475,26 +477,40 @@ std::string FeedSignature(const PreparedBlock& block,
   return sig.str();
 }
 
-// The variable names the ops of a block use, with those of the blocks they
-// run, each block's made once: a program whose blocks each run the next
-// one twice would make a walk without the cache take 2^depth steps.
+// The blocks an op runs (its BLOCK and BLOCKS attributes).
+template <typename Attrs>
+std::vector<int> BlocksRun(const Attrs& attrs) {
+  std::vector<int> blocks;
+  for (auto& kv : attrs) {
+    if (auto* one = std::get_if<BlockRef>(&kv.second)) {
+      blocks.push_back(one->idx);
+    } else if (auto* list = std::get_if<std::vector<BlockRef>>(&kv.second)) {
+      for (const BlockRef& r : *list) blocks.push_back(r.idx);
+    }
+  }
+  return blocks;
+}
+
+// The variable names the ops of a block use (with `written_only`, write),
+// with those of the blocks they run, each block's made once: a program
+// whose blocks each run the next one twice would make a walk without the
+// cache take 2^depth steps.
 const std::set<std::string>& SubBlockNames(
     const ProgramDesc& program,
     int block_idx,
+    bool written_only,
     std::map<int, std::set<std::string>>* cache) {
   auto found = cache->find(block_idx);
   if (found != cache->end()) return found->second;
   std::set<std::string> names;
   for (auto& op : program.blocks[block_idx].ops) {
     for (auto* slots : {&op.inputs, &op.outputs}) {
+      if (written_only && slots == &op.inputs) continue;
       for (auto& kv : *slots) names.insert(kv.second.begin(), kv.second.end());
     }
-    for (auto& kv : op.attrs) {
-      if (TypeOf(kv.second) == AttrType::kBlock) {
-        const auto& inner =
-            SubBlockNames(program, std::get<BlockRef>(kv.second).idx, cache);
-        names.insert(inner.begin(), inner.end());
-      }
+    for (int sub : BlocksRun(op.attrs)) {
+      const auto& inner = SubBlockNames(program, sub, written_only, cache);
+      names.insert(inner.begin(), inner.end());
     }
   }
   return (*cache)[block_idx] = std::move(names);
@@ -533,10 +549,9 @@ Executor::Lifetimes Executor::ComputeLifetimes(
     for (auto& kv : op.Outputs()) {
       for (auto& name : kv.second) use(name, i, false);
     }
-    for (auto& kv : op.Attrs()) {
-      if (TypeOf(kv.second) != AttrType::kBlock) continue;
-      for (auto& name : SubBlockNames(
-               program, std::get<BlockRef>(kv.second).idx, &sub_block_names)) {
+    for (int sub : BlocksRun(op.Attrs())) {
+      for (auto& name : SubBlockNames(program, sub, /*written_only=*/false,
+                                      &sub_block_names)) {
         use(name, i, true);
       }
     }
@@ -571,11 +586,24 @@ void Executor::PrepareLifetimes(BlockState& state) {
     }
     state.released_after[read->second].push_back(&var);
   }
-  for (auto& p : ops) {
-    if (!p.op) continue;
-    for (auto& kv : p.op->Outputs()) {
+  // What an op's sub-blocks write counts as its outputs: a loop body may
+  // write an outer variable (a weight's run copy, say) that the loop op
+  // does not list, and the ops reading it after must infer its shape anew.
+  std::map<int, std::set<std::string>> sub_block_writes;
+  state.sub_block_writes.assign(ops.size(), {});
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].op) continue;
+    for (auto& kv : ops[i].op->Outputs()) {
       for (auto& name : kv.second) ++state.writers[name];
     }
+    std::set<std::string> written;
+    for (int sub : BlocksRun(ops[i].op->Attrs())) {
+      const auto& inner = SubBlockNames(program_, sub, /*written_only=*/true,
+                                        &sub_block_writes);
+      written.insert(inner.begin(), inner.end());
+    }
+    for (auto& name : written) ++state.writers[name];
+    state.sub_block_writes[i].assign(written.begin(), written.end());
   }
   for (auto& var : program_.blocks[0].vars) {
     // A weight the program writes has the value its writer gave it.
@@ -1134,12 +1162,17 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
         }
       }
       infer = infer || inputs_dynamic;
-      // Each run starts its copy of a written weight at the loaded dims.
+      // Each run starts its copy of a written weight at the loaded dims;
+      // an op running sub-blocks infers what they write.
       for (auto& kv : op.Outputs()) {
         for (auto& name : kv.second) {
           infer = infer || written_weights_.count(name) > 0;
         }
       }
+      const bool runs_blocks =
+          static_cast<size_t>(i) < state.sub_block_writes.size() &&
+          !state.sub_block_writes[i].empty();
+      infer = infer || runs_blocks;
       const bool outputs_fixed =
           !infer && ((op.Type() == "shape" && !inputs_dynamic) ||
                      (inputs_fixed && !op.Inputs().empty()));
@@ -1158,6 +1191,10 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
       if (infer) {
         for (auto& kv : op.Outputs()) {
           dynamic.insert(kv.second.begin(), kv.second.end());
+        }
+        if (runs_blocks) {
+          dynamic.insert(state.sub_block_writes[i].begin(),
+                         state.sub_block_writes[i].end());
         }
       }
     }
@@ -1320,6 +1357,7 @@ bool TransferInputs(const PreparedOp& prepared,
                     const ProgramDesc& program,
                     int block_idx,
                     const std::unordered_set<std::string>& written_weights,
+                    const Scope& scope,
                     RuntimeContext* moved,
                     std::vector<std::unique_ptr<Variable>>* temps,
                     std::vector<TransferRecord>* records) {
@@ -1338,10 +1376,13 @@ bool TransferInputs(const PreparedOp& prepared,
       }
       const std::string& name = i < names.size() ? names[i] : "";
       const VarDesc* desc = program.FindVarRecursive(block_idx, name);
-      // A written weight is the run's own copy (CopyWrittenWeights), whose
-      // value changes: it is copied on every run, as other variables are.
-      bool weight =
-          desc != nullptr && desc->persistable && !written_weights.count(name);
+      // Only a weight the predictors share keeps its value: a written one
+      // is the run's own copy (CopyWrittenWeights), and a name a sub-block
+      // declares persistable is that block's, made anew each time. Those
+      // are copied on every run, as other variables are.
+      bool weight = desc != nullptr && desc->persistable &&
+                    !written_weights.count(name) &&
+                    (scope.parent() == nullptr || scope.IsRootsVar(name, var));
       Variable* copy = nullptr;
       bool cached = false;
       if (weight) {
@@ -1472,7 +1513,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     RuntimeContext moved;
     const RuntimeContext* run_ctx = &ctx;
     if (TransferInputs(prepared, ctx, place, program_, block_idx,
-                       written_weights_, &moved, &temps,
+                       written_weights_, *scope, &moved, &temps,
                        block_idx == 0 ? &stats_.transfers : nullptr)) {
       run_ctx = &moved;
     }

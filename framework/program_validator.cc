@@ -330,31 +330,38 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
     return static_cast<const OpSlotProto*>(nullptr);
   };
   // Views of a weight share its buffer (reshape2 of a weight): an op that
-  // writes a view in place writes the weight. Followed to a fixed point,
-  // in any order of the blocks.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const BlockDesc& block : program.blocks) {
-      for (const OpDesc& op : block.ops) {
-        const OpInfo* info = OpInfoMap::Instance().Find(op.type);
-        for (const auto& [slot, names] : op.outputs) {
-          const OpSlotProto* proto = slot_of(info, slot);
-          if (proto == nullptr || proto->view_of.empty()) continue;
-          const auto* inputs = FindSlot(op.inputs, proto->view_of);
-          if (inputs == nullptr) continue;
-          for (const auto& in : *inputs) {
-            auto found = aliases.find(in);
-            if (found == aliases.end()) continue;
-            const std::set<std::string> weights = found->second;
-            for (const auto& out : names) {
-              auto& into = aliases[out];
-              const size_t before = into.size();
-              into.insert(weights.begin(), weights.end());
-              grew = grew || into.size() != before;
-            }
-          }
+  // writes a view in place writes the weight. The view edges (input ->
+  // output) are listed once, then followed from each name whose weights
+  // grew, so a chain of views in any order costs its length.
+  std::map<std::string, std::vector<std::string>> views_of;
+  for (const BlockDesc& block : program.blocks) {
+    for (const OpDesc& op : block.ops) {
+      const OpInfo* info = OpInfoMap::Instance().Find(op.type);
+      for (const auto& [slot, names] : op.outputs) {
+        const OpSlotProto* proto = slot_of(info, slot);
+        if (proto == nullptr || proto->view_of.empty()) continue;
+        const auto* inputs = FindSlot(op.inputs, proto->view_of);
+        if (inputs == nullptr) continue;
+        for (const auto& in : *inputs) {
+          auto& outs = views_of[in];
+          outs.insert(outs.end(), names.begin(), names.end());
         }
       }
+    }
+  }
+  std::vector<std::string> grown;
+  for (const auto& kv : aliases) grown.push_back(kv.first);
+  while (!grown.empty()) {
+    const std::string from = std::move(grown.back());
+    grown.pop_back();
+    auto edges = views_of.find(from);
+    if (edges == views_of.end()) continue;
+    const std::set<std::string> weights = aliases[from];
+    for (const auto& out : edges->second) {
+      auto& into = aliases[out];
+      const size_t before = into.size();
+      into.insert(weights.begin(), weights.end());
+      if (into.size() != before) grown.push_back(out);
     }
   }
   std::map<std::string, std::string> written;

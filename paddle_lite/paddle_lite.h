@@ -350,7 +350,10 @@ class Tensor {
   void ShareExternalData(const T* data,
                          const std::vector<int64_t>& shape,
                          PlaceType place = PlaceType::kCPU);
-  /// Sets the input's LoD (sequence offsets).
+  /// Sets the input's LoD (sequence offsets). It stays with the input until
+  /// set again; Run() checks it against the input's shape (each level
+  /// starts at 0, never decreases and ends at the size of the level below,
+  /// the last at the rows) and throws InvalidArgument naming the input.
   void SetLoD(const LoD& lod);
 
   /// Copies the tensor's elements into `data` (shape-many).

@@ -302,6 +302,64 @@ TEST(Predictor, ProgramsThatWriteTheirWeightsStartEachRunFromTheModel) {
   }
 }
 
+// A loop body that writes a weight the loop op does not list as an output
+// (W = concat(W, W) while c): the ops reading W after the loop must infer
+// its shape anew on every run, though the inputs' shapes repeat. Before,
+// a replayed plan kept the first run's [1, 4] and the add wrote 8 floats
+// into a region of 4 (a review reproduced it on 2026-12-06).
+TEST(Predictor, ALoopThatWritesAWeightReinfersItsReadersOnEveryRun) {
+  testing::ScratchDir dir("loop_writes_weight");
+  const std::string prefix = dir.path() + "/model";
+  {
+    using framework::DataType;
+    framework::ProgramBuilder b;
+    auto c = b.AddInput("c", DataType::kBool, {1});
+    auto x = b.AddInput("x", DataType::kFloat32, {1, 4});
+    framework::Tensor w;
+    w.Resize({1, 4});
+    float* values = w.mutable_data<float>(platform::CPUPlace{});
+    for (int i = 0; i < 4; ++i) values[i] = static_cast<float>(i + 1);
+    b.AddParameter("W", w);
+    const int body = b.AddBlock(0);
+    b.AddVar("t", DataType::kFloat32, {}, body);
+    b.AddOp("concat", {{"X", {"W", "W"}}}, {{"Out", {"t"}}}, {{"axis", 0}},
+            body);
+    b.AddOp("assign", {{"X", {"t"}}}, {{"Out", {"W"}}}, {}, body);
+    b.AddOp("fill_constant", {}, {{"Out", {c}}},
+            {{"dtype", static_cast<int32_t>(DataType::kBool)},
+             {"shape", std::vector<int64_t>{1}},
+             {"value", 0.0f}},
+            body);
+    b.AddOp("while", {{"X", {"W"}}, {"Condition", {c}}}, {},
+            {{"sub_block", framework::BlockRef{body}}, {"is_test", true}});
+    auto y = b.AddVar("y");
+    b.AddOp("elementwise_add", {{"X", {"W"}}, {"Y", {x}}}, {{"Out", {y}}},
+            {{"axis", -1}});
+    b.AddOutput(y);
+    b.Save(prefix);
+  }
+  auto p = CreatePredictor(Config(prefix + ".pdmodel", prefix + ".pdiparams"));
+  const std::vector<float> x = {10, 20, 30, 40};
+  for (bool loop : {false, true, false, true, true, false}) {
+    SCOPED_TRACE(loop ? "one iteration" : "none");
+    auto c = p->GetInputHandle("c");
+    c->Reshape({1});
+    c->CopyFromCpu(&loop);
+    auto in = p->GetInputHandle("x");
+    in->Reshape({1, 4});
+    in->CopyFromCpu(x.data());
+    p->Run();
+    auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+    const std::vector<float> row = {11, 22, 33, 44};
+    std::vector<float> want = row;
+    if (loop) want.insert(want.end(), row.begin(), row.end());
+    EXPECT_EQ(out->shape(), (std::vector<int64_t>{loop ? 2 : 1, 4}));
+    int64_t n = 0;
+    const float* d = out->data<float>(&n);
+    EXPECT_EQ(std::vector<float>(d, d + n), want);
+  }
+}
+
 TEST(Predictor, SavedRealModelRoundTripsWithIdenticalOutputs) {
   std::string dir =
       std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
