@@ -202,7 +202,7 @@ Executor::Executor(const ProgramDesc& program,
   }
   host_pool_ = platform::HostBlockPool::Create(budget_.get());
   host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
-  for (auto& kv : WrittenWeights(program_)) written_weights_.insert(kv.first);
+  written_weights_ = WrittenWeights(program_);
 }
 
 Executor::~Executor() {
@@ -401,17 +401,22 @@ void Executor::CountLoopIteration(const std::string& op,
 void Executor::CopyWrittenWeights(Scope* scope) {
   const Scope* weights = scope->parent();
   if (weights == nullptr) return;  // the weights are the run's own
-  for (const std::string& name : written_weights_) {
+  for (const auto& [name, writer] : written_weights_) {
     const Variable* loaded = weights->FindVar(name);
     if (loaded == nullptr || !loaded->IsType<Tensor>()) continue;
     const Tensor& value = loaded->Get<Tensor>();
     Tensor* copy = scope->Var(name)->GetMutable<Tensor>();
     // A fresh buffer each run: the last run's ops may have left the copy
     // sharing another variable's (a feed's, the caller's memory).
-    if (value.IsInitialized()) {
-      TensorCopy(value, value.place(), copy);
-    } else {
-      *copy = Tensor();
+    try {
+      if (value.IsInitialized()) {
+        TensorCopy(value, value.place(), copy);
+      } else {
+        *copy = Tensor();
+      }
+    } catch (const Exception& e) {
+      platform::RethrowWithContext(e, "the run's copy of weight '" + name +
+                                          "', which " + writer + " writes: ");
     }
   }
 }
@@ -997,8 +1002,8 @@ bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
   if (!written_weights_.empty()) {
     // A graph would keep the buffers of the first run's weight copies.
     plan.graph_refused = true;
-    plan.graph_refusal =
-        "the program writes its weight '" + *written_weights_.begin() + "'";
+    plan.graph_refusal = "the program writes its weight '" +
+                         written_weights_.begin()->first + "'";
     return false;
   }
   const auto& ops = state.block.ops;
@@ -1356,7 +1361,7 @@ bool TransferInputs(const PreparedOp& prepared,
                     const platform::Place& place,
                     const ProgramDesc& program,
                     int block_idx,
-                    const std::unordered_set<std::string>& written_weights,
+                    const std::map<std::string, std::string>& written_weights,
                     const Scope& scope,
                     RuntimeContext* moved,
                     std::vector<std::unique_ptr<Variable>>* temps,
@@ -1380,9 +1385,10 @@ bool TransferInputs(const PreparedOp& prepared,
       // is the run's own copy (CopyWrittenWeights), and a name a sub-block
       // declares persistable is that block's, made anew each time. Those
       // are copied on every run, as other variables are.
-      bool weight = desc != nullptr && desc->persistable &&
-                    !written_weights.count(name) &&
-                    (scope.parent() == nullptr || scope.IsRootsVar(name, var));
+      bool weight =
+          desc != nullptr && desc->persistable &&
+          !written_weights.count(name) &&
+          (scope.parent() == nullptr || scope.IsRootVariable(name, var));
       Variable* copy = nullptr;
       bool cached = false;
       if (weight) {
@@ -1535,15 +1541,12 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
       // Only oneDNN's kernels make primitives; the others' outputs get
       // their inferred dims' memory, unwritten (their pages untouched), so
       // the ops after them can make theirs.
-      // Not a weight an output names (batch_norm's MeanOut): other
-      // predictors read it meanwhile.
       for (auto& kv : run_ctx->outputs) {
         const auto& names = prepared.op->OutputList(kv.first);
         for (size_t i = 0; i < kv.second.size(); ++i) {
-          if (i < names.size() && scope->IsRootsVar(names[i], kv.second[i])) {
-            continue;
-          }
-          GiveUnwrittenMemory(kv.second[i], place, choice.chosen.data_type);
+          GiveUnwrittenMemoryToOutput(*scope, i < names.size() ? names[i] : "",
+                                      kv.second[i], place,
+                                      choice.chosen.data_type);
         }
       }
       return;

@@ -136,7 +136,9 @@ class Executor {
   const PreparedBlock& PrepareForInspection(int block_idx);
 
   /// Runs a block in `scope`: creates the block's local variables there
-  /// (persistable ones are looked up in ancestors), then runs every op.
+  /// (persistable ones are looked up in ancestors; for block 0, a weight
+  /// the program writes gets a fresh copy in `scope`, CopyWrittenWeights),
+  /// then runs every op.
   /// Errors are rethrown with the op's type, index and output prefixed.
   void Run(int block_idx, Scope* scope);
 
@@ -230,9 +232,9 @@ class Executor {
   void ResetStrays(BlockState& state, const Plan* keep);
 
   const ProgramDesc& program_;
-  // The weights the program's ops write (WrittenWeights): none in real
-  // programs.
-  std::unordered_set<std::string> written_weights_;
+  // The weights the program's ops write, with their first writer
+  // (WrittenWeights): none in real programs.
+  std::map<std::string, std::string> written_weights_;
   KernelPreference preference_;
   platform::DeviceContextPool* contexts_;
   ExecutorOptions options_;

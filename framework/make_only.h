@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
+#include "framework/scope.h"
 #include "framework/tensor.h"
 #include "framework/variable.h"
 #include "platform/place.h"
@@ -48,6 +50,18 @@ inline void GiveUnwrittenMemory(Variable* var,
   Tensor* t = var->GetMutable<Tensor>();
   t->set_opaque_layout(nullptr);
   t->mutable_data(place, type);
+}
+
+/// GiveUnwrittenMemory for an op's output `var` named `name`, unless it is
+/// a weight the predictors share (batch_norm's MeanOut names its Mean):
+/// others read that meanwhile.
+inline void GiveUnwrittenMemoryToOutput(const Scope& scope,
+                                        const std::string& name,
+                                        Variable* var,
+                                        const platform::Place& place,
+                                        DataType type) {
+  if (scope.IsRootVariable(name, var)) return;
+  GiveUnwrittenMemory(var, place, type);
 }
 
 /// Sets MakingOnly() on this thread for its lifetime.

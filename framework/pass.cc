@@ -69,10 +69,13 @@ std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
   // convolution's filter); a program that writes a weight reads other
   // values at run time, so it runs as written.
   const auto written = WrittenWeights(*program);
+  const std::string writes_weight = written.empty()
+                                        ? ""
+                                        : "the program writes its weight '" +
+                                              written.begin()->first + "' (" +
+                                              written.begin()->second + ")";
   if (!written.empty() && !passes.empty()) {
-    LOG(WARNING) << "graph passes skipped: the program writes its weight '"
-                 << written.begin()->first << "' (" << written.begin()->second
-                 << ")";
+    LOG(WARNING) << "graph passes skipped: " << writes_weight;
   }
   std::vector<PassReport> reports;
   for (const PassInfo* info : passes) {
@@ -81,9 +84,7 @@ std::vector<PassReport> ApplyPasses(ProgramDesc* program, Scope* weights,
     report.ops_before = static_cast<int>(program->blocks[0].ops.size());
     if (!written.empty()) {
       report.skipped = true;
-      report.changes.push_back("skipped: the program writes its weight '" +
-                               written.begin()->first + "' (" +
-                               written.begin()->second + ")");
+      report.changes.push_back("skipped: " + writes_weight);
       report.ops_after = report.ops_before;
       reports.push_back(std::move(report));
       continue;

@@ -55,7 +55,9 @@ class PassRegistry {
 
 struct PassReport {
   std::string pass;
-  bool skipped = false;  // for the target place (see CreatedOpTypes)
+  // For the target place (see CreatedOpTypes), or because the program
+  // writes a weight (WrittenWeights); `changes` says why.
+  bool skipped = false;
   std::vector<std::string> changes;
   int ops_before = 0;
   int ops_after = 0;
@@ -63,7 +65,9 @@ struct PassReport {
 
 /// Runs the named passes (all registered ones, in order, when `names` is
 /// empty) and says what each changed. Passes whose created op types have no
-/// kernel on `place`'s kind are skipped (reported as such).
+/// kernel on `place`'s kind are skipped (reported as such); all are, with a
+/// warning, for a program that writes one of its weights (they fold
+/// weights' loaded values).
 std::vector<PassReport> ApplyPasses(
     ProgramDesc* program, Scope* weights,
     const std::vector<std::string>& names = {},

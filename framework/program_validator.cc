@@ -318,9 +318,9 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
   // hold them). A name counts as one wherever it is used: a sub-block runs
   // in a scope under the run's, whatever parent its block names, so a
   // declaration elsewhere does not reliably hide the weight.
-  std::map<std::string, std::set<std::string>> aliases;  // name -> weights
+  std::set<std::string> weights;
   for (const VarDesc& var : program.blocks[0].vars) {
-    if (var.persistable && var.is_tensor()) aliases[var.name] = {var.name};
+    if (var.persistable && var.is_tensor()) weights.insert(var.name);
   }
   auto slot_of = [](const OpInfo* info, const std::string& slot) {
     if (info == nullptr) return static_cast<const OpSlotProto*>(nullptr);
@@ -329,42 +329,11 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
     }
     return static_cast<const OpSlotProto*>(nullptr);
   };
-  // Views of a weight share its buffer (reshape2 of a weight): an op that
-  // writes a view in place writes the weight. The view edges (input ->
-  // output) are listed once, then followed from each name whose weights
-  // grew, so a chain of views in any order costs its length.
-  std::map<std::string, std::vector<std::string>> views_of;
-  for (const BlockDesc& block : program.blocks) {
-    for (const OpDesc& op : block.ops) {
-      const OpInfo* info = OpInfoMap::Instance().Find(op.type);
-      for (const auto& [slot, names] : op.outputs) {
-        const OpSlotProto* proto = slot_of(info, slot);
-        if (proto == nullptr || proto->view_of.empty()) continue;
-        const auto* inputs = FindSlot(op.inputs, proto->view_of);
-        if (inputs == nullptr) continue;
-        for (const auto& in : *inputs) {
-          auto& outs = views_of[in];
-          outs.insert(outs.end(), names.begin(), names.end());
-        }
-      }
-    }
-  }
-  std::vector<std::string> grown;
-  for (const auto& kv : aliases) grown.push_back(kv.first);
-  while (!grown.empty()) {
-    const std::string from = std::move(grown.back());
-    grown.pop_back();
-    auto edges = views_of.find(from);
-    if (edges == views_of.end()) continue;
-    const std::set<std::string> weights = aliases[from];
-    for (const auto& out : edges->second) {
-      auto& into = aliases[out];
-      const size_t before = into.size();
-      into.insert(weights.begin(), weights.end());
-      if (into.size() != before) grown.push_back(out);
-    }
-  }
-  std::map<std::string, std::string> written;
+  // A view shares its input's buffer (reshape2's Out shares X's): writing
+  // the view in place writes what it views, and so on back to a weight.
+  std::map<std::string, std::vector<std::string>> viewed_by;  // view -> X
+  // Every write, in program order: the name and where.
+  std::vector<std::pair<std::string, std::string>> writes;
   for (size_t b = 0; b < program.blocks.size(); ++b) {
     const auto& ops = program.blocks[b].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -372,22 +341,44 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
       for (const auto& [slot, names] : ops[i].outputs) {
         const OpSlotProto* proto = slot_of(info, slot);
         if (proto != nullptr && proto->never_written) continue;
-        const bool view = proto != nullptr && !proto->view_of.empty();
+        const std::string where = "block " + std::to_string(b) + ", op #" +
+                                  std::to_string(i) + " (" + ops[i].type +
+                                  "), output " + slot;
+        const auto* viewed = proto == nullptr || proto->view_of.empty()
+                                 ? nullptr
+                                 : FindSlot(ops[i].inputs, proto->view_of);
         for (const auto& name : names) {
-          auto found = aliases.find(name);
-          if (found == aliases.end()) continue;
-          const std::string where = "block " + std::to_string(b) + ", op #" +
-                                    std::to_string(i) + " (" + ops[i].type +
-                                    "), output " + slot;
-          for (const auto& weight : found->second) {
-            // Making a view is no write, unless the view is the weight.
-            if (view && weight != name) continue;
-            written.emplace(weight, weight == name ? where
-                                                   : where + " '" + name +
-                                                         "', a view of it");
+          if (viewed == nullptr) {
+            writes.emplace_back(name, where);
+            continue;
           }
+          // Making a view writes nothing, unless the view is a weight.
+          auto& into = viewed_by[name];
+          into.insert(into.end(), viewed->begin(), viewed->end());
+          if (weights.count(name)) writes.emplace_back(name, where);
         }
       }
+    }
+  }
+  // From each written name back along the views, each name walked once:
+  // the first write to reach a weight is the one named.
+  std::map<std::string, std::string> written;
+  std::set<std::string> walked;
+  for (const auto& [start, where] : writes) {
+    std::vector<std::string> pending = {start};
+    while (!pending.empty()) {
+      std::string name = std::move(pending.back());
+      pending.pop_back();
+      if (!walked.insert(name).second) continue;
+      if (weights.count(name)) {
+        written.emplace(name, name == start
+                                  ? where
+                                  : where + " '" + start + "', a view of it");
+      }
+      auto viewed = viewed_by.find(name);
+      if (viewed == viewed_by.end()) continue;
+      pending.insert(pending.end(), viewed->second.begin(),
+                     viewed->second.end());
     }
   }
   return written;

@@ -69,7 +69,7 @@ std::vector<std::string> Scope::LocalVarNames() const {
   return names;
 }
 
-bool Scope::IsRootsVar(const std::string& name, const Variable* var) const {
+bool Scope::IsRootVariable(const std::string& name, const Variable* var) const {
   if (parent_ == nullptr || var == nullptr) return false;
   const Scope* root = this;
   while (root->parent_ != nullptr) root = root->parent_;

@@ -36,10 +36,9 @@ class Scope {
   const Scope* parent() const { return parent_; }
   std::vector<std::string> LocalVarNames() const;
 
-  /// Whether `var` is the variable `name` of this scope's root while this
-  /// scope is not the root: a model weight, which every predictor of the
-  /// model shares and none may write.
-  bool IsRootsVar(const std::string& name, const Variable* var) const;
+  /// Whether `var` is the variable `name` of this scope's root, seen from
+  /// a scope below it (a predictor's weights, which its clones share).
+  bool IsRootVariable(const std::string& name, const Variable* var) const;
 
  private:
   explicit Scope(const Scope* parent) : parent_(parent) {}

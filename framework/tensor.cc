@@ -141,6 +141,24 @@ std::string TensorSummary(const Tensor& t) {
   return os.str();
 }
 
+namespace {
+
+// A level's offsets for a message: all of a short level, else the first
+// few, the last and the count (a level may hold billions).
+std::string OffsetsText(const std::vector<size_t>& offsets) {
+  constexpr size_t kShown = 8;
+  if (offsets.size() <= kShown) {
+    return DimsToString(DDim(offsets.begin(), offsets.end()));
+  }
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i + 1 < kShown; ++i) os << offsets[i] << ", ";
+  os << "..., " << offsets.back() << "] (" << offsets.size() << " offsets)";
+  return os.str();
+}
+
+}  // namespace
+
 std::string LoDMismatch(const LoD& lod, const DDim& dims) {
   if (dims.empty()) return "a tensor of rank 0 has no rows to split";
   for (size_t level = 0; level < lod.size(); ++level) {
@@ -158,8 +176,7 @@ std::string LoDMismatch(const LoD& lod, const DDim& dims) {
     }
     if (!ok) {
       std::ostringstream os;
-      os << "LoD level " << level << " "
-         << DimsToString(DDim(offsets.begin(), offsets.end())) << " (of "
+      os << "LoD level " << level << " " << OffsetsText(offsets) << " (of "
          << lod.size() << " levels) is not valid for " << DimsToString(dims)
          << ": offsets must start at 0, never decrease and end at " << end;
       return os.str();

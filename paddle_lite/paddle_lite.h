@@ -351,9 +351,10 @@ class Tensor {
                          const std::vector<int64_t>& shape,
                          PlaceType place = PlaceType::kCPU);
   /// Sets the input's LoD (sequence offsets). It stays with the input until
-  /// set again; Run() checks it against the input's shape (each level
-  /// starts at 0, never decreases and ends at the size of the level below,
-  /// the last at the rows) and throws InvalidArgument naming the input.
+  /// set again; Run() checks it against the input's shape and throws
+  /// InvalidArgument naming the input unless each level starts at 0, never
+  /// decreases, and ends at the sequence count of the level below (its
+  /// offsets less one), the last level at the input's rows.
   void SetLoD(const LoD& lod);
 
   /// Copies the tensor's elements into `data` (shape-many).

@@ -276,11 +276,11 @@ PD_Status PD_TensorGetDataType(const PD_Tensor* tensor, PD_DataType* dtype);
 /// Inputs: sets the LoD (sequence offsets). Level `i` has
 /// `level_sizes[i]` offsets, and `offsets` holds all levels one after
 /// another, e.g. one level {0, 3, 5}: num_levels 1, level_sizes {3}. Zero
-/// levels clears it. PD_PredictorRun checks the offsets against the
-/// input's shape (each level starts at 0, never decreases, and ends at the
-/// size of the level below; the last at the rows) and fails with
-/// PD_INVALID_ARGUMENT naming the input, whether or not the model reads
-/// the LoD. The LoD stays with the input for later PD_TensorCopyFromCpu
+/// levels clears it. PD_PredictorRun fails with PD_INVALID_ARGUMENT
+/// naming the input, whether or not the model reads the LoD, unless each
+/// level starts at 0, never decreases, and ends at the sequence count of
+/// the level below (its offsets less one), the last level at the input's
+/// rows. The LoD stays with the input for later PD_TensorCopyFromCpu
 /// calls and runs until set again: clear it (zero levels) before data
 /// without one, or of another row count.
 /// `num_levels` above 64, or a level of more than 2^32 + 1 offsets, is

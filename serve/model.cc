@@ -422,9 +422,11 @@ Status ModelVersion::Validate(const InferRequest& request) const {
         const auto& offsets = in.lod[level];
         bool ok = offsets.size() >= 2 && offsets[0] == 0 &&
                   std::is_sorted(offsets.begin(), offsets.end());
+        // Not framework::LoDMismatch: the server speaks the public API
+        // only. An empty level below fails on its own turn.
         size_t end =
             level + 1 < in.lod.size()
-                ? in.lod[level + 1].size() - 1
+                ? std::max<size_t>(in.lod[level + 1].size(), 1) - 1
                 : static_cast<size_t>(in.shape.empty() ? 0 : in.shape[0]);
         if (!ok || offsets.back() != end) {
           return bad(what + "lod level " + std::to_string(level) +

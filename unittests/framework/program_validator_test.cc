@@ -308,6 +308,31 @@ TEST(ProgramValidator, WrittenWeightsAndThePassesSkipped) {
     EXPECT_EQ(WrittenWeights(c.Build()).count("bias"), 1u);
   }
 
+  {
+    // Many weights viewed into one name, then a chain of views of it
+    // written at its end: every weight is written (and the walk is linear).
+    ProgramBuilder c;
+    c.AddInput("x", DataType::kFloat32, {-1, 4});
+    const int kWeights = 50, kChain = 50;
+    c.AddVar("v0");
+    for (int i = 0; i < kWeights; ++i) {
+      const std::string w = "fan" + std::to_string(i);
+      c.AddParameter(w, RandomTensor<float>({4}, -1, 1, i));
+      c.AddOp("reshape2", {{"X", {w}}}, {{"Out", {"v0"}}},
+              {{"shape", std::vector<int>{1, 4}}});
+    }
+    for (int i = 1; i <= kChain; ++i) {
+      const std::string v = "v" + std::to_string(i);
+      c.AddVar(v);
+      c.AddOp("reshape2", {{"X", {"v" + std::to_string(i - 1)}}},
+              {{"Out", {v}}}, {{"shape", std::vector<int>{1, 4}}});
+    }
+    const std::string end = "v" + std::to_string(kChain);
+    c.AddOp("scale", {{"X", {end}}}, {{"Out", {end}}}, {{"scale", 2.0f}});
+    c.AddOutput(end);
+    EXPECT_EQ(WrittenWeights(c.Build()).size(), static_cast<size_t>(kWeights));
+  }
+
   program = b.Build();
   Scope weights;
   for (auto& name : b.parameters().LocalVarNames()) {

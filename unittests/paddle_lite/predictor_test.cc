@@ -93,6 +93,13 @@ TEST(Predictor, HandlesReportShapeTypeAndLoD) {
     testing::ExpectError([&] { p->Run(); }, ErrorCode::kInvalidArgument,
                          {"Input 'x'", "LoD level", "[1, 3, 32, 32]"});
   }
+  // A long level is shown in part, with its count.
+  std::vector<size_t> many(1000, 0);
+  in->SetLoD({many});
+  testing::ExpectError([&] { p->Run(); }, ErrorCode::kInvalidArgument,
+                       {"Input 'x'",
+                        "[0, 0, 0, 0, 0, 0, 0, ..., 0] (1000 "
+                        "offsets)"});
   in->SetLoD({{0, 1}, {0, 1}});
   p->Run();
   EXPECT_EQ(out->shape(), (std::vector<int64_t>{1, 10}));

@@ -35,8 +35,8 @@ precisely, for an HTTP request:
 Over gRPC a call is answered (OK, correct), refused (begun after the
 SIGTERM and failed with UNAVAILABLE, gRPC's "not processed" status, or
 CANCELLED, what gRPC's Shutdown() gives a call it cancels before its
-handler ran; begun up to 1 s before the SIGTERM and cancelled that way by
-gRPC itself (no message of the server's) after it; or, whenever begun,
+handler ran; begun up to 0.1 s before the SIGTERM and cancelled that way
+by gRPC itself (no message of the server's) after it; or, whenever begun,
 failed after the SIGTERM because it could not connect: gRPC retries a call
 on a new connection only when the server said it did not process it) or
 dropped (any other failure, and any other failure of a call begun before
@@ -237,21 +237,22 @@ def grpc_client(run, port, load):
             # whenever it began (as an HTTP connect() refused): gRPC moves
             # a call to a new connection only when the server has said,
             # by GOAWAY or REFUSED_STREAM, that it did not process it.
-            # Nor did a call gRPC cancelled itself (CANCELLED, no message
-            # of ours) once the server was stopping and begun just before:
-            # its stream reached the server as Shutdown() began, and gRPC's
-            # callback API cancels a call it can no longer hand to a
-            # handler (Server::...RequestMatcher: FailCallCreation); the
-            # server's Shutdown() has no deadline, so it never cancels a
-            # call a handler took. Seen once in eight runs: begun 0.7 ms
-            # before the SIGTERM.
+            # Nor did a unary call begun just before the SIGTERM that gRPC
+            # cancelled itself after it (CANCELLED with gRPC's bare
+            # message, none of the server's): its stream reached the server
+            # as Shutdown() began, and the callback API cancels a call it
+            # can no longer hand to a handler (its request matcher's
+            # FailCallCreation). The server's Shutdown() has no deadline,
+            # so it cancels no unary call a handler took (its stall watch
+            # cancels only streams, which look the same to a client). Seen
+            # once in eight runs: begun 0.7 ms before the SIGTERM.
             ended_late = run.after_sigterm(time.monotonic())
             never_taken = ended_late and (
                 (status == "StatusCode.UNAVAILABLE" and
                  "failed to connect" in e.message()) or
                 (status == "StatusCode.CANCELLED" and
                  e.message() == "CANCELLED" and
-                 run.after_sigterm(t_start + 1.0)))
+                 run.after_sigterm(t_start + 0.1)))
             refused = never_taken or (late and status in (
                 "StatusCode.UNAVAILABLE", "StatusCode.CANCELLED"))
             records.append((load.name, "grpc", time.monotonic(),

@@ -908,16 +908,12 @@ void RunPlainKernel(const framework::ExecutionContext& ctx) {
     // A run that only makes primitives has none to make here (see
     // framework/make_only.h): its outputs get their inferred dims' memory,
     // unwritten, and the ops after it go on.
-    // Not a weight an output names (batch_norm's MeanOut): others read it.
     for (const auto& slot : ctx.op().Outputs()) {
       const auto vars = ctx.OutputVars(slot.first);
       for (size_t i = 0; i < vars.size(); ++i) {
-        if (i < slot.second.size() &&
-            ctx.scope().IsRootsVar(slot.second[i], vars[i])) {
-          continue;
-        }
-        framework::GiveUnwrittenMemory(vars[i], ctx.GetPlace(),
-                                       framework::ToDataType<T>());
+        framework::GiveUnwrittenMemoryToOutput(
+            ctx.scope(), i < slot.second.size() ? slot.second[i] : "", vars[i],
+            ctx.GetPlace(), framework::ToDataType<T>());
       }
     }
     return;
@@ -947,7 +943,7 @@ void RunPlainKernel(const framework::ExecutionContext& ctx) {
 /// (reordered weights) can be cached by their address.
 inline bool IsModelWeight(const framework::ExecutionContext& ctx,
                           const std::string& slot) {
-  return ctx.scope().IsRootsVar(ctx.op().Input(slot), ctx.InputVar(slot));
+  return ctx.scope().IsRootVariable(ctx.op().Input(slot), ctx.InputVar(slot));
 }
 
 /// The model weight `filter` (float) packed for our own loops by
