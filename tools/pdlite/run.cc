@@ -43,11 +43,14 @@ std::vector<Half> Narrowed(const float* values, int64_t count) {
   return out;
 }
 
-void FeedInput(paddle_lite::Tensor* handle, const fw::Tensor& value) {
+// `declared`: the type the program declares for the input (FLOAT32 when it
+// declares none: the array is then fed as it is).
+void FeedInput(paddle_lite::Tensor* handle,
+               paddle_lite::DataType declared,
+               const fw::Tensor& value) {
   handle->Reshape(value.dims());
   // .npy has no bfloat16 (numpy lacks it): a float32 array feeds a
   // BFLOAT16 input, and a FLOAT16 one too, rounded to it.
-  const paddle_lite::DataType declared = handle->type();
   if (value.dtype() == fw::DataType::kFloat32) {
     if (declared == paddle_lite::DataType::FLOAT16) {
       handle->CopyFromCpu(
@@ -372,6 +375,12 @@ int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs) {
       return 2;
     }
   }
+  // From the declarations: a handle's type() has none to give for an
+  // input the program uses without declaring it.
+  std::map<std::string, paddle_lite::DataType> declared;
+  for (const auto& info : predictor->GetInputInfo()) {
+    declared[info.name] = info.type;
+  }
   for (auto& name : names) {
     auto it = specs->files.find(name);
     if (it == specs->files.end()) {
@@ -382,7 +391,11 @@ int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs) {
                               FLAGS_inputs + ")"));
     }
     auto handle = predictor->GetInputHandle(name);
-    FeedInput(handle.get(), fw::ReadNpy(it->second));
+    auto type = declared.find(name);
+    FeedInput(
+        handle.get(),
+        type == declared.end() ? paddle_lite::DataType::FLOAT32 : type->second,
+        fw::ReadNpy(it->second));
     if (specs->lods.count(name)) handle->SetLoD(specs->lods[name]);
   }
   for (auto& kv : specs->lods) {

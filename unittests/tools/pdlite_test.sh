@@ -89,11 +89,13 @@ expect 1 "InvalidArgument: .*not a PaddlePaddle ProgramDesc" -- "$pdlite" inspec
 expect 0 "conv2d  \{float32, cpu, AnyLayout, PLAIN\}  .*kernels/cpu/plain/conv2d.cc  \[core\]" -- "$pdlite" kernels --op conv2d
 expect 1 "no kernel is registered for op 'nope'" -- "$pdlite" kernels --op nope
 expect 2 "belong to \`run\`" -- "$pdlite" inspect --model "$demo" --input x=a.npy
-# inspect and kernels --missing validate the program as a load does:
-# block 0 made its own parent (once, an endless walk of parents).
-mkdir -p "$tmp/self_parent"
-cp "$demo/model.pdiparams" "$tmp/self_parent/"
-python3 - "$demo/model.pdmodel" "$tmp/self_parent/model.pdmodel" <<'PY'
+# The demo's program edited at the protobuf level, into DIR/model.pdmodel
+# (with the demo's weights): `self_parent` makes block 0 its own parent;
+# `undeclared_x` drops the declaration of its input x.
+edit_demo() {
+  mkdir -p "$tmp/$1"
+  cp "$demo/model.pdiparams" "$tmp/$1/"
+  python3 - "$1" "$demo/model.pdmodel" "$tmp/$1/model.pdmodel" <<'PY'
 import sys
 def varint(b, i):
     v = s = 0
@@ -126,23 +128,39 @@ def fields(b):  # (field, wire, raw bytes of the whole field, payload)
         else:
             i += 8 if wire == 1 else 4
             yield tag >> 3, wire, b[start:i], None
-program = open(sys.argv[1], "rb").read()
+def edited(f, r, payload):  # a field of block 0, as the edit leaves it
+    if sys.argv[1] == "self_parent" and f == 2:  # BlockDesc.parent_idx
+        return enc((2 << 3) | 0) + enc(0)
+    if sys.argv[1] == "undeclared_x" and f == 3:  # BlockDesc.vars
+        names = [p for g, _, _, p in fields(payload) if g == 1]
+        if names == [b"x"]:
+            return b""
+    return r
+program = open(sys.argv[2], "rb").read()
 out, done = bytearray(), False
 for field, wire, raw, payload in fields(program):
     if field == 1 and not done:  # ProgramDesc.blocks[0]
-        block = b"".join(enc((2 << 3) | 0) + enc(0) if f == 2 else r
-                         for f, w, r, _ in fields(payload))
+        block = b"".join(edited(f, r, p) for f, w, r, p in fields(payload))
         raw = enc((1 << 3) | 2) + enc(len(block)) + block
         done = True
     out += raw
-open(sys.argv[2], "wb").write(bytes(out))
+open(sys.argv[3], "wb").write(bytes(out))
 PY
+}
+# inspect and kernels --missing validate the program as a load does:
+# block 0 made its own parent (once, an endless walk of parents).
+edit_demo self_parent
 expect 1 "block 0 names parent block 0" -- \
   timeout 20 "$pdlite" inspect --model "$tmp/self_parent"
 expect 1 "block 0 names parent block 0" -- \
   timeout 20 "$pdlite" kernels --missing --model "$tmp/self_parent"
 expect 1 "block 0 names parent block 0" -- \
   timeout 20 "$pdlite" run --model "$tmp/self_parent" --inputs "$demo"
+# An input the program uses without declaring it is fed as it is (its
+# handle has no declared type to give).
+edit_demo undeclared_x
+expect 0 "every output matches" -- "$pdlite" run --model "$tmp/undeclared_x" \
+  --inputs "$demo" --expected "$demo"
 
 # float16 and bfloat16: a float16 .npy feeds a FLOAT16 input; .npy has no
 # bfloat16, so a float32 one feeds a BFLOAT16 input, rounded to it; a
