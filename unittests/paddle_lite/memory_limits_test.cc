@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "framework/program_builder.h"
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/loop_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
 namespace {
@@ -117,6 +119,47 @@ TEST(MemoryLimits, ARunPastItsLimitFailsAndTheNextRunWorks) {
   EXPECT_NE(error.find("limit for a run's memory"), std::string::npos) << error;
   Feed(p.get(), {1, 3, 8, 8});
   EXPECT_NO_THROW(p->Run());
+}
+
+// A program that writes a weight gets a copy of it in each run, counted in
+// the run's limits like its other tensors; past them the error names the
+// weight and its writer.
+TEST(MemoryLimits, ARunsCopyOfAWrittenWeightIsUnderTheLimits) {
+  testing::ScratchDir dir("written_weight_limits");
+  const std::string prefix = dir.path() + "/model";
+  const int64_t kWidth = 32768;  // 128 KB of floats
+  {
+    framework::ProgramBuilder b;
+    auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 1});
+    framework::Tensor bias;
+    bias.Resize({kWidth});
+    float* values = bias.mutable_data<float>(platform::CPUPlace{});
+    for (int64_t i = 0; i < kWidth; ++i) values[i] = 1.0f;
+    b.AddParameter("b", bias);
+    b.AddOp("scale", {{"X", {"b"}}}, {{"Out", {"b"}}}, {{"scale", 2.0f}});
+    auto y = b.AddVar("y");
+    b.AddOp("elementwise_add", {{"X", {x}}, {"Y", {"b"}}}, {{"Out", {y}}},
+            {{"axis", -1}});
+    b.AddOutput(y);
+    b.Save(prefix);
+  }
+  Config config(prefix + ".pdmodel", prefix + ".pdiparams");
+  config.SetMemoryLimits(64 << 10, 0);
+  std::string error;
+  try {
+    auto p = CreatePredictor(config);  // its warm-up may run it already
+    Feed(p.get(), {1, 1});  // the copy comes before any op
+    p->Run();
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    error = e.what();
+  }
+  ASSERT_FALSE(error.empty()) << "ran";
+  EXPECT_NE(error.find("the run's copy of weight 'b', which block 0, op #"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("(scale), output Out writes"), std::string::npos)
+      << error;
 }
 
 TEST(MemoryLimits, HugeInputIsRefusedBeforeAllocating) {
