@@ -509,10 +509,13 @@ const std::set<std::string>& SubBlockNames(
   if (found != cache->end()) return found->second;
   std::set<std::string> names;
   for (auto& op : program.blocks[block_idx].ops) {
-    for (auto* slots : {&op.inputs, &op.outputs}) {
-      if (written_only && slots == &op.inputs) continue;
-      for (auto& kv : *slots) names.insert(kv.second.begin(), kv.second.end());
+    if (!written_only) {
+      for (auto& kv : op.inputs) {
+        names.insert(kv.second.begin(), kv.second.end());
+      }
     }
+    for (auto& kv : op.outputs)
+      names.insert(kv.second.begin(), kv.second.end());
     for (int sub : BlocksRun(op.attrs)) {
       const auto& inner = SubBlockNames(program, sub, written_only, cache);
       names.insert(inner.begin(), inner.end());

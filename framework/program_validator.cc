@@ -332,8 +332,14 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
   // A view shares its input's buffer (reshape2's Out shares X's): writing
   // the view in place writes what it views, and so on back to a weight.
   std::map<std::string, std::vector<std::string>> viewed_by;  // view -> X
-  // Every write, in program order: the name and where.
-  std::vector<std::pair<std::string, std::string>> writes;
+  // Every write, in program order: the name, and where (made into text
+  // only for a write that reaches a weight).
+  struct Write {
+    const std::string* name;
+    size_t block, op;
+    const std::string* slot;
+  };
+  std::vector<Write> writes;
   for (size_t b = 0; b < program.blocks.size(); ++b) {
     const auto& ops = program.blocks[b].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -341,21 +347,18 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
       for (const auto& [slot, names] : ops[i].outputs) {
         const OpSlotProto* proto = slot_of(info, slot);
         if (proto != nullptr && proto->never_written) continue;
-        const std::string where = "block " + std::to_string(b) + ", op #" +
-                                  std::to_string(i) + " (" + ops[i].type +
-                                  "), output " + slot;
         const auto* viewed = proto == nullptr || proto->view_of.empty()
                                  ? nullptr
                                  : FindSlot(ops[i].inputs, proto->view_of);
         for (const auto& name : names) {
-          if (viewed == nullptr) {
-            writes.emplace_back(name, where);
-            continue;
+          if (viewed != nullptr) {
+            auto& into = viewed_by[name];
+            into.insert(into.end(), viewed->begin(), viewed->end());
           }
           // Making a view writes nothing, unless the view is a weight.
-          auto& into = viewed_by[name];
-          into.insert(into.end(), viewed->begin(), viewed->end());
-          if (weights.count(name)) writes.emplace_back(name, where);
+          if (viewed == nullptr || weights.count(name)) {
+            writes.push_back(Write{&name, b, i, &slot});
+          }
         }
       }
     }
@@ -364,16 +367,21 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
   // the first write to reach a weight is the one named.
   std::map<std::string, std::string> written;
   std::set<std::string> walked;
-  for (const auto& [start, where] : writes) {
+  for (const Write& write : writes) {
+    const std::string& start = *write.name;
+    if (!weights.count(start) && !viewed_by.count(start)) continue;
     std::vector<std::string> pending = {start};
     while (!pending.empty()) {
       std::string name = std::move(pending.back());
       pending.pop_back();
       if (!walked.insert(name).second) continue;
-      if (weights.count(name)) {
-        written.emplace(name, name == start
-                                  ? where
-                                  : where + " '" + start + "', a view of it");
+      if (weights.count(name) && !written.count(name)) {
+        const OpDesc& op = program.blocks[write.block].ops[write.op];
+        std::string where = "block " + std::to_string(write.block) + ", op #" +
+                            std::to_string(write.op) + " (" + op.type +
+                            "), output " + *write.slot;
+        if (name != start) where += " '" + start + "', a view of it";
+        written.emplace(name, std::move(where));
       }
       auto viewed = viewed_by.find(name);
       if (viewed == viewed_by.end()) continue;

@@ -214,6 +214,17 @@ int main(int argc, char** argv) {
       return ParseIntTo(v, min, max, target) ? ok : error;
     };
   };
+  // A flag whose value is a count of megabytes in [1, 2^20] for `*target`,
+  // in bytes; `error` when it is not.
+  auto megabytes_flag = [&ok](size_t* target,
+                              std::string error) -> FlagHandler {
+    return [&ok, target, error](const std::string& v) {
+      long long mb = 0;
+      if (!ParseInt(v, 1, 1 << 20, &mb)) return error;
+      *target = static_cast<size_t>(mb) << 20;
+      return ok;
+    };
+  };
   const std::map<std::string, FlagHandler> value_flags = {
       {"--model-repository", text_flag(&repository)},
       {"--model-control-mode",
@@ -265,25 +276,10 @@ int main(int argc, char** argv) {
       {"--http-threads",
        integer_flag(&options.threads, 1, 1024, "bad --http-threads")},
       {"--max-body-mb",
-       [&](const std::string& v) {
-         long long mb = 0;
-         if (!ParseInt(v, 1, 1 << 20, &mb)) {
-           return std::string("bad --max-body-mb");
-         }
-         options.max_body_bytes = static_cast<size_t>(mb) << 20;
-         grpc_options.max_message_bytes = options.max_body_bytes;
-         server_options.max_shared_memory_input_bytes = options.max_body_bytes;
-         return ok;
-       }},
+       megabytes_flag(&options.max_body_bytes, "bad --max-body-mb")},
       {"--max-json-decoding-mb",
-       [&](const std::string& v) {
-         long long mb = 0;
-         if (!ParseInt(v, 1, 1 << 20, &mb)) {
-           return std::string("bad --max-json-decoding-mb");
-         }
-         options.max_json_decoding_bytes = static_cast<size_t>(mb) << 20;
-         return ok;
-       }},
+       megabytes_flag(&options.max_json_decoding_bytes,
+                      "bad --max-json-decoding-mb")},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -316,6 +312,9 @@ int main(int argc, char** argv) {
     if (!problem.empty()) return Usage(problem);
   }
   if (repository.empty()) return Usage("--model-repository is required");
+  // --max-body-mb bounds gRPC messages and shared-memory inputs alike.
+  grpc_options.max_message_bytes = options.max_body_bytes;
+  server_options.max_shared_memory_input_bytes = options.max_body_bytes;
   if (poll_seconds > 0 && model_control_mode != "poll") {
     return Usage("--repository-poll-secs needs --model-control-mode poll");
   }
