@@ -407,6 +407,30 @@ TEST(Executor, AMakeOnlyRunStopsWhereShapesNeedValues) {
   }
 }
 
+// A run that only makes primitives gives each output of a kernel that
+// computes nothing memory of its dims, unwritten, but leaves alone an output
+// naming a weight the predictors share (batch_norm's MeanOut names its
+// Mean): other predictors read it meanwhile. A run's own variable of the
+// same name, and a run in the root scope itself, are not shared.
+TEST(Executor, AMakeOnlyRunLeavesTheSharedWeightsAlone) {
+  Scope root;
+  *root.Var("mean")->GetMutable<Tensor>() = MakeTensor<float>({2}, {1, 2});
+  Scope& run = root.NewScope();
+  GiveUnwrittenMemoryToOutput(run, "mean", root.FindVar("mean"),
+                              platform::CPUPlace{}, DataType::kInt32);
+  testing::ExpectTensorNear(root.FindVar("mean")->Get<Tensor>(),
+                            MakeTensor<float>({2}, {1, 2}));
+  for (Scope* scope : {&run, &root}) {
+    Variable* own = scope->Var(scope == &run ? "mean" : "out");
+    own->GetMutable<Tensor>()->Resize({3});
+    GiveUnwrittenMemoryToOutput(*scope, scope == &run ? "mean" : "out", own,
+                                platform::CPUPlace{}, DataType::kInt32);
+    ASSERT_TRUE(own->Get<Tensor>().IsInitialized());
+    EXPECT_EQ(own->Get<Tensor>().dtype(), DataType::kInt32);
+    EXPECT_EQ(own->Get<Tensor>().dims(), (DDim{3}));
+  }
+}
+
 TEST(Executor, DeclaredShapesAreOnlyHints) {
   Runner r(CrossedProgram());  // declares [-1, 2]
   r.Feed(0, MakeTensor<float>({2, 2, 2}, std::vector<float>(8, 1)));
