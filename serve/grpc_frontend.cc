@@ -786,10 +786,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
     if (!parsed.ok()) {
       return refuse(NotTheMessage<inference::ModelInferRequest>());
     }
-    // An unknown model or version is NOT_FOUND whatever the inputs are.
-    std::shared_ptr<const ModelVersion> found;
-    Status status = server_->Find(call->wire.model_name(),
-                                  call->wire.model_version(), &found);
+    // An unknown model or version is NOT_FOUND whatever the inputs are;
+    // the request runs on the version found.
+    std::shared_ptr<ModelVersion> found;
+    Status status = server_->FindToRun(call->wire.model_name(),
+                                       call->wire.model_version(), &found);
     if (!status.ok()) return refuse(status);
     InferRequest request;
     status = DecodeGrpcInferRequest(call->wire, &request);
@@ -831,7 +832,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
     };
-    HandOver(std::move(request), finish);
+    HandOver(std::move(found), std::move(request), finish);
     return reactor;
   }
 
@@ -924,14 +925,18 @@ class GrpcFrontend::Service final : public RawCallbackService {
     request->abandoned = [context] { return context->IsCancelled(); };
   }
 
-  // Hands a decoded request to the server. `answer` gets the model's
-  // answer, or an internal error when InferAsync throws (memory running
-  // out) before it hands the request on; it must act only once.
+  // Hands a decoded request to `version` (FindToRun's). `answer` gets the
+  // model's answer, or an internal error when InferAsync throws (memory
+  // running out) before it hands the request on; it must act only once.
   template <typename OnAnswer>
-  void HandOver(InferRequest request, const OnAnswer& answer) {
+  void HandOver(std::shared_ptr<ModelVersion> version,
+                InferRequest request,
+                const OnAnswer& answer) {
     try {
-      server_->InferAsync(std::move(request),
-                          [answer](InferResponse result) { answer(result); });
+      server_->InferAsync(
+          std::move(request),
+          [answer](InferResponse result) { answer(result); },
+          std::move(version));
     } catch (const std::exception& e) {
       InferResponse failed;
       failed.status = Status::Error(
@@ -1291,9 +1296,9 @@ class GrpcFrontend::Service final : public RawCallbackService {
         refused.status = NotTheMessage<inference::ModelInferRequest>();
         return answer(refused);
       }
-      std::shared_ptr<const ModelVersion> found;
-      refused.status = service_->server_->Find(wire->model_name(),
-                                               wire->model_version(), &found);
+      std::shared_ptr<ModelVersion> found;
+      refused.status = service_->server_->FindToRun(
+          wire->model_name(), wire->model_version(), &found);
       if (!refused.status.ok()) return answer(refused);
       InferRequest request;
       refused.status = DecodeGrpcInferRequest(*wire, &request);
@@ -1308,7 +1313,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         service_->infer_calls_.fetch_sub(1);
         answer(result);
       };
-      service_->HandOver(std::move(request), once);
+      service_->HandOver(std::move(found), std::move(request), once);
     }
 
     // Queues an answer; the request it answers is no longer in flight,

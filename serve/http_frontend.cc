@@ -1108,9 +1108,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   }
   if (model_path && post && action == "infer") {
     // An unknown model or version is a 404 whatever the body holds, and
-    // its body is not decoded.
-    std::shared_ptr<const ModelVersion> found;
-    Status known = server->Find(model, version, &found);
+    // its body is not decoded. The request runs on the version found.
+    std::shared_ptr<ModelVersion> found;
+    Status known = server->FindToRun(model, version, &found);
     if (!known.ok()) return ErrorReply(known);
     InferRequest request;
     request.model = model;
@@ -1163,7 +1163,8 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     }
     const std::string id = request.id;
     request.abandoned = ClientGone(connection);
-    InferResponse response = server->Infer(std::move(request));
+    InferResponse response =
+        server->Infer(std::move(request), std::move(found));
     if (!response.status.ok()) return ErrorReply(response.status);
     Reply r;
     r.body = EncodeInferResponse(response, id, options, &r.header_length);

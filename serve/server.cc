@@ -357,6 +357,14 @@ Status InferenceServer::Find(const std::string& model,
   return status;
 }
 
+Status InferenceServer::FindToRun(const std::string& model,
+                                  const std::string& version,
+                                  std::shared_ptr<ModelVersion>* found) const {
+  Status status;
+  *found = FindShared(model, version, &status);
+  return status;
+}
+
 Status InferenceServer::Statistics(const std::string& model,
                                    const std::string& version,
                                    std::vector<VersionStatistics>* out) const {
@@ -877,7 +885,8 @@ void InferenceServer::PollLoop() {
 }
 
 void InferenceServer::InferAsync(InferRequest request,
-                                 ModelVersion::Done done) {
+                                 ModelVersion::Done done,
+                                 std::shared_ptr<ModelVersion> version) {
   // Answers a request refused before it reaches its model.
   auto refuse = [&request, &done](Status status) {
     InferResponse response;
@@ -890,7 +899,8 @@ void InferenceServer::InferAsync(InferRequest request,
   // Held while the request is handed over: an unload that takes the
   // version away meanwhile answers what it queued before releasing it.
   std::shared_ptr<ModelVersion> model =
-      FindShared(request.model, request.version, &status);
+      version ? std::move(version)
+              : FindShared(request.model, request.version, &status);
   if (!model) return refuse(status);
   const bool any_shared_memory =
       !request.output_shared_memory.empty() ||
@@ -1035,11 +1045,14 @@ void InferenceServer::WriteSharedMemoryOutputs(
   }
 }
 
-InferResponse InferenceServer::Infer(InferRequest request) {
+InferResponse InferenceServer::Infer(InferRequest request,
+                                     std::shared_ptr<ModelVersion> version) {
   std::promise<InferResponse> answer;
   std::future<InferResponse> future = answer.get_future();
-  InferAsync(std::move(request),
-             [&answer](InferResponse r) { answer.set_value(std::move(r)); });
+  InferAsync(
+      std::move(request),
+      [&answer](InferResponse r) { answer.set_value(std::move(r)); },
+      std::move(version));
   return future.get();
 }
 

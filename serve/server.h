@@ -109,14 +109,28 @@ class InferenceServer {
   std::vector<std::string> Versions(const std::string& model) const;
   std::vector<std::string> ModelNames() const;
 
-  /// Runs a request on its model version (ModelVersion::InferAsync): `done`
-  /// gets the answer, on this thread when the request ran here or was
-  /// refused, else on the thread that answered it. Inputs in shared memory
-  /// are read first; outputs asked for in shared memory are written there
-  /// before `done`, and answered without their elements.
-  void InferAsync(InferRequest request, ModelVersion::Done done);
+  /// Find, for running requests on the version found (InferAsync's
+  /// `version`): an unload or reload that takes it away meanwhile waits
+  /// for `found` to be released, and the version answers what is handed
+  /// to it until then. A front end that looks the model up before decoding
+  /// (to answer NotFound first) runs the request on what it found.
+  Status FindToRun(const std::string& model,
+                   const std::string& version,
+                   std::shared_ptr<ModelVersion>* found) const;
+
+  /// Runs a request on its model version (ModelVersion::InferAsync): on
+  /// `version` when given (FindToRun's), else on the one the request
+  /// names, found now. `done` gets the answer, on this thread when the
+  /// request ran here or was refused, else on the thread that answered it.
+  /// Inputs in shared memory are read first; outputs asked for in shared
+  /// memory are written there before `done`, and answered without their
+  /// elements.
+  void InferAsync(InferRequest request,
+                  ModelVersion::Done done,
+                  std::shared_ptr<ModelVersion> version = nullptr);
   /// InferAsync, waiting for the answer.
-  InferResponse Infer(InferRequest request);
+  InferResponse Infer(InferRequest request,
+                      std::shared_ptr<ModelVersion> version = nullptr);
 
   // The model repository extension. Load and Unload are refused unless
   // the server was made with model_control, and wait for any other

@@ -1635,6 +1635,46 @@ TEST(ServerCore, AnUnloadWaitingOnAHeldVersionHoldsUpNeitherLoadsNorStop) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+// A front end looks the model up before it decodes a request (to answer
+// NotFound first) and runs the request on what it found: an unload or a
+// reload meanwhile waits for it, and it gets the model's answer, not
+// NotFound. Requests that look the model up after the unload are refused.
+TEST(ServerCore, ARequestRunsOnTheVersionItFoundThoughAnUnloadTakesItAway) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  const std::vector<float> expected =
+      AsFloats(server.Infer(DemoRequest(1, 0)).outputs.at(0));
+  for (const bool reload : {false, true}) {
+    SCOPED_TRACE(reload ? "reload" : "unload");
+    std::shared_ptr<ModelVersion> found;
+    ASSERT_TRUE(server.FindToRun("demo", "", &found).ok());
+    auto change = std::async(std::launch::async, [&] {
+      return reload ? server.Load("demo", "") : server.Unload("demo");
+    });
+    // Wait until the version found is out of the repository.
+    for (int waited = 0; waited < kWaitMs; waited += 5) {
+      std::shared_ptr<const ModelVersion> now;
+      if (!server.Find("demo", "", &now).ok() || now != found) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(change.wait_for(std::chrono::milliseconds(50)),
+              std::future_status::timeout);
+    InferResponse answer = server.Infer(DemoRequest(1, 0), std::move(found));
+    ASSERT_TRUE(answer.status.ok()) << answer.status.message;
+    EXPECT_EQ(AsFloats(answer.outputs.at(0)), expected);
+    ASSERT_EQ(change.wait_for(std::chrono::seconds(30)),
+              std::future_status::ready);
+    EXPECT_TRUE(change.get().ok());
+    InferResponse after = server.Infer(DemoRequest(1, 0));
+    EXPECT_EQ(after.status.code,
+              reload ? StatusCode::kOk : StatusCode::kNotFound);
+    if (!reload) {
+      ASSERT_TRUE(server.Load("demo", "").ok());
+    }
+  }
+}
+
 // Reloads while a request holds the copy being replaced: a second reload
 // waits until that copy is released before it loads another, so that a
 // model never has more than one copy serving and one retiring.
