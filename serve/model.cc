@@ -1,5 +1,7 @@
 #include "serve/model.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -325,7 +327,9 @@ void ModelVersion::Stop() {
     if (instance->thread.joinable()) instance->thread.join();
   }
   // With the workers gone, a busy instance is a request running inline
-  // (see Infer): it holds the instance until it answers.
+  // (see Infer): it holds the instance until its run ends, and is answered
+  // on its own thread just after (its caller holds the version until
+  // then).
   std::unique_lock<std::mutex> lock(mutex_);
   work_ready_.wait(lock, [&] { return !AnyBusy(); });
 }
@@ -692,8 +696,15 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
       pending->batchable = false;
     }
   }
-  const int64_t timeout_us =
-      request.timeout_us >= 0 ? request.timeout_us : config_.timeout_ms * 1000;
+  // A request's own timeout may shorten the model's timeout_ms, not
+  // lengthen it, so that a client cannot hold its place in the queue past
+  // what the model's operator allows; 0, or none, is the model's (as
+  // Triton's queue policy takes it).
+  int64_t timeout_us = config_.timeout_ms * 1000;  // 0: no limit
+  if (request.timeout_us > 0 &&
+      (timeout_us == 0 || request.timeout_us < timeout_us)) {
+    timeout_us = request.timeout_us;
+  }
   pending->timeout_us = timeout_us;
   pending->request = std::move(request);
   // Longer timeouts are none: past about 290 years from the clock's epoch
@@ -879,26 +890,31 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     // taken out of the queue instead and answered at once. Only those are
     // asked (a poll() or a lock each): gathering runs under the lock at
     // every request's arrival.
+    // Requests that arrive while the lock is let go to answer those are
+    // gathered on the next pass: their wake-up found no worker waiting.
     auto gather = [&] {
-      std::vector<std::shared_ptr<Pending>> gone;
-      for (auto it = queue_.begin(); it != queue_.end();) {
-        if ((*it)->batchable && (*it)->rows <= config_.max_batch_size - rows &&
-            Clock::now() < (*it)->deadline && Joinable(*first, **it)) {
-          if (Abandoned(**it)) {
-            gone.push_back(*it);
+      for (;;) {
+        std::vector<std::shared_ptr<Pending>> gone;
+        for (auto it = queue_.begin(); it != queue_.end();) {
+          if ((*it)->batchable &&
+              (*it)->rows <= config_.max_batch_size - rows &&
+              Clock::now() < (*it)->deadline && Joinable(*first, **it)) {
+            if (Abandoned(**it)) {
+              gone.push_back(*it);
+            } else {
+              rows += (*it)->rows;
+              group.push_back(*it);
+            }
+            it = queue_.erase(it);
           } else {
-            rows += (*it)->rows;
-            group.push_back(*it);
+            ++it;
           }
-          it = queue_.erase(it);
-        } else {
-          ++it;
         }
+        if (gone.empty()) return;
+        lock->unlock();
+        for (auto& p : gone) Drop(p.get());
+        lock->lock();
       }
-      if (gone.empty()) return;
-      lock->unlock();
-      for (auto& p : gone) Drop(p.get());
-      lock->lock();
     };
     gather();
     // One worker waits out the delay at a time; while it does, the others
@@ -1048,10 +1064,24 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
 
 void ModelVersion::RunGroup(Instance* instance,
                             std::vector<std::shared_ptr<Pending>>& group) {
+  // Each request alone. After a batched run that failed, a member whose
+  // deadline passed or whose caller went away meanwhile is answered
+  // without running, as it would have been in the queue. Returns whether
+  // every request that ran succeeded.
   auto run_each = [&] {
+    bool all_ok = true;
     for (auto& p : group) {
-      Complete(p.get(), RunTimed(instance, p.get()));
+      if (Clock::now() >= p->deadline) {
+        Expire(p.get());
+      } else if (Abandoned(*p)) {
+        Drop(p.get());
+      } else {
+        InferResponse answer = RunTimed(instance, p.get());
+        all_ok = all_ok && answer.status.ok();
+        Complete(p.get(), std::move(answer));
+      }
     }
+    return all_ok;
   };
   if (group.size() == 1) {
     run_each();
@@ -1126,7 +1156,18 @@ void ModelVersion::RunGroup(Instance* instance,
       batchable_ = false;
     }
     // Each request alone, so one bad request fails only itself.
-    run_each();
+    const bool each_ok = run_each();
+    // The batch failed where its requests did not: a limit (max_run_mb,
+    // say) that max_batch_size rows pass. Every such batch costs its runs
+    // twice; said once.
+    if (!r.status.ok() && each_ok && !batch_failure_logged_.exchange(true)) {
+      LOG(WARNING) << "model '" << name_ << "' version " << version_
+                   << ": a batch of " << total << " rows failed where each "
+                   << "of its " << group.size() << " requests ran alone ("
+                   << r.status.message
+                   << "); its requests run again one by one. Lower "
+                      "max_batch_size or raise the limit";
+    }
     return;
   }
   if (metrics_) {

@@ -219,6 +219,8 @@ class ModelVersion {
   // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
   // cleared when a batched run's outputs cannot be split by rows.
   std::atomic<bool> batchable_{false};
+  // Whether a batch that failed where its requests ran alone was logged.
+  std::atomic<bool> batch_failure_logged_{false};
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;

@@ -1007,6 +1007,115 @@ TEST(ServerCore, TheLongestTimeoutsAreNoLimit) {
   }
 }
 
+// A request's own timeout may shorten the model's timeout_ms, not lengthen
+// it; 0 is the model's (Triton's rule), and without one in the model any
+// timeout holds. Which one applied shows in the 504's message.
+TEST(ServerCore, ARequestsTimeoutShortensTheModelsButNeverLengthensIt) {
+  Repository repo;
+  // Batching that waits a second for a second row: each request waits in
+  // the queue until its timeout.
+  repo.Add("capped", DemoModelDir(),
+           R"({"max_batch_size": 2, "batch_delay_us": 1000000,
+               "timeout_ms": 100})");
+  repo.Add("open", DemoModelDir(),
+           R"({"max_batch_size": 2, "batch_delay_us": 1000000})");
+  InferenceServer server(repo.path());
+  const std::vector<std::tuple<std::string, int64_t, std::string>> cases = {
+      {"capped", -1, "after 100000 us"},       // none: the model's
+      {"capped", 0, "after 100000 us"},        // 0: the model's
+      {"capped", 5000000, "after 100000 us"},  // longer: the model's
+      {"capped", 20000, "after 20000 us"},     // shorter: its own
+      {"open", 20000, "after 20000 us"},
+  };
+  for (const auto& [model, timeout_us, expected] : cases) {
+    InferRequest r = DemoRequest(1, 0, model);
+    r.timeout_us = timeout_us;
+    InferResponse answer = server.Infer(r);
+    EXPECT_EQ(answer.status.code, StatusCode::kDeadlineExceeded)
+        << model << " " << timeout_us << ": " << answer.status.message;
+    EXPECT_NE(answer.status.message.find(expected), std::string::npos)
+        << model << " " << timeout_us << ": " << answer.status.message;
+  }
+}
+
+// A worker gathering a batch lets the lock go to answer a request whose
+// caller has gone; a request arriving then (its wake-up finding no worker
+// waiting) still joins the batch at once rather than after the whole
+// batch delay.
+TEST(ServerCore, ARequestArrivingWhileTheBatchDropsAGoneOneJoinsAtOnce) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"instances": 2, "max_batch_size": 2,
+               "batch_delay_us": 5000000})");
+  InferenceServer server(repo.path());
+  using Clock = std::chrono::steady_clock;
+  const auto began = Clock::now();
+  auto first = std::async(std::launch::async,
+                          [&] { return server.Infer(DemoRequest(1, 0)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Gone from the start; answering it takes 300 ms.
+  InferRequest gone = DemoRequest(1, 1);
+  gone.abandoned = [] { return true; };
+  std::promise<InferResponse> gone_answer;
+  server.InferAsync(gone, [&gone_answer](InferResponse r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    gone_answer.set_value(std::move(r));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  InferResponse joined = server.Infer(DemoRequest(1, 2));
+  const int64_t joined_after_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
+                                                            began)
+          .count();
+  EXPECT_TRUE(joined.status.ok()) << joined.status.message;
+  EXPECT_TRUE(first.get().status.ok());
+  EXPECT_EQ(gone_answer.get_future().get().status.code, StatusCode::kCancelled);
+  EXPECT_LT(joined_after_ms, 3000) << "the request waited out the batch delay";
+}
+
+// When a batched run fails where its requests would not (here a memory
+// limit that one request's rows pass and the batch's do not), each runs
+// alone; one whose caller went away meanwhile is not run.
+TEST(ServerCore, AfterAFailedBatchAMemberWhoseCallerLeftIsNotRun) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  constexpr int kRows = 64;
+  // The smallest max_run_mb that a request of kRows rows passes.
+  int limit_mb = 0;
+  for (int mb = 1; mb <= 256 && limit_mb == 0; ++mb) {
+    ASSERT_TRUE(
+        server.Load("demo", R"({"max_run_mb": )" + std::to_string(mb) + "}")
+            .ok());
+    if (server.Infer(DemoRequest(kRows, 0)).status.ok()) limit_mb = mb;
+  }
+  ASSERT_GT(limit_mb, 0);
+  ASSERT_FALSE(server.Infer(DemoRequest(2 * kRows, 0)).status.ok())
+      << "twice the rows fit in " << limit_mb << " MB";
+  ASSERT_TRUE(server
+                  .Load("demo", R"({"max_run_mb": )" +
+                                    std::to_string(limit_mb) +
+                                    R"(, "max_batch_size": )" +
+                                    std::to_string(2 * kRows) +
+                                    R"(, "batch_delay_us": 5000000})")
+                  .ok());
+  // The second request's caller leaves once the first is answered.
+  std::atomic<bool> left{false};
+  std::promise<InferResponse> first_answer, second_answer;
+  server.InferAsync(DemoRequest(kRows, 0), [&](InferResponse r) {
+    left = true;
+    first_answer.set_value(std::move(r));
+  });
+  InferRequest second = DemoRequest(kRows, 1);
+  second.abandoned = [&left] { return left.load(); };
+  server.InferAsync(
+      second, [&](InferResponse r) { second_answer.set_value(std::move(r)); });
+  InferResponse a = first_answer.get_future().get();
+  EXPECT_TRUE(a.status.ok()) << a.status.message;
+  InferResponse b = second_answer.get_future().get();
+  EXPECT_EQ(b.status.code, StatusCode::kCancelled) << b.status.message;
+}
+
 // Rows of no elements are never joined: dim 0 may then be anything, and
 // two such requests' rows would overflow when added.
 TEST(ServerCore, RowsOfNoElementsAreNotBatched) {
