@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 #include <google/protobuf/stubs/logging.h>
+#include <grpc/grpc.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/callback_order.h"
 #include "serve/grpc_health.h"
 #include "serve/grpc_predict_v2.grpc.pb.h"
 #include "tools/pdlite/lod_text.h"
@@ -318,6 +320,22 @@ void EncodeGrpcInferResponse(const InferResponse& response,
   }
 }
 
+// A message of at most kMaxMessageBytes, cut at a UTF-8 character's start
+// (protobuf strings must be UTF-8). Messages echo what clients sent (a
+// model name of megabytes, say): a status message goes in a trailer that
+// clients take only up to 8 KB by default, and a stream's error answer
+// must fit in a message.
+constexpr size_t kMaxMessageBytes = 4096;
+std::string Capped(const std::string& text, size_t limit = kMaxMessageBytes) {
+  if (text.size() <= limit) return text;
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return text.substr(0, cut) + "... (" + std::to_string(text.size() - cut) +
+         " bytes more)";
+}
+
 grpc::Status GrpcStatus(const Status& status) {
   grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
   switch (status.code) {
@@ -348,7 +366,7 @@ grpc::Status GrpcStatus(const Status& status) {
       code = grpc::StatusCode::CANCELLED;
       break;
   }
-  return grpc::Status(code, status.message);
+  return grpc::Status(code, Capped(status.message));
 }
 
 // What a call whose bytes are not its request message is told. gRPC's
@@ -451,6 +469,11 @@ class ControlThread {
     }
     posted_.notify_one();
   }
+  // Nothing queued or running.
+  bool Idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return tasks_.empty() && !running_;
+  }
 
  private:
   void Loop() {
@@ -460,15 +483,18 @@ class ControlThread {
       if (tasks_.empty()) return;
       std::function<void()> task = std::move(tasks_.front());
       tasks_.pop_front();
+      running_ = true;
       lock.unlock();
       task();
       lock.lock();
+      running_ = false;
     }
   }
 
   std::mutex mutex_;
   std::condition_variable posted_;
   std::deque<std::function<void()>> tasks_;
+  bool running_ = false;
   bool stopping_ = false;
   std::thread thread_;  // last: started once the members above exist
 };
@@ -795,8 +821,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
     InferRequest request;
     status = DecodeGrpcInferRequest(call->wire, &request);
     if (!status.ok()) return refuse(status);
-    if (!TakeInferCall(&status)) return refuse(status);
+    // Before the call is counted: nothing that may throw comes between
+    // counting it and handing it over.
     FollowCaller(context, &request);
+    if (!TakeInferCall(&status)) return refuse(status);
     // Answers the call once, from whichever comes first: the model's
     // answer, or an exception that InferAsync throws (memory running out)
     // before it hands the request on.
@@ -875,6 +903,16 @@ class GrpcFrontend::Service final : public RawCallbackService {
     std::lock_guard<std::mutex> lock(streams_mutex_);
     closing_streams_ = true;
     for (StreamCall* stream : streams_) stream->Close();
+  }
+
+  // Whether every call taken is answered: no inference request on its way
+  // to a model or in one, no control call running, no stream open (a
+  // stream is cancelled by CancelStalledStreams). A call still open then
+  // waits only for its client to read the answer.
+  bool AllAnswered() {
+    if (infer_calls_.load() != 0 || !control_.Idle()) return false;
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    return streams_.empty();
   }
 
   // Cancels the closing streams whose every request is answered but whose
@@ -1160,6 +1198,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
     StreamCall(Service* service, grpc::CallbackServerContext* context)
         : service_(service), context_(context) {
+      CallbackOrder in_order(&order_);
       std::string why;
       if (!service_->Allowed(ApiCategory::kInference, context, &why)) {
         finished_ = true;
@@ -1184,7 +1223,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
       ReadIfRoom();
     }
 
+    // Each request read is answered exactly once, whatever throws (memory
+    // running out): gRPC swallows an exception thrown from a reaction, and
+    // a request counted in flight but never answered would keep the
+    // stream, and the server's exit, open for good.
     void OnReadDone(bool ok) override {
+      CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
       reading_ = false;
       // A message that arrives once the call is finished (cancelled or
@@ -1196,17 +1240,30 @@ class GrpcFrontend::Service final : public RawCallbackService {
         return;
       }
       ++in_flight_;
-      auto wire = std::make_shared<inference::ModelInferRequest>();
-      const bool parsed =
-          grpc::SerializationTraits<inference::ModelInferRequest>::Deserialize(
-              &read_buffer_, wire.get())
-              .ok();
+      std::shared_ptr<inference::ModelInferRequest> wire;
+      bool parsed = false;
+      try {
+        wire = std::make_shared<inference::ModelInferRequest>();
+        parsed = grpc::SerializationTraits<
+                     inference::ModelInferRequest>::Deserialize(&read_buffer_,
+                                                                wire.get())
+                     .ok();
+      } catch (const std::exception&) {
+        read_buffer_.Clear();
+        wire.reset();
+      }
       ReadIfRoom();
       lock.unlock();
+      if (!wire) {
+        inference::ModelStreamInferResponse out;
+        out.set_error_message("out of memory to read the request");
+        return Write(out);
+      }
       Run(std::move(wire), parsed);
     }
 
     void OnWriteDone(bool ok) override {
+      CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
       writes_.pop_front();
       if (!ok) writes_.clear();  // the client is gone
@@ -1219,6 +1276,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
 
     void OnCancel() override {
+      CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
       cancelled_ = true;
       FinishIfDone(&lock);
@@ -1226,6 +1284,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
     void OnDone() override {
       {
+        CallbackOrder in_order(&order_);
         std::lock_guard<std::mutex> lock(service_->streams_mutex_);
         service_->streams_.erase(this);
       }
@@ -1269,51 +1328,85 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void Run(std::shared_ptr<inference::ModelInferRequest> wire, bool parsed) {
       const auto start = std::chrono::steady_clock::now();
       auto answer = [this, wire, start](const InferResponse& result) {
-        Status status = result.status;
-        inference::ModelStreamInferResponse out;
-        if (status.ok()) {
-          try {
-            EncodeGrpcInferResponse(result, wire->id(),
-                                    out.mutable_infer_response());
-            status = service_->FitsMessage(*wire, out.ByteSizeLong());
-          } catch (const std::bad_alloc&) {
-            status = OutOfMemoryForAnswer(*wire);
-          }
-        }
-        service_->Answer(*wire, status, start);
-        if (!status.ok()) {
-          out.Clear();
-          out.set_error_message(status.message);
-          out.mutable_infer_response()->set_model_name(wire->model_name());
-          out.mutable_infer_response()->set_model_version(
-              wire->model_version());
-          out.mutable_infer_response()->set_id(wire->id());
-        }
-        Write(out);
+        Write(StreamAnswer(*wire, result, start));
       };
       InferResponse refused;
-      if (!parsed) {
-        refused.status = NotTheMessage<inference::ModelInferRequest>();
+      std::shared_ptr<std::atomic<bool>> answered;
+      std::shared_ptr<ModelVersion> found;
+      InferRequest request;
+      // Until the call is counted (TakeInferCall), a throw answers it here;
+      // after, nothing throws before HandOver, which answers it itself.
+      try {
+        if (!parsed) {
+          refused.status = NotTheMessage<inference::ModelInferRequest>();
+          return answer(refused);
+        }
+        refused.status = service_->server_->FindToRun(
+            wire->model_name(), wire->model_version(), &found);
+        if (!refused.status.ok()) return answer(refused);
+        refused.status = DecodeGrpcInferRequest(*wire, &request);
+        if (!refused.status.ok()) return answer(refused);
+        FollowCaller(context_, &request);
+        answered = std::make_shared<std::atomic<bool>>(false);
+      } catch (const std::exception& e) {
+        refused.status =
+            Status::Error(StatusCode::kResourceExhausted,
+                          std::string("the server failed to take the "
+                                      "request: ") +
+                              e.what());
         return answer(refused);
       }
-      std::shared_ptr<ModelVersion> found;
-      refused.status = service_->server_->FindToRun(
-          wire->model_name(), wire->model_version(), &found);
-      if (!refused.status.ok()) return answer(refused);
-      InferRequest request;
-      refused.status = DecodeGrpcInferRequest(*wire, &request);
-      if (!refused.status.ok()) return answer(refused);
       if (!service_->TakeInferCall(&refused.status)) return answer(refused);
-      FollowCaller(context_, &request);
       // Answered once, from the model's answer or from an exception that
       // InferAsync throws before it hands the request on.
-      auto answered = std::make_shared<std::atomic<bool>>(false);
       auto once = [this, answered, answer](const InferResponse& result) {
         if (answered->exchange(true)) return;
         service_->infer_calls_.fetch_sub(1);
         answer(result);
       };
       service_->HandOver(std::move(found), std::move(request), once);
+    }
+
+    // The answer to one request of the stream. An error echoes the
+    // request's model, version and id, cut where the answer would not fit
+    // in a message (gRPC would fail the whole stream); an answer that
+    // cannot be made (memory) still goes out, saying so.
+    inference::ModelStreamInferResponse StreamAnswer(
+        const inference::ModelInferRequest& wire,
+        const InferResponse& result,
+        std::chrono::steady_clock::time_point start) {
+      inference::ModelStreamInferResponse out;
+      try {
+        Status status = result.status;
+        if (status.ok()) {
+          try {
+            EncodeGrpcInferResponse(result, wire.id(),
+                                    out.mutable_infer_response());
+            status = service_->FitsMessage(wire, out.ByteSizeLong());
+          } catch (const std::bad_alloc&) {
+            status = OutOfMemoryForAnswer(wire);
+          }
+        }
+        service_->Answer(wire, status, start);
+        if (status.ok()) return out;
+        out.Clear();
+        out.set_error_message(Capped(status.message));
+        auto* echo = out.mutable_infer_response();
+        echo->set_model_name(wire.model_name());
+        echo->set_model_version(wire.model_version());
+        echo->set_id(wire.id());
+        if (out.ByteSizeLong() > service_->max_message_bytes_) {
+          echo->set_model_name(Capped(wire.model_name()));
+          echo->set_model_version(Capped(wire.model_version()));
+        }
+        if (out.ByteSizeLong() > service_->max_message_bytes_) {
+          echo->set_id(Capped(wire.id()));
+        }
+      } catch (const std::exception&) {
+        out.Clear();
+        out.set_error_message("out of memory to answer the request");
+      }
+      return out;
     }
 
     // Queues an answer; the request it answers is no longer in flight,
@@ -1332,24 +1425,35 @@ class GrpcFrontend::Service final : public RawCallbackService {
         bytes.Clear();
       }
       if (!serialized) {
-        // Still answered, so that the client does not wait for it.
-        inference::ModelStreamInferResponse failed;
-        failed.set_error_message("the response could not be serialized");
-        *failed.mutable_infer_response()->mutable_id() =
-            out.infer_response().id();
-        grpc::SerializationTraits<
-            inference::ModelStreamInferResponse>::Serialize(failed, &bytes,
-                                                            &own_buffer);
+        // Still answered, so that the client does not wait for it (an empty
+        // message if even that cannot be made).
+        try {
+          inference::ModelStreamInferResponse failed;
+          failed.set_error_message("the response could not be serialized");
+          failed.mutable_infer_response()->set_id(
+              Capped(out.infer_response().id()));
+          grpc::SerializationTraits<
+              inference::ModelStreamInferResponse>::Serialize(failed, &bytes,
+                                                              &own_buffer);
+        } catch (const std::bad_alloc&) {
+          bytes.Clear();
+        }
       }
       std::unique_lock<std::mutex> lock(mutex_);
       --in_flight_;
+      bool queued = false;
       if (!cancelled_ && !finished_) {
-        writes_.push_back(std::move(bytes));
-        if (!writing_) {
-          writing_ = true;
-          write_progress_ = std::chrono::steady_clock::now();
-          StartWrite(&writes_.front());
+        try {
+          writes_.push_back(std::move(bytes));
+          queued = true;
+        } catch (const std::bad_alloc&) {
+          // Not answered, but the stream goes on and ends.
         }
+      }
+      if (queued && !writing_) {
+        writing_ = true;
+        write_progress_ = std::chrono::steady_clock::now();
+        StartWrite(&writes_.front());
       }
       ReadIfRoom();
       FinishIfDone(&lock);
@@ -1403,6 +1507,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     bool closing_ = false;
     bool finished_ = false;
     bool stall_cancelled_ = false;
+    std::atomic<unsigned> order_{0};  // CallbackOrder
   };
 
   InferenceServer* server_;
@@ -1474,21 +1579,47 @@ void GrpcFrontend::Stop() {
   // watches at once.
   service_->CloseStreams();
   health_->Close();
-  // A stream's client that reads none of its answers would hold Shutdown
-  // below until --exit-timeout-secs; it is cancelled after a grace (as an
-  // idle HTTP connection is closed after its keep-alive timeout).
+  // A client that reads none of its answers would hold Shutdown below
+  // until --exit-timeout-secs (for good with 0): HTTP/2 flow control holds
+  // the answer's write. After a grace (as an idle HTTP connection is closed
+  // after its keep-alive timeout) such a stream is cancelled; and once
+  // every call taken has been answered for that long, the calls still
+  // being written (unary ones) are cancelled too.
   std::mutex stopped_mutex;
   std::condition_variable stopped_changed;
   bool stopped = false;
+  std::atomic<bool> shutdown_begun{false};
   std::thread stall_watch([&] {
     std::unique_lock<std::mutex> lock(stopped_mutex);
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point answered_since = Clock::time_point::max();
+    bool cancelled = false;
     while (!stopped_changed.wait_for(lock, std::chrono::milliseconds(100),
                                      [&] { return stopped; })) {
       service_->CancelStalledStreams(kStalledStreamGrace);
+      if (cancelled) continue;
+      const Clock::time_point now = Clock::now();
+      if (!shutdown_begun || !service_->AllAnswered()) {
+        answered_since = Clock::time_point::max();
+      } else if (answered_since == Clock::time_point::max()) {
+        answered_since = now;
+      } else if (now - answered_since >= kStalledStreamGrace) {
+        LOG(WARNING) << "grpc: every call taken was answered "
+                     << std::chrono::duration_cast<std::chrono::seconds>(
+                            kStalledStreamGrace)
+                            .count()
+                     << " s ago, but answers are still unwritten while the "
+                        "server stops (clients that read none); cancelling "
+                        "those calls";
+        // Shutdown has begun and not ended (`stopped` is false).
+        grpc_server_cancel_all_calls(grpc_->c_server());
+        cancelled = true;
+      }
     }
   });
   // Shutdown refuses new RPCs and waits for those running (each bounded by
   // the model's queue and timeout) before returning.
+  shutdown_begun = true;
   grpc_->Shutdown();
   grpc_->Wait();
   {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "serve/callback_order.h"
 #include "serve/grpc_health.grpc.pb.h"
 
 namespace pdlite {
@@ -35,22 +36,6 @@ std::string UnknownService(const std::string& name) {
          "whole server) and \"" + GrpcHealthService::kInferenceServiceName +
          "\"";
 }
-
-// gRPC runs a reactor's constructor before its callbacks and each
-// callback after what it reacts to, but hands them between its threads in
-// code ThreadSanitizer does not see. Entering and leaving each through
-// one atomic makes that order visible to it (and costs an uncontended
-// atomic add).
-class CallbackOrder {
- public:
-  explicit CallbackOrder(std::atomic<unsigned>* order) : order_(order) {
-    order_->fetch_add(1, std::memory_order_acq_rel);
-  }
-  ~CallbackOrder() { order_->fetch_add(1, std::memory_order_acq_rel); }
-
- private:
-  std::atomic<unsigned>* const order_;
-};
 
 }  // namespace
 

@@ -1031,6 +1031,32 @@ def check_grpc_answer_too_large(grpc_port, max_bytes):
                 "only, and the stream goes on",
                 str([(a.infer_response.id, a.error_message[:120])
                      for a in answers]))
+        # An error echoing a model name of megabytes: its message is cut
+        # (a trailer over 8 KB fails the client; on a stream, an answer
+        # over --max-body-mb would end the stream).
+        named = request(2, "named")
+        named.model_name = "m" * (max_bytes * 5 // 8)
+        try:
+            stub.ModelInfer(named, timeout=60)
+            got = "answered"
+        except grpc.RpcError as e:
+            got = "%s %s" % (e.code(), e.details())
+        R.check(got.startswith("StatusCode.NOT_FOUND unknown model 'mmmm") and
+                len(got) < 8192 and "bytes more)" in got,
+                "grpc: an error echoing a huge model name is cut to a few KB",
+                got[:300])
+        answers = list(stub.ModelStreamInfer(
+            iter([request(2, "a"), named, request(2, "b")]), timeout=60))
+        by_id = {a.infer_response.id: a for a in answers}
+        R.check(sorted(by_id) == ["a", "b", "named"] and
+                "bytes more)" in by_id["named"].error_message and
+                len(by_id["named"].error_message) < 8192 and
+                not by_id["a"].error_message and
+                not by_id["b"].error_message,
+                "grpc stream: an error echoing a huge model name fits in a "
+                "message, and the stream goes on",
+                str([(a.infer_response.id[:20], a.error_message[:120])
+                     for a in answers]))
 
 
 def check_grpc_typed_contents(port, x, y):
@@ -2710,6 +2736,87 @@ def check_stalled_stream_at_sigterm(server_command, tmp, env, servers,
             "exit %s, stream %s\n%s" % (code, ended, server.log_tail()))
 
 
+def unread_grpc_call(port, method, message=b""):
+    """Opens an HTTP/2 connection that grants the server no window to send
+    in (SETTINGS_INITIAL_WINDOW_SIZE 0), makes one gRPC call on it, and
+    reads nothing more: the server can send the answer's headers, not its
+    message. A client stopped, or one that never reads, looks the same.
+    Returns the socket (to close)."""
+    import struct
+
+    def frame(kind, flags, stream, payload):
+        return (struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) +
+                struct.pack(">I", stream) + payload)
+
+    def literal(name, value):  # HPACK: literal, not indexed, new name
+        return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+                 frame(4, 0, 0, struct.pack(">HI", 4, 0)))
+    # The server's SETTINGS, acknowledged as HTTP/2 asks.
+    data = b""
+    while True:
+        while len(data) < 9:
+            data += sock.recv(65536)
+        length, kind, flags = (int.from_bytes(data[:3], "big"), data[3],
+                               data[4])
+        while len(data) < 9 + length:
+            data += sock.recv(65536)
+        data = data[9 + length:]
+        if kind == 4 and not flags & 1:
+            break
+    sock.sendall(frame(4, 1, 0, b""))
+    path = b"/inference.GRPCInferenceService/" + method.encode()
+    headers = (literal(b":method", b"POST") + literal(b":scheme", b"http") +
+               literal(b":path", path) +
+               literal(b":authority", b"127.0.0.1") +
+               literal(b"content-type", b"application/grpc") +
+               literal(b"te", b"trailers"))
+    sock.sendall(frame(1, 4, 1, headers) +  # END_HEADERS
+                 frame(0, 1, 1, b"\x00" + struct.pack(">I", len(message)) +
+                       message))  # END_STREAM
+    return sock
+
+
+def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
+    """SIGTERM while a unary call's client reads none of its answer: once
+    every call is answered, the calls still being written are cancelled
+    5 s later and the server exits 0, not after --exit-timeout-secs (with
+    0, never)."""
+    repo = os.path.join(tmp, "repo_unread")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    log = os.path.join(tmp, "unread.log")
+    server = Server(server_command, repo, log, ["--exit-timeout-secs", "0"],
+                    env=env)
+    servers.append(server)
+    from tritonclient.grpc import service_pb2
+    x, _ = demo_data()
+    infer = service_pb2.ModelInferRequest(model_name="demo", id="unread")
+    infer.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
+    infer.raw_input_contents.append(x.astype("float32").tobytes())
+    sockets = [unread_grpc_call(server.grpc_port, "ServerLive"),
+               unread_grpc_call(server.grpc_port, "ModelInfer",
+                                infer.SerializeToString())]
+    deadline = time.time() + 30
+    while ("id=unread status=OK" not in server.log_tail() and
+           time.time() < deadline):
+        time.sleep(0.05)
+    start = time.time()
+    code = server.stop(signal.SIGTERM, timeout=30)
+    took = time.time() - start
+    for sock in sockets:
+        sock.close()
+    with open(log, errors="replace") as f:
+        text = f.read()
+    R.check(code == 0 and 4 < took < 15 and
+            "answers are still unwritten while the server stops" in text,
+            "grpc: SIGTERM with unary calls whose client reads nothing: "
+            "cancelled after 5 s, exit 0 in %.1f s" % took,
+            "exit %s\n%s" % (code, server.log_tail()))
+
+
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     """A drain that outlasts --exit-timeout-secs, or a second signal, ends
     the server at once with exit 1 (the requests in flight are dropped),
@@ -3079,6 +3186,8 @@ def main():
         check_stalled_stream_at_sigterm([args.server], tmp, openmp_unset,
                                         servers,
                                         os.path.abspath(args.half_model))
+        check_unread_unary_at_sigterm([args.server], tmp, openmp_unset,
+                                      servers)
         check_caller_gone([args.server], tmp, openmp_unset, servers,
                           os.path.abspath(args.loop_model))
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
