@@ -320,15 +320,21 @@ void EncodeGrpcInferResponse(const InferResponse& response,
   }
 }
 
-// A message of at most kMaxMessageBytes, cut at a UTF-8 character's start
-// (protobuf strings must be UTF-8). Messages echo what clients sent (a
-// model name of megabytes, say): a status message goes in a trailer that
-// clients take only up to 8 KB by default, and a stream's error answer
-// must fit in a message.
+// A message of at most kMaxMessageBytes as gRPC sends a status message
+// (percent-encoded: a byte outside printable ASCII, or '%', takes 3), cut
+// at a UTF-8 character's start (protobuf strings must be UTF-8). Messages
+// echo what clients sent (a model name of megabytes, say): a status
+// message goes in a trailer that clients take only up to 8 KB by default,
+// and a stream's error answer must fit in a message.
 constexpr size_t kMaxMessageBytes = 4096;
 std::string Capped(const std::string& text, size_t limit = kMaxMessageBytes) {
-  if (text.size() <= limit) return text;
-  size_t cut = limit;
+  size_t sent = 0, cut = 0;
+  for (; cut < text.size(); ++cut) {
+    const auto byte = static_cast<unsigned char>(text[cut]);
+    sent += byte >= 0x20 && byte <= 0x7E && byte != '%' ? 1 : 3;
+    if (sent > limit) break;
+  }
+  if (cut == text.size()) return text;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
     --cut;
   }
@@ -855,8 +861,15 @@ class GrpcFrontend::Service final : public RawCallbackService {
           response_bytes->Clear();
         }
       }
-      grpc::Status answer = Answer(call->wire, status, start);
       infer_calls_.fetch_sub(1);
+      grpc::Status answer;
+      try {
+        answer = Answer(call->wire, status, start);
+      } catch (const std::exception&) {
+        // Memory running out: still finished (an empty message allocates
+        // nothing).
+        answer = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
+      }
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
     };
@@ -1175,9 +1188,13 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const double ms = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
-      LOG(INFO) << "grpc ModelInfer model=" << wire.model_name()
-                << " version=" << wire.model_version() << " id=" << wire.id()
-                << " status=" << (status.ok() ? "OK" : status.message)
+      // Cut as a status is: a client's names may be megabytes long.
+      constexpr size_t kLoggedName = 256;
+      LOG(INFO) << "grpc ModelInfer model="
+                << Capped(wire.model_name(), kLoggedName)
+                << " version=" << Capped(wire.model_version(), kLoggedName)
+                << " id=" << Capped(wire.id(), kLoggedName)
+                << " status=" << (status.ok() ? "OK" : Capped(status.message))
                 << " ms=" << ms;
     }
     return GrpcStatus(status);
@@ -1256,7 +1273,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
       lock.unlock();
       if (!wire) {
         inference::ModelStreamInferResponse out;
-        out.set_error_message("out of memory to read the request");
+        try {
+          out.set_error_message("out of memory to read the request");
+        } catch (const std::exception&) {
+          // An empty answer, still one.
+        }
         return Write(out);
       }
       Run(std::move(wire), parsed);
@@ -1334,28 +1355,33 @@ class GrpcFrontend::Service final : public RawCallbackService {
       std::shared_ptr<std::atomic<bool>> answered;
       std::shared_ptr<ModelVersion> found;
       InferRequest request;
-      // Until the call is counted (TakeInferCall), a throw answers it here;
-      // after, nothing throws before HandOver, which answers it itself.
+      // Until the call is counted (TakeInferCall), a throw refuses it
+      // below; after, nothing throws before HandOver, which answers it
+      // itself.
       try {
         if (!parsed) {
           refused.status = NotTheMessage<inference::ModelInferRequest>();
-          return answer(refused);
+        } else {
+          refused.status = service_->server_->FindToRun(
+              wire->model_name(), wire->model_version(), &found);
         }
-        refused.status = service_->server_->FindToRun(
-            wire->model_name(), wire->model_version(), &found);
-        if (!refused.status.ok()) return answer(refused);
-        refused.status = DecodeGrpcInferRequest(*wire, &request);
-        if (!refused.status.ok()) return answer(refused);
-        FollowCaller(context_, &request);
-        answered = std::make_shared<std::atomic<bool>>(false);
+        if (refused.status.ok()) {
+          refused.status = DecodeGrpcInferRequest(*wire, &request);
+        }
+        if (refused.status.ok()) {
+          FollowCaller(context_, &request);
+          answered = std::make_shared<std::atomic<bool>>(false);
+        }
       } catch (const std::exception& e) {
-        refused.status =
-            Status::Error(StatusCode::kResourceExhausted,
-                          std::string("the server failed to take the "
-                                      "request: ") +
-                              e.what());
-        return answer(refused);
+        refused.status.code = StatusCode::kResourceExhausted;
+        try {
+          refused.status.message =
+              std::string("the server failed to take the request: ") + e.what();
+        } catch (const std::exception&) {
+          refused.status.message.clear();
+        }
       }
+      if (!refused.status.ok()) return answer(refused);
       if (!service_->TakeInferCall(&refused.status)) return answer(refused);
       // Answered once, from the model's answer or from an exception that
       // InferAsync throws before it hands the request on.
@@ -1404,7 +1430,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
         }
       } catch (const std::exception&) {
         out.Clear();
-        out.set_error_message("out of memory to answer the request");
+        try {
+          out.set_error_message("out of memory to answer the request");
+        } catch (const std::exception&) {
+          // An empty answer, still one.
+        }
       }
       return out;
     }
@@ -1480,14 +1510,15 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void FinishIfDone(std::unique_lock<std::mutex>* lock) {
       if (finished_ || in_flight_ > 0 || writing_) return;
       if (!cancelled_ && !reads_done_ && !closing_) return;
-      finished_ = true;
       // Closed by the server before the client was done: what it sends
-      // after is not read, which the status says.
+      // after is not read, which the status says. Made before the call
+      // counts as finished: a throw leaves it to the next chance.
       const grpc::Status status =
           cancelled_    ? grpc::Status::CANCELLED
           : reads_done_ ? grpc::Status::OK
                         : grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                        "the server is shutting down");
+      finished_ = true;
       lock->unlock();
       Finish(status);
     }
@@ -1609,8 +1640,8 @@ void GrpcFrontend::Stop() {
                             kStalledStreamGrace)
                             .count()
                      << " s ago, but answers are still unwritten while the "
-                        "server stops (clients that read none); cancelling "
-                        "those calls";
+                        "server stops (clients that read slowly or not at "
+                        "all); cancelling those calls";
         // Shutdown has begun and not ended (`stopped` is false).
         grpc_server_cancel_all_calls(grpc_->c_server());
         cancelled = true;

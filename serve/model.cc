@@ -1067,21 +1067,23 @@ void ModelVersion::RunGroup(Instance* instance,
   // Each request alone. After a batched run that failed, a member whose
   // deadline passed or whose caller went away meanwhile is answered
   // without running, as it would have been in the queue. Returns whether
-  // every request that ran succeeded.
+  // every request ran, and succeeded.
   auto run_each = [&] {
-    bool all_ok = true;
+    bool all_ran_ok = true;
     for (auto& p : group) {
       if (Clock::now() >= p->deadline) {
         Expire(p.get());
+        all_ran_ok = false;
       } else if (Abandoned(*p)) {
         Drop(p.get());
+        all_ran_ok = false;
       } else {
         InferResponse answer = RunTimed(instance, p.get());
-        all_ok = all_ok && answer.status.ok();
+        all_ran_ok = all_ran_ok && answer.status.ok();
         Complete(p.get(), std::move(answer));
       }
     }
-    return all_ok;
+    return all_ran_ok;
   };
   if (group.size() == 1) {
     run_each();
@@ -1156,11 +1158,12 @@ void ModelVersion::RunGroup(Instance* instance,
       batchable_ = false;
     }
     // Each request alone, so one bad request fails only itself.
-    const bool each_ok = run_each();
+    const bool each_ran_ok = run_each();
     // The batch failed where its requests did not: a limit (max_run_mb,
     // say) that max_batch_size rows pass. Every such batch costs its runs
     // twice; said once.
-    if (!r.status.ok() && each_ok && !batch_failure_logged_.exchange(true)) {
+    if (!r.status.ok() && each_ran_ok &&
+        !batch_failure_logged_.exchange(true)) {
       LOG(WARNING) << "model '" << name_ << "' version " << version_
                    << ": a batch of " << total << " rows failed where each "
                    << "of its " << group.size() << " requests ran alone ("

@@ -1045,6 +1045,20 @@ def check_grpc_answer_too_large(grpc_port, max_bytes):
                 len(got) < 8192 and "bytes more)" in got,
                 "grpc: an error echoing a huge model name is cut to a few KB",
                 got[:300])
+        # Percent-encoded in the trailer, a byte outside printable ASCII
+        # takes 3: the cut counts it so.
+        for text in ("\u00e9", "\u4e2d", "\x01"):
+            odd = request(2, "odd")
+            odd.model_name = text * (max_bytes // 8 // len(text.encode()))
+            try:
+                stub.ModelInfer(odd, timeout=60)
+                got = "answered"
+            except grpc.RpcError as e:
+                got = "%s %s" % (e.code(), e.details())
+            R.check(got.startswith("StatusCode.NOT_FOUND unknown model '" +
+                                   text * 8) and "bytes more)" in got,
+                    "grpc: an error echoing a huge model name of %r is cut "
+                    "to what a trailer takes" % text, got[:300])
         answers = list(stub.ModelStreamInfer(
             iter([request(2, "a"), named, request(2, "b")]), timeout=60))
         by_id = {a.infer_response.id: a for a in answers}
