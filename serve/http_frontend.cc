@@ -19,7 +19,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "serve/http_compression.h"
@@ -244,6 +246,50 @@ bool ParseRepositoryPath(const std::string& path,
   *model = path.substr(kPrefix.size(), slash - kPrefix.size());
   *action = path.substr(slash + 1);
   return *action == "load" || *action == "unload";
+}
+
+// Whether a control call's JSON nests at most `max_depth` deep and holds
+// at most `max_values` values (counted by their separators), scanned
+// without parsing: nlohmann-json builds a node of tens of bytes for each
+// value, so a body of nested or many small values takes many times its
+// size. Strings may hold anything (a load's files, in base64).
+bool ControlJsonWithinShape(const std::string& body,
+                            int max_depth,
+                            size_t max_values) {
+  int depth = 0;
+  size_t values = 0;
+  bool in_string = false, escaped = false;
+  for (char c : body) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > max_depth) return false;
+        [[fallthrough]];
+      case ',':
+        if (++values > max_values) return false;
+        break;
+      case ']':
+      case '}':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
 }
 
 // The body of a repository call: empty, or a JSON object (tritonclient
@@ -490,12 +536,24 @@ struct HttpFrontend::Exchange {
   size_t out_bytes = 0;
   // The coding the client accepts its answer in (Accept-Encoding).
   BodyCoding answer_coding = BodyCoding::kIdentity;
+  // Its share of the budget of bodies being received, until answered.
+  std::vector<ByteBudget::Lease> body_leases;
+  size_t body_held = 0;
+  // The body's bytes since window_start (Callbacks::TooSlow).
+  Clock::time_point window_start = started;
+  size_t window_bytes = 0;
 };
 
 // libmicrohttpd's callbacks, with the frontend as their closure.
 struct HttpFrontend::Callbacks {
   // What is read and dropped of a body over the limit, beyond twice it.
   static constexpr size_t kDropBytes = size_t{64} << 20;
+  // The budget of bodies being received is taken in steps of this.
+  static constexpr size_t kBodyStep = size_t{64} << 10;
+  // The slowest a body may arrive, over each window (Apache's
+  // mod_reqtimeout takes the same rate by default).
+  static constexpr int kMinBodyBytesPerSecond = 500;
+  static constexpr std::chrono::seconds kBodyRateWindow{10};
 
   // libmicrohttpd's messages (with TLS on): why it refused a certificate
   // or key, all of them; then a handshake that failed, one in 100, so
@@ -544,6 +602,9 @@ struct HttpFrontend::Callbacks {
     return MHD_YES;
   }
 
+  // Nothing may be thrown into libmicrohttpd, a C library (it would end
+  // the process): what AccessOrThrow throws (memory running out) ends the
+  // connection; Completed then frees the request.
   static MHD_Result Access(void* cls,
                            MHD_Connection* connection,
                            const char* url,
@@ -552,26 +613,47 @@ struct HttpFrontend::Callbacks {
                            const char* upload_data,
                            size_t* upload_size,
                            void** request_context) {
+    try {
+      return AccessOrThrow(cls, connection, url, method, version, upload_data,
+                           upload_size, request_context);
+    } catch (const std::exception& e) {
+      LOG_EVERY_N(WARNING, 100)
+          << "an HTTP request failed (" << e.what()
+          << "); its connection is closed (one in 100 of these is logged)";
+      return MHD_NO;
+    }
+  }
+
+  static MHD_Result AccessOrThrow(void* cls,
+                                  MHD_Connection* connection,
+                                  const char* url,
+                                  const char* method,
+                                  const char* version,
+                                  const char* upload_data,
+                                  size_t* upload_size,
+                                  void** request_context) {
     auto* self = static_cast<HttpFrontend*>(cls);
     auto* exchange = static_cast<Exchange*>(*request_context);
     if (exchange == nullptr) {
       // The headers are in; the body (if any) comes in later calls.
+      auto* state = static_cast<ConnectionState*>(
+          MHD_get_connection_info(connection,
+                                  MHD_CONNECTION_INFO_SOCKET_CONTEXT)
+              ->socket_context);
+      if (state == nullptr) return MHD_NO;  // no memory for it
       exchange = new Exchange;
+      // From here on Completed frees it, whatever happens.
+      *request_context = exchange;
       self->active_requests_.fetch_add(1);
       exchange->method = method;
       exchange->path = url;
       exchange->keep_alive =
           strcasecmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
           !HasToken(Header(connection, MHD_HTTP_HEADER_CONNECTION), "close");
-      auto* state = static_cast<ConnectionState*>(
-          MHD_get_connection_info(connection,
-                                  MHD_CONNECTION_INFO_SOCKET_CONTEXT)
-              ->socket_context);
       exchange->body = &state->body;
       exchange->body->clear();
       exchange->answer_coding =
           AnswerCoding(Header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING));
-      *request_context = exchange;
       if (!self->options_.tls_client_ca_pem.empty()) {
         if (!state->client_checked) {
           state->client_checked = true;
@@ -609,6 +691,11 @@ struct HttpFrontend::Callbacks {
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         return Refuse(self, connection, exchange, TooLarge(self));
       } else if (length > 0) {
+        // The stated length is taken from the budget of bodies being
+        // received before any memory is: a client's word costs nothing.
+        if (!HoldBody(self, exchange, static_cast<size_t>(length))) {
+          return Refuse(self, connection, exchange, BodiesBusy(self));
+        }
         exchange->body->reserve(static_cast<size_t>(length) +
                                 kBodyPaddingBytes);
       }
@@ -618,11 +705,23 @@ struct HttpFrontend::Callbacks {
       const size_t n = *upload_size;
       *upload_size = 0;
       exchange->in_bytes += n;
+      if (TooSlow(exchange, n)) {
+        LOG_EVERY_N(WARNING, 100)
+            << "an HTTP client sent less than " << kMinBodyBytesPerSecond
+            << " bytes a second of its request body for "
+            << kBodyRateWindow.count()
+            << " s; its connection is closed (one in 100 of these is logged)";
+        return MHD_NO;
+      }
       if (!exchange->refusal &&
           exchange->in_bytes > self->options_.max_body_bytes) {
         // Past the limit (a body of no stated length): the rest is read
         // and dropped, then refused.
         exchange->refusal = std::make_unique<Reply>(TooLarge(self));
+        std::string().swap(*exchange->body);
+      }
+      if (!exchange->refusal && !HoldBody(self, exchange, exchange->in_bytes)) {
+        exchange->refusal = std::make_unique<Reply>(BodiesBusy(self));
         std::string().swap(*exchange->body);
       }
       if (exchange->refusal) {
@@ -639,8 +738,8 @@ struct HttpFrontend::Callbacks {
     if (exchange->refusal) {
       return Send(self, connection, exchange, std::move(*exchange->refusal));
     }
-    // Nothing may be thrown into libmicrohttpd, a C library: whatever is
-    // thrown answers this request with a 500, the server goes on.
+    // Whatever is thrown while answering answers this request with a 500,
+    // and the server goes on.
     Reply reply;
     // What a decompressed body holds of the server's budget for them,
     // until answered.
@@ -734,6 +833,85 @@ struct HttpFrontend::Callbacks {
            status == 0;
   }
 
+  // Takes what `bytes` of the exchange's body need of the budget of bodies
+  // being received, in steps of kBodyStep; false when it does not fit.
+  static bool HoldBody(HttpFrontend* self, Exchange* exchange, size_t bytes) {
+    if (exchange->body_held >= bytes) return true;
+    const size_t more =
+        (bytes - exchange->body_held + kBodyStep - 1) / kBodyStep * kBodyStep;
+    ByteBudget::Lease lease = self->received_bodies_.TryTake(more);
+    if (!lease) return false;
+    exchange->body_leases.push_back(std::move(lease));
+    exchange->body_held += more;
+    return true;
+  }
+
+  static Reply BodiesBusy(HttpFrontend* self) {
+    Reply r;
+    r.status = 503;
+    r.body = ErrorBody(
+        "the server is receiving other requests' bodies up to its budget of " +
+        std::to_string(self->received_bodies_.limit()) +
+        " bytes (4 x --max-body-mb); retry");
+    return r;
+  }
+
+  // Whether a body is arriving slower than kMinBodyBytesPerSecond over the
+  // last kBodyRateWindow (a client trickling bytes would hold its thread
+  // and memory for as long as it liked: the idle timeout restarts at every
+  // byte). `n` bytes just came.
+  static bool TooSlow(Exchange* exchange, size_t n) {
+    const Clock::time_point now = Clock::now();
+    exchange->window_bytes += n;
+    if (now - exchange->window_start < kBodyRateWindow) return false;
+    const auto window_s =
+        std::chrono::duration_cast<std::chrono::seconds>(kBodyRateWindow)
+            .count();
+    if (exchange->window_bytes <
+        static_cast<size_t>(kMinBodyBytesPerSecond * window_s)) {
+      return true;
+    }
+    exchange->window_start = now;
+    exchange->window_bytes = 0;
+    return false;
+  }
+
+  // Checks a control call's body before it is parsed (see
+  // ControlJsonWithinShape): at most `max_bytes`, kControlDepth deep,
+  // kControlValues values, and its size taken from the JSON decoding
+  // budget into `lease` for the parse. The refusal otherwise.
+  static std::optional<Reply> RefuseControlBody(
+      HttpFrontend* self,
+      const std::string& body,
+      size_t max_bytes,
+      std::optional<ByteBudget::Lease>* lease) {
+    constexpr int kControlDepth = 32;
+    constexpr size_t kControlValues = 100000;
+    if (body.size() > max_bytes) {
+      Reply r;
+      r.status = 413;
+      r.body = ErrorBody("the body of this call is " +
+                         std::to_string(body.size()) + " bytes, over the " +
+                         std::to_string(max_bytes) + " it takes");
+      return r;
+    }
+    if (!ControlJsonWithinShape(body, kControlDepth, kControlValues)) {
+      return ErrorReply(Bad("the body of this call nests deeper than " +
+                            std::to_string(kControlDepth) +
+                            " or holds more than " +
+                            std::to_string(kControlValues) + " values"));
+    }
+    lease->emplace(self->json_decoding_.TryTake(body.size()));
+    if (!**lease) {
+      return ErrorReply(Status::Error(
+          StatusCode::kUnavailable,
+          "the server is decoding other requests' JSON up to its budget of " +
+              std::to_string(self->json_decoding_.limit()) +
+              " bytes (--max-json-decoding-mb); retry"));
+    }
+    return std::nullopt;
+  }
+
   static Reply TooLarge(HttpFrontend* self) {
     Reply r;
     r.status = 413;
@@ -764,7 +942,8 @@ struct HttpFrontend::Callbacks {
     }
     exchange->out_bytes = reply.body.size();
     // The answer's bytes are handed over, not copied.
-    auto* owned = new std::string(std::move(reply.body));
+    auto* owned = new (std::nothrow) std::string(std::move(reply.body));
+    if (owned == nullptr) return MHD_NO;
     MHD_Response* response =
         MHD_create_response_from_buffer_with_free_callback_cls(
             owned->size(), owned->data(),
@@ -807,29 +986,33 @@ struct HttpFrontend::Callbacks {
     if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
       std::string().swap(*exchange->body);
     }
-    if (self->server_->log_settings().LogRequests()) {
-      // One line per request, with its time from its headers' arrival.
-      const double ms = std::chrono::duration<double, std::milli>(
-                            Clock::now() - exchange->started)
-                            .count();
-      char address[INET6_ADDRSTRLEN] = "?";
-      const MHD_ConnectionInfo* info = MHD_get_connection_info(
-          connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-      if (info != nullptr && info->client_addr != nullptr) {
-        const sockaddr* a = info->client_addr;
-        if (a->sa_family == AF_INET) {
-          inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr,
-                    address, sizeof(address));
-        } else if (a->sa_family == AF_INET6) {
-          inet_ntop(AF_INET6,
-                    &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
-                    address, sizeof(address));
+    if (self->server_->log_settings().LogRequests()) try {
+        // One line per request, with its time from its headers' arrival.
+        const double ms = std::chrono::duration<double, std::milli>(
+                              Clock::now() - exchange->started)
+                              .count();
+        char address[INET6_ADDRSTRLEN] = "?";
+        const MHD_ConnectionInfo* info = MHD_get_connection_info(
+            connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (info != nullptr && info->client_addr != nullptr) {
+          const sockaddr* a = info->client_addr;
+          if (a->sa_family == AF_INET) {
+            inet_ntop(AF_INET,
+                      &reinterpret_cast<const sockaddr_in*>(a)->sin_addr,
+                      address, sizeof(address));
+          } else if (a->sa_family == AF_INET6) {
+            inet_ntop(AF_INET6,
+                      &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
+                      address, sizeof(address));
+          }
         }
+        LOG(INFO) << address << " " << exchange->method << " " << exchange->path
+                  << " " << exchange->status << " " << exchange->in_bytes
+                  << "B in, " << exchange->out_bytes << "B out, " << ms
+                  << " ms";
+      } catch (const std::exception&) {
+        // Not logged; the request is freed below all the same.
       }
-      LOG(INFO) << address << " " << exchange->method << " " << exchange->path
-                << " " << exchange->status << " " << exchange->in_bytes
-                << "B in, " << exchange->out_bytes << "B out, " << ms << " ms";
-    }
     const bool keep_alive = exchange->keep_alive;
     delete exchange;
     self->active_requests_.fetch_sub(1);
@@ -846,7 +1029,9 @@ struct HttpFrontend::Callbacks {
                               MHD_ConnectionNotificationCode event) {
     auto* self = static_cast<HttpFrontend*>(cls);
     if (event == MHD_CONNECTION_NOTIFY_STARTED) {
-      *socket_context = new ConnectionState;
+      // Without memory for it, the connection's requests are refused
+      // (Access).
+      *socket_context = new (std::nothrow) ConnectionState;
       self->open_connections_.fetch_add(1);
       return;
     }
@@ -896,7 +1081,8 @@ HttpFrontend::HttpFrontend(InferenceServer* server, HttpOptions options)
       json_decoding_(options_.max_json_decoding_bytes > 0
                          ? options_.max_json_decoding_bytes
                          : 4 * options_.max_body_bytes),
-      inflated_bodies_(4 * options_.max_body_bytes) {}
+      inflated_bodies_(4 * options_.max_body_bytes),
+      received_bodies_(4 * options_.max_body_bytes) {}
 
 HttpFrontend::~HttpFrontend() {
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
@@ -982,8 +1168,29 @@ void HttpFrontend::Serve() {
   // Once Stop() has quiesced the daemon, not merely begun to: stopping it
   // while Stop() still quiesces it would race in libmicrohttpd (ThreadSanitizer
   // saw the daemon's wake-up fd closed under the quiescing write).
-  changed_.wait(lock,
-                [this] { return quiesced_ && open_connections_.load() == 0; });
+  //
+  // A connection whose client sends its headers slowly holds no request
+  // (its bytes restart the idle timeout): once the connections left have
+  // had no request for kIdleTimeoutSeconds after Stop(), the daemon stops,
+  // closing them.
+  const auto grace = std::chrono::seconds(kIdleTimeoutSeconds);
+  Clock::time_point no_request_since = Clock::time_point::max();
+  while (!(quiesced_ && open_connections_.load() == 0)) {
+    const Clock::time_point now = Clock::now();
+    if (!quiesced_ || active_requests_.load() > 0) {
+      no_request_since = Clock::time_point::max();
+    } else if (no_request_since == Clock::time_point::max()) {
+      no_request_since = now;
+    } else if (now - no_request_since >= grace) {
+      LOG(WARNING) << open_connections_.load()
+                   << " HTTP connection(s) still open with no request "
+                   << kIdleTimeoutSeconds
+                   << " s after the server stopped accepting (clients "
+                      "sending their headers slowly): closing them";
+      break;
+    }
+    changed_.wait_for(lock, std::chrono::milliseconds(100));
+  }
   lock.unlock();
   MHD_stop_daemon(daemon_);
   daemon_ = nullptr;
@@ -1044,8 +1251,17 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     if (why.empty()) return JsonReply(200, json::object());
     return JsonReply(400, {{"error", "not every model is ready: " + why}});
   }
+  // Control calls' bodies are small, but a load's, which may carry the
+  // model's files.
+  constexpr size_t kControlBodyBytes = 64 << 10;
+  std::optional<ByteBudget::Lease> control_lease;
   if ((get || post) && path == "/v2/logging") {
-    return LoggingCall(server, post ? body : std::string());
+    if (!post) return LoggingCall(server, std::string());
+    if (auto refused =
+            RefuseControlBody(self, body, kControlBodyBytes, &control_lease)) {
+      return *refused;
+    }
+    return LoggingCall(server, body);
   }
   if (get && path == "/v2") {
     return JsonReply(200, {{"name", kServerName},
@@ -1065,11 +1281,22 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     return JsonReply(200, StatisticsJson(all));
   }
   if (post && ParseRepositoryPath(path, &model, &action)) {
+    if (auto refused =
+            RefuseControlBody(self, body,
+                              action == "load" ? self->options_.max_body_bytes
+                                               : kControlBodyBytes,
+                              &control_lease)) {
+      return *refused;
+    }
     return RepositoryCall(server, model, action, body);
   }
   std::string region;
   if (ParseSharedMemoryPath(path, &region, &action) &&
       (action == "status" ? get : post)) {
+    if (auto refused =
+            RefuseControlBody(self, body, kControlBodyBytes, &control_lease)) {
+      return *refused;
+    }
     return SharedMemoryCall(server, region, action, body);
   }
   const bool model_path = ParseModelPath(path, &model, &version, &action);

@@ -66,12 +66,17 @@ class HttpFrontend {
   /// threads; returns the port, -1 on failure.
   int Bind();
   /// Returns after Stop(), once every connection taken has ended (each
-  /// after its current request, or after its idle timeout).
+  /// after its current request, or after its idle timeout; those still
+  /// open with no request 5 s after Stop() are closed).
   void Serve();
   /// Stops accepting; safe from another thread, and to call again.
   /// Connections already accepted are served; their responses say
   /// "Connection: close".
   void Stop();
+
+  /// HTTP requests whose headers are in and that are not yet answered
+  /// (their bodies arriving, waiting for a model, or being sent).
+  int active_requests() const { return active_requests_.load(); }
 
  private:
   struct ConnectionState;
@@ -96,6 +101,10 @@ class HttpFrontend {
   // Decompressed request bodies held at once, all requests together: 4 x
   // --max-body-mb (each body at most --max-body-mb).
   ByteBudget inflated_bodies_;
+  // Request bodies being received and held until answered, all requests
+  // together: 4 x --max-body-mb, taken as they arrive (a stated
+  // Content-Length at once).
+  ByteBudget received_bodies_;
   std::atomic<int> open_connections_{0};
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;

@@ -427,9 +427,13 @@ int main(int argc, char** argv) {
       const timespec slice = {0, 100 * 1000 * 1000};
       const int again = sigtimedwait(&signals, nullptr, &slice);
       const bool late = std::chrono::steady_clock::now() >= deadline;
-      if (late && !drained && server->metrics().inflight() == 0) {
+      // HTTP requests count from their headers (a body still arriving is
+      // a request in flight) until answered.
+      const int http_requests = http.active_requests();
+      if (late && !drained && server->metrics().inflight() == 0 &&
+          http_requests == 0) {
         // What is left is idle kept-alive connections timing out, or a
-        // model control call: no inference request is dropped.
+        // model control call over gRPC: no inference request is dropped.
         LOG(WARNING) << "--exit-timeout-secs " << exit_timeout_seconds
                      << " passed with no request in flight: exiting";
         std::_Exit(0);
@@ -440,7 +444,12 @@ int main(int argc, char** argv) {
                                        std::to_string(exit_timeout_seconds) +
                                        " passed")
                    << ": exiting with " << server->metrics().inflight()
-                   << " request(s) in flight unanswered";
+                   << " request(s) in flight unanswered"
+                   << (http_requests > 0
+                           ? " (" + std::to_string(http_requests) +
+                                 " HTTP request(s) being received or "
+                                 "answered)"
+                           : std::string());
         std::_Exit(1);
       }
     }

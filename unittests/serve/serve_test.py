@@ -596,6 +596,144 @@ def check_keep_alive(port):
         conn.close()
 
 
+def server_rss_mb(server):
+    with open("/proc/%d/status" % server.proc.pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return -1
+
+
+def check_control_bodies(server):
+    """Control calls' bodies are checked before nlohmann-json parses them
+    whole (a node of tens of bytes a value): a small one for logging,
+    the index and shared memory (64 KB), none nesting deeper than 32 or
+    holding more than 100,000 values (a load's too), so that a few small
+    requests cannot make the server take gigabytes."""
+    port = server.port
+    rss_before = server_rss_mb(server)
+    nested = '{"a":' + "[" * 200000 + "]" * 200000 + "}"
+    many = '{"a":[' + ",".join(["0"] * 150000) + "]}"
+    for path, body, want, text in (
+            ("/v2/logging", nested, 413, "over the 65536 it takes"),
+            ("/v2/logging", '{"a":' + "[" * 40 + "]" * 40 + "}", 400,
+             "nests deeper than 32"),
+            ("/v2/repository/index", many, 413, "over the 65536"),
+            ("/v2/repository/models/demo/load", nested, 400,
+             "nests deeper than 32"),
+            ("/v2/repository/models/demo/load", many, 400,
+             "more than 100000 values"),
+            ("/v2/systemsharedmemory/region/r/register", nested, 413,
+             "over the 65536")):
+        status, _, out = request(port, "POST", path, body.encode(),
+                                 {"Content-Type": "application/json"})
+        R.check(status == want and text in error_of(out),
+                "control call body: %s of %d bytes -> %d" % (
+                    path, len(body), want),
+                "got %s %r" % (status, out[:300]))
+    rss_after = server_rss_mb(server)
+    R.check(rss_after - rss_before < 100,
+            "control call bodies: the server's RSS grew %d MB" % (
+                rss_after - rss_before), "")
+
+
+def check_body_budget(port, max_body):
+    """Bodies being received share a budget of 4 x --max-body-mb, taken at
+    the stated Content-Length before any memory is: past it a request is
+    refused 503 (at once, to a client waiting for 100 Continue), and the
+    budget comes back as connections end."""
+    def open_body(length, expect=False):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(("POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+                      "Content-Type: application/json\r\n%s"
+                      "Content-Length: %d\r\n\r\n" % (
+                          "Expect: 100-continue\r\n" if expect else "",
+                          length)).encode())
+        return sock
+
+    length = max_body - 1000
+    held = [open_body(length) for _ in range(4)]
+    for sock in held:
+        sock.sendall(b"{")
+    time.sleep(0.5)
+    refused = open_body(length, expect=True)
+    answer = refused.recv(65536).decode(errors="replace")
+    refused.close()
+    R.check(answer.startswith("HTTP/1.1 503") and "retry" in answer,
+            "a body past the budget of bodies being received: 503 at once",
+            answer[:300])
+    for sock in held:
+        sock.close()
+    time.sleep(0.5)
+    again = open_body(length, expect=True)
+    answer = again.recv(65536).decode(errors="replace")
+    again.close()
+    R.check(answer.startswith("HTTP/1.1 100"),
+            "the budget comes back as the connections end", answer[:300])
+
+
+def check_slow_clients(server_command, tmp, env, servers):
+    """A body sent slower than 500 bytes a second (over 10 s) ends its
+    connection; and at SIGTERM a client sending its headers a byte at a
+    time (no request yet, its bytes restarting the idle timeout) is closed
+    5 s after the server stops accepting, which then exits 0 even with
+    --exit-timeout-secs 0."""
+    repo = os.path.join(tmp, "repo_slow")
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    log = os.path.join(tmp, "slow.log")
+    server = Server(server_command, repo, log, ["--exit-timeout-secs", "0"],
+                    env=env)
+    servers.append(server)
+    stop = threading.Event()
+    ended = {}
+
+    def trickle(name, first, byte):
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        start = time.time()
+        try:
+            sock.sendall(first)
+            while not stop.is_set():
+                time.sleep(1)
+                sock.sendall(byte)
+                sock.settimeout(0.01)
+                try:
+                    if not sock.recv(65536):
+                        break
+                except socket.timeout:
+                    pass
+        except OSError:
+            pass
+        ended[name] = time.time() - start
+        sock.close()
+
+    body = threading.Thread(target=trickle, args=(
+        "body", b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Length: 100000\r\n\r\n", b"x"))
+    headers = threading.Thread(target=trickle, args=(
+        "headers", b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n", b"X"))
+    body.start()
+    headers.start()
+    body.join(timeout=30)
+    status, _, _ = request(server.port, "GET", "/v2/health/live")
+    R.check("body" in ended and 9 < ended["body"] < 20 and status == 200,
+            "a body trickling under 500 B/s: its connection closed after "
+            "%.1f s, the server serving" % ended.get("body", -1),
+            str(ended))
+    start = time.time()
+    code = server.stop(signal.SIGTERM, timeout=30)
+    took = time.time() - start
+    stop.set()
+    headers.join(timeout=30)
+    with open(log, errors="replace") as f:
+        text = f.read()
+    R.check(code == 0 and took < 10 and
+            "still open with no request" in text,
+            "SIGTERM with a client sending its headers a byte a second: "
+            "closed, exit 0 in %.1f s" % took,
+            "exit %s\n%s" % (code, text[-1500:]))
+
+
 def check_curl(port, tmp):
     import numpy as np
     x, y = demo_data()
@@ -3139,6 +3277,8 @@ def main():
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_grpc_answer_too_large(a.grpc_port, 8 << 20)
         check_keep_alive(a.port)
+        check_control_bodies(a)
+        check_body_budget(a.port, 8 << 20)
         check_curl(a.port, tmp)
         if with_shared:
             check_shared_models(a.port, client, httpclient)
@@ -3202,6 +3342,7 @@ def main():
                                         os.path.abspath(args.half_model))
         check_unread_unary_at_sigterm([args.server], tmp, openmp_unset,
                                       servers)
+        check_slow_clients([args.server], tmp, openmp_unset, servers)
         check_caller_gone([args.server], tmp, openmp_unset, servers,
                           os.path.abspath(args.loop_model))
         check_exit_timeout([args.server], tmp, openmp_unset, servers,
