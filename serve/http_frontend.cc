@@ -248,50 +248,6 @@ bool ParseRepositoryPath(const std::string& path,
   return *action == "load" || *action == "unload";
 }
 
-// Whether a control call's JSON nests at most `max_depth` deep and holds
-// at most `max_values` values (counted by their separators), scanned
-// without parsing: nlohmann-json builds a node of tens of bytes for each
-// value, so a body of nested or many small values takes many times its
-// size. Strings may hold anything (a load's files, in base64).
-bool ControlJsonWithinShape(const std::string& body,
-                            int max_depth,
-                            size_t max_values) {
-  int depth = 0;
-  size_t values = 0;
-  bool in_string = false, escaped = false;
-  for (char c : body) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_string = true;
-        break;
-      case '[':
-      case '{':
-        if (++depth > max_depth) return false;
-        [[fallthrough]];
-      case ',':
-        if (++values > max_values) return false;
-        break;
-      case ']':
-      case '}':
-        --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return true;
-}
-
 // The body of a repository call: empty, or a JSON object (tritonclient
 // sends "" for the index and {} or {"parameters": ...} for the others).
 Status ParseControlBody(const std::string& body,
@@ -539,6 +495,7 @@ struct HttpFrontend::Exchange {
   // Its share of the budget of bodies being received, until answered.
   std::vector<ByteBudget::Lease> body_leases;
   size_t body_held = 0;
+  size_t stated_length = 0;  // Content-Length; 0 when none
   // The body's bytes since window_start (Callbacks::TooSlow).
   Clock::time_point window_start = started;
   size_t window_bytes = 0;
@@ -643,6 +600,7 @@ struct HttpFrontend::Callbacks {
       if (state == nullptr) return MHD_NO;  // no memory for it
       exchange = new Exchange;
       // From here on Completed frees it, whatever happens.
+      exchange->body = &state->body;
       *request_context = exchange;
       self->active_requests_.fetch_add(1);
       exchange->method = method;
@@ -650,7 +608,6 @@ struct HttpFrontend::Callbacks {
       exchange->keep_alive =
           strcasecmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
           !HasToken(Header(connection, MHD_HTTP_HEADER_CONNECTION), "close");
-      exchange->body = &state->body;
       exchange->body->clear();
       exchange->answer_coding =
           AnswerCoding(Header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING));
@@ -691,13 +648,12 @@ struct HttpFrontend::Callbacks {
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         return Refuse(self, connection, exchange, TooLarge(self));
       } else if (length > 0) {
-        // The stated length is taken from the budget of bodies being
-        // received before any memory is: a client's word costs nothing.
-        if (!HoldBody(self, exchange, static_cast<size_t>(length))) {
-          return Refuse(self, connection, exchange, BodiesBusy(self));
-        }
-        exchange->body->reserve(static_cast<size_t>(length) +
-                                kBodyPaddingBytes);
+        exchange->stated_length = static_cast<size_t>(length);
+        // Room for the whole body at once, up to what a connection keeps
+        // (a client's word costs nothing: more is taken as bytes arrive).
+        exchange->body->reserve(
+            std::min(exchange->stated_length, ConnectionState::kKeptBodyBytes) +
+            kBodyPaddingBytes);
       }
       return MHD_YES;
     }
@@ -720,9 +676,11 @@ struct HttpFrontend::Callbacks {
         exchange->refusal = std::make_unique<Reply>(TooLarge(self));
         std::string().swap(*exchange->body);
       }
-      if (!exchange->refusal && !HoldBody(self, exchange, exchange->in_bytes)) {
+      if (!exchange->refusal && !MakeRoom(self, exchange, n)) {
         exchange->refusal = std::make_unique<Reply>(BodiesBusy(self));
         std::string().swap(*exchange->body);
+        exchange->body_leases.clear();
+        exchange->body_held = 0;
       }
       if (exchange->refusal) {
         // A body past twice the limit and kDropBytes more ends the
@@ -833,16 +791,30 @@ struct HttpFrontend::Callbacks {
            status == 0;
   }
 
-  // Takes what `bytes` of the exchange's body need of the budget of bodies
-  // being received, in steps of kBodyStep; false when it does not fit.
-  static bool HoldBody(HttpFrontend* self, Exchange* exchange, size_t bytes) {
-    if (exchange->body_held >= bytes) return true;
-    const size_t more =
-        (bytes - exchange->body_held + kBodyStep - 1) / kBodyStep * kBodyStep;
-    ByteBudget::Lease lease = self->received_bodies_.TryTake(more);
-    if (!lease) return false;
-    exchange->body_leases.push_back(std::move(lease));
-    exchange->body_held += more;
+  // Makes room in the exchange's body for `n` more bytes. A body's buffer
+  // grows as its bytes arrive (doubling, up to the stated length); past
+  // what a connection keeps (kKeptBodyBytes, bounded by the connections),
+  // its capacity is taken from the budget of bodies being received, in
+  // steps of kBodyStep, so that holding the budget costs a client sending
+  // at least half of it. False when it does not fit.
+  static bool MakeRoom(HttpFrontend* self, Exchange* exchange, size_t n) {
+    std::string* body = exchange->body;
+    const size_t needed = body->size() + n + kBodyPaddingBytes;
+    if (needed <= body->capacity()) return true;
+    size_t want = std::max(needed, 2 * body->capacity());
+    if (exchange->stated_length > 0) {
+      want = std::max(
+          needed, std::min(want, exchange->stated_length + kBodyPaddingBytes));
+    }
+    if (want > ConnectionState::kKeptBodyBytes && want > exchange->body_held) {
+      const size_t more =
+          (want - exchange->body_held + kBodyStep - 1) / kBodyStep * kBodyStep;
+      ByteBudget::Lease lease = self->received_bodies_.TryTake(more);
+      if (!lease) return false;
+      exchange->body_leases.push_back(std::move(lease));
+      exchange->body_held += more;
+    }
+    body->reserve(want);
     return true;
   }
 
@@ -877,9 +849,10 @@ struct HttpFrontend::Callbacks {
   }
 
   // Checks a control call's body before it is parsed (see
-  // ControlJsonWithinShape): at most `max_bytes`, kControlDepth deep,
+  // JsonWithinShape): at most `max_bytes`, kControlDepth deep,
   // kControlValues values, and its size taken from the JSON decoding
-  // budget into `lease` for the parse. The refusal otherwise.
+  // budget into `lease` while the call runs (its parsed JSON, a load's
+  // files included, lives as long). The refusal otherwise.
   static std::optional<Reply> RefuseControlBody(
       HttpFrontend* self,
       const std::string& body,
@@ -895,7 +868,17 @@ struct HttpFrontend::Callbacks {
                          std::to_string(max_bytes) + " it takes");
       return r;
     }
-    if (!ControlJsonWithinShape(body, kControlDepth, kControlValues)) {
+    if (body.size() > self->json_decoding_.limit()) {
+      Reply r;
+      r.status = 413;
+      r.body = ErrorBody("the body of this call is " +
+                         std::to_string(body.size()) + " bytes, over the " +
+                         std::to_string(self->json_decoding_.limit()) +
+                         " the server decodes at once "
+                         "(--max-json-decoding-mb)");
+      return r;
+    }
+    if (!JsonWithinShape(body, kControlDepth, kControlValues)) {
       return ErrorReply(Bad("the body of this call nests deeper than " +
                             std::to_string(kControlDepth) +
                             " or holds more than " +
@@ -983,7 +966,8 @@ struct HttpFrontend::Callbacks {
     auto* exchange = static_cast<Exchange*>(*request_context);
     if (exchange == nullptr) return;
     *request_context = nullptr;
-    if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
+    if (exchange->body != nullptr &&
+        exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
       std::string().swap(*exchange->body);
     }
     if (self->server_->log_settings().LogRequests()) try {
@@ -1170,9 +1154,9 @@ void HttpFrontend::Serve() {
   // saw the daemon's wake-up fd closed under the quiescing write).
   //
   // A connection whose client sends its headers slowly holds no request
-  // (its bytes restart the idle timeout): once the connections left have
-  // had no request for kIdleTimeoutSeconds after Stop(), the daemon stops,
-  // closing them.
+  // (its bytes restart the idle timeout): once no request has been in
+  // progress for kIdleTimeoutSeconds after Stop(), the daemon stops,
+  // closing the connections left.
   const auto grace = std::chrono::seconds(kIdleTimeoutSeconds);
   Clock::time_point no_request_since = Clock::time_point::max();
   while (!(quiesced_ && open_connections_.load() == 0)) {
@@ -1183,9 +1167,10 @@ void HttpFrontend::Serve() {
       no_request_since = now;
     } else if (now - no_request_since >= grace) {
       LOG(WARNING) << open_connections_.load()
-                   << " HTTP connection(s) still open with no request "
+                   << " HTTP connection(s) still open with no request in "
+                      "progress for "
                    << kIdleTimeoutSeconds
-                   << " s after the server stopped accepting (clients "
+                   << " s since the server stopped accepting (clients "
                       "sending their headers slowly): closing them";
       break;
     }

@@ -66,8 +66,8 @@ class HttpFrontend {
   /// threads; returns the port, -1 on failure.
   int Bind();
   /// Returns after Stop(), once every connection taken has ended (each
-  /// after its current request, or after its idle timeout; those still
-  /// open with no request 5 s after Stop() are closed).
+  /// after its current request, or after its idle timeout; once no request
+  /// has been in progress for 5 s after Stop(), those left are closed).
   void Serve();
   /// Stops accepting; safe from another thread, and to call again.
   /// Connections already accepted are served; their responses say
@@ -101,9 +101,9 @@ class HttpFrontend {
   // Decompressed request bodies held at once, all requests together: 4 x
   // --max-body-mb (each body at most --max-body-mb).
   ByteBudget inflated_bodies_;
-  // Request bodies being received and held until answered, all requests
-  // together: 4 x --max-body-mb, taken as they arrive (a stated
-  // Content-Length at once).
+  // Request bodies' buffers past the 1 MB a connection keeps, held until
+  // answered, all requests together: 4 x --max-body-mb, taken as the
+  // buffers grow with the bytes that arrive.
   ByteBudget received_bodies_;
   std::atomic<int> open_connections_{0};
   // Serve() waits on it for Stop() and for the last connection to end.

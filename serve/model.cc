@@ -129,6 +129,16 @@ bool ParseLabelFiles(const nlohmann::json& value,
 bool ParseModelConfig(const std::string& text,
                       ModelConfig* config,
                       std::string* error) {
+  // A load's config comes from a client: bounded before it is parsed (see
+  // JsonWithinShape). A real config nests a few levels and holds a few
+  // values.
+  constexpr int kConfigDepth = 32;
+  constexpr size_t kConfigValues = 100000;
+  if (!JsonWithinShape(text, kConfigDepth, kConfigValues)) {
+    *error = "nests deeper than " + std::to_string(kConfigDepth) +
+             " or holds more than " + std::to_string(kConfigValues) + " values";
+    return false;
+  }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -97,5 +97,44 @@ size_t ElementSize(DataType type) {
   return 0;
 }
 
+bool JsonWithinShape(const std::string& text,
+                     int max_depth,
+                     size_t max_values) {
+  int depth = 0;
+  size_t values = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > max_depth) return false;
+        [[fallthrough]];
+      case ',':
+        if (++values > max_values) return false;
+        break;
+      case ']':
+      case '}':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
 }  // namespace serve
 }  // namespace pdlite

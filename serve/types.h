@@ -49,6 +49,15 @@ std::string ShapeString(const std::vector<int64_t>& shape);
 
 /// The names of a '/'-separated path, empty ones kept ("a//b" has three).
 std::vector<std::string> SplitPath(const std::string& path);
+
+/// Whether JSON text nests at most `max_depth` deep and holds at most
+/// `max_values` values (counted by their separators), scanned without
+/// parsing: nlohmann-json builds a node of tens of bytes for each value,
+/// so text of nested or many small values takes many times its size
+/// parsed. Strings may hold anything. Malformed text may pass; the parser
+/// refuses it.
+bool JsonWithinShape(const std::string& text, int max_depth, size_t max_values);
+
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a
 /// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);

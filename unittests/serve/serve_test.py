@@ -624,7 +624,10 @@ def check_control_bodies(server):
             ("/v2/repository/models/demo/load", many, 400,
              "more than 100000 values"),
             ("/v2/systemsharedmemory/region/r/register", nested, 413,
-             "over the 65536")):
+             "over the 65536"),
+            ("/v2/repository/models/demo/load",
+             json.dumps({"parameters": {"x": "a" * (15 << 19)}}), 413,
+             "the server decodes at once (--max-json-decoding-mb)")):
         status, _, out = request(port, "POST", path, body.encode(),
                                  {"Content-Type": "application/json"})
         R.check(status == want and text in error_of(out),
@@ -638,37 +641,51 @@ def check_control_bodies(server):
 
 
 def check_body_budget(port, max_body):
-    """Bodies being received share a budget of 4 x --max-body-mb, taken at
-    the stated Content-Length before any memory is: past it a request is
-    refused 503 (at once, to a client waiting for 100 Continue), and the
-    budget comes back as connections end."""
-    def open_body(length, expect=False):
+    """Bodies' buffers grow as their bytes arrive, never ahead of them (a
+    stated Content-Length is only a cap), and past the 1 MB a connection
+    keeps they share a budget of 4 x --max-body-mb: a body that does not
+    fit beside the others is answered 503, and the budget comes back as
+    connections end."""
+    def send_body(length, sent):
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         sock.sendall(("POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
-                      "Content-Type: application/json\r\n%s"
-                      "Content-Length: %d\r\n\r\n" % (
-                          "Expect: 100-continue\r\n" if expect else "",
-                          length)).encode())
+                      "Content-Type: application/json\r\n"
+                      "Content-Length: %d\r\n\r\n" % length).encode())
+        sock.sendall(b"{" + b" " * (sent - 1))
         return sock
 
-    length = max_body - 1000
-    held = [open_body(length) for _ in range(4)]
-    for sock in held:
-        sock.sendall(b"{")
+    def answer_of(sock):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = sock.recv(65536)
+            if not more:
+                break
+            data += more
+        sock.close()
+        return data.decode(errors="replace")
+
+    # A stated length takes nothing: 32 connections stating the most.
+    stated = [send_body(max_body, 1) for _ in range(32)]
+    time.sleep(0.3)
+    probe = send_body(2 << 20, 2 << 20)
+    answer = answer_of(probe)
+    R.check(answer.startswith("HTTP/1.1 400"),
+            "stated Content-Lengths take no memory nor budget ahead of "
+            "their bytes", answer[:200])
+    for sock in stated:
+        sock.close()
+    # Four bodies nearly whole hold the budget (8 MB each).
+    held = [send_body(max_body - 1000, max_body - 1001) for _ in range(4)]
     time.sleep(0.5)
-    refused = open_body(length, expect=True)
-    answer = refused.recv(65536).decode(errors="replace")
-    refused.close()
+    answer = answer_of(send_body(2 << 20, 2 << 20))
     R.check(answer.startswith("HTTP/1.1 503") and "retry" in answer,
-            "a body past the budget of bodies being received: 503 at once",
+            "a body past the budget of bodies being received: 503",
             answer[:300])
     for sock in held:
         sock.close()
     time.sleep(0.5)
-    again = open_body(length, expect=True)
-    answer = again.recv(65536).decode(errors="replace")
-    again.close()
-    R.check(answer.startswith("HTTP/1.1 100"),
+    answer = answer_of(send_body(2 << 20, 2 << 20))
+    R.check(answer.startswith("HTTP/1.1 400"),
             "the budget comes back as the connections end", answer[:300])
 
 

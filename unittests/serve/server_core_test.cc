@@ -234,6 +234,10 @@ TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
   repo.Add("typo", DemoModelDir(), R"({"instance": 2})");
   repo.Add("bad_value", DemoModelDir(), R"({"queue_limit": 0})");
   repo.Add("not_json", DemoModelDir(), R"({"instances": )");
+  // Checked before it is parsed: a load's config comes from a client.
+  repo.Add(
+      "nested", DemoModelDir(),
+      R"({"labels": )" + std::string(40, '[') + std::string(40, ']') + "}");
   fs::create_directories(repo.path() + "/broken/1");
   std::ofstream(repo.path() + "/broken/1/model.pdmodel") << "not a program";
   InferenceServer server(repo.path());
@@ -251,6 +255,9 @@ TEST(ServerCore, BadConfigOrModelLeavesOnlyThatModelNotReady) {
       << m->error();
   ASSERT_TRUE(server.Find("not_json", "", &m).ok());
   EXPECT_NE(m->error().find("not valid JSON"), std::string::npos) << m->error();
+  ASSERT_TRUE(server.Find("nested", "", &m).ok());
+  EXPECT_NE(m->error().find("nests deeper than 32"), std::string::npos)
+      << m->error();
   ASSERT_TRUE(server.Find("broken", "", &m).ok());
   EXPECT_FALSE(m->ready());
   EXPECT_FALSE(m->error().empty());
