@@ -462,9 +462,10 @@ Reply SharedMemoryCall(InferenceServer* server,
 // A connection's buffer for request bodies, reused by its next requests
 // (a string per request grew by doubling each time; under load the heap
 // crept up as connections came and went). Past kKeptBodyBytes it is not
-// kept.
+// kept: with up to --http-threads connections (1024), what they keep is
+// bounded at 256 MB.
 struct HttpFrontend::ConnectionState {
-  static constexpr size_t kKeptBodyBytes = size_t{1} << 20;
+  static constexpr size_t kKeptBodyBytes = size_t{256} << 10;
   std::string body;
   // With --tls-client-ca: whether the client's certificate was checked
   // (once a connection) and whether it passed.
@@ -496,6 +497,8 @@ struct HttpFrontend::Exchange {
   std::vector<ByteBudget::Lease> body_leases;
   size_t body_held = 0;
   size_t stated_length = 0;  // Content-Length; 0 when none
+  // A decompressed body's share of the budget for those, until answered.
+  std::vector<ByteBudget::Lease> inflated_leases;
   // The body's bytes since window_start (Callbacks::TooSlow).
   Clock::time_point window_start = started;
   size_t window_bytes = 0;
@@ -517,11 +520,13 @@ struct HttpFrontend::Callbacks {
   // that clients cannot fill the log (a plain HTTP client on the TLS port
   // is one message each).
   static void Log(void* cls, const char* format, va_list args) {
-    char text[512];
-    std::vsnprintf(text, sizeof text, format, args);
-    std::string line(text);
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) {
-      line.pop_back();
+    char line[512];
+    std::vsnprintf(line, sizeof line, format, args);
+    // Without a std::string: nothing may be thrown into libmicrohttpd.
+    size_t length = std::strlen(line);
+    while (length > 0 &&
+           (line[length - 1] == '\n' || line[length - 1] == '\r')) {
+      line[--length] = '\0';
     }
     if (!static_cast<HttpFrontend*>(cls)->started_) {
       LOG(ERROR) << "libmicrohttpd: " << line;
@@ -647,7 +652,11 @@ struct HttpFrontend::Callbacks {
       const int64_t length = ByteCount(Header(connection, "Content-Length"));
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         return Refuse(self, connection, exchange, TooLarge(self));
-      } else if (length > 0) {
+      } else if (length > 0 &&
+                 Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) ==
+                     nullptr) {
+        // (With Transfer-Encoding the body is read chunked, whatever
+        // Content-Length says.)
         exchange->stated_length = static_cast<size_t>(length);
         // Room for the whole body at once, up to what a connection keeps
         // (a client's word costs nothing: more is taken as bytes arrive).
@@ -674,13 +683,11 @@ struct HttpFrontend::Callbacks {
         // Past the limit (a body of no stated length): the rest is read
         // and dropped, then refused.
         exchange->refusal = std::make_unique<Reply>(TooLarge(self));
-        std::string().swap(*exchange->body);
+        DropBody(exchange);
       }
       if (!exchange->refusal && !MakeRoom(self, exchange, n)) {
         exchange->refusal = std::make_unique<Reply>(BodiesBusy(self));
-        std::string().swap(*exchange->body);
-        exchange->body_leases.clear();
-        exchange->body_held = 0;
+        DropBody(exchange);
       }
       if (exchange->refusal) {
         // A body past twice the limit and kDropBytes more ends the
@@ -699,11 +706,9 @@ struct HttpFrontend::Callbacks {
     // Whatever is thrown while answering answers this request with a 500,
     // and the server goes on.
     Reply reply;
-    // What a decompressed body holds of the server's budget for them,
-    // until answered.
-    std::vector<ByteBudget::Lease> inflated_held;
     try {
-      if (!Decompress(self, connection, exchange, &inflated_held, &reply)) {
+      if (!Decompress(self, connection, exchange, &exchange->inflated_leases,
+                      &reply)) {
         reply = Handle(self, connection, exchange->method, exchange->path,
                        *exchange->body);
       }
@@ -712,7 +717,21 @@ struct HttpFrontend::Callbacks {
           StatusCode::kInternal,
           std::string("the server failed to answer: ") + e.what()));
     }
+    // Answered: a large body (and its share of the budgets) goes now, not
+    // after the answer is written, which a client reading slowly may hold
+    // up for long.
+    if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
+      DropBody(exchange);
+    }
     return Send(self, connection, exchange, std::move(reply));
+  }
+
+  // Frees the exchange's body and gives back its share of the budgets.
+  static void DropBody(Exchange* exchange) {
+    std::string().swap(*exchange->body);
+    exchange->body_leases.clear();
+    exchange->body_held = 0;
+    exchange->inflated_leases.clear();
   }
 
   // A compressed body (tritonclient's request_compression_algorithm),
@@ -792,20 +811,21 @@ struct HttpFrontend::Callbacks {
   }
 
   // Makes room in the exchange's body for `n` more bytes. A body's buffer
-  // grows as its bytes arrive (doubling, up to the stated length); past
-  // what a connection keeps (kKeptBodyBytes, bounded by the connections),
-  // its capacity is taken from the budget of bodies being received, in
-  // steps of kBodyStep, so that holding the budget costs a client sending
-  // at least half of it. False when it does not fit.
+  // grows as its bytes arrive, doubling, up to its stated length (or
+  // --max-body-mb); past what a connection keeps (kKeptBodyBytes, bounded
+  // by the connections) its capacity is taken from the budget of bodies
+  // being received, in steps of kBodyStep, so that holding the budget
+  // costs a client sending at least half of it. False when it does not
+  // fit.
   static bool MakeRoom(HttpFrontend* self, Exchange* exchange, size_t n) {
     std::string* body = exchange->body;
     const size_t needed = body->size() + n + kBodyPaddingBytes;
     if (needed <= body->capacity()) return true;
-    size_t want = std::max(needed, 2 * body->capacity());
-    if (exchange->stated_length > 0) {
-      want = std::max(
-          needed, std::min(want, exchange->stated_length + kBodyPaddingBytes));
-    }
+    const size_t cap =
+        (exchange->stated_length > 0 ? exchange->stated_length
+                                     : self->options_.max_body_bytes) +
+        kBodyPaddingBytes;
+    const size_t want = std::max(needed, std::min(2 * body->capacity(), cap));
     if (want > ConnectionState::kKeptBodyBytes && want > exchange->body_held) {
       const size_t more =
           (want - exchange->body_held + kBodyStep - 1) / kBodyStep * kBodyStep;
@@ -814,7 +834,13 @@ struct HttpFrontend::Callbacks {
       exchange->body_leases.push_back(std::move(lease));
       exchange->body_held += more;
     }
-    body->reserve(want);
+    // A fresh string reserved to `want` has exactly that capacity, where
+    // reserve() on the old one may double it past what was taken; the
+    // copy is the one a reallocation makes anyway.
+    std::string grown;
+    grown.reserve(want);
+    grown.append(*body);
+    body->swap(grown);
     return true;
   }
 

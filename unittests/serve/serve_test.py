@@ -688,6 +688,29 @@ def check_body_budget(port, max_body):
     R.check(answer.startswith("HTTP/1.1 400"),
             "the budget comes back as the connections end", answer[:300])
 
+    # Chunked bodies: one of the most takes no more than it (not twice),
+    # and one past it, whose rest is read and dropped, holds nothing.
+    def send_chunked(sent):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = 1 << 20
+        for start in range(0, sent, chunk):
+            n = min(chunk, sent - start)
+            sock.sendall(b"%x\r\n" % n + b" " * n + b"\r\n")
+        return sock
+
+    held = [send_chunked(max_body) for _ in range(2)]
+    held += [send_chunked(max_body + (1 << 20)) for _ in range(2)]
+    time.sleep(0.5)
+    answer = answer_of(send_body(2 << 20, 2 << 20))
+    R.check(answer.startswith("HTTP/1.1 400"),
+            "chunked bodies hold at most --max-body-mb of the budget, and "
+            "none once past it", answer[:300])
+    for sock in held:
+        sock.close()
+
 
 def check_slow_clients(server_command, tmp, env, servers):
     """A body sent slower than 500 bytes a second (over 10 s) ends its
