@@ -744,6 +744,20 @@ struct HttpFrontend::Callbacks {
                          std::vector<ByteBudget::Lease>* held,
                          Reply* reply) {
     const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
+    if (encoding == nullptr) return false;
+    // An infer request to a model or version not served is 404 whatever
+    // its body holds, as an uncompressed one is (Handle): not decompressed.
+    std::string model, version, action;
+    if (exchange->method == "POST" &&
+        ParseModelPath(exchange->path, &model, &version, &action) &&
+        action == "infer") {
+      std::shared_ptr<const ModelVersion> found;
+      const Status known = self->server_->Find(model, version, &found);
+      if (!known.ok()) {
+        *reply = ErrorReply(known);
+        return true;
+      }
+    }
     BodyCoding coding = BodyCoding::kIdentity;
     if (!ParseContentEncoding(encoding, &coding)) {
       reply->status = 415;

@@ -374,6 +374,12 @@ def check_compression(port, grpc_port, client, httpclient):
         R.check(status == want_status and want in error_of(got),
                 "compression refused: %s -> %d" % (what, want_status),
                 "%s %r" % (status, got[:300]))
+    # An unknown model is 404 whatever the body holds, not decompressed.
+    status, _, got = request(port, "POST", "/v2/models/nope/infer",
+                             payload, {"Content-Encoding": "gzip"})
+    R.check(status == 404 and "unknown model 'nope'" in error_of(got),
+            "compression: an unknown model is 404 before the body is "
+            "decompressed", "%s %r" % (status, got[:300]))
 
 
 def check_logging(server):
