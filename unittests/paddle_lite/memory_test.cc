@@ -295,6 +295,15 @@ void CheckMakeAheadKeepsResults(
   if (off || std::thread::hardware_concurrency() < 2) {
     EXPECT_EQ(a->last_run_stats().shapes_made_ahead, 0u);
   } else {
+    // The clone makes shapes on a thread of its own: on a busy machine (CI
+    // runs two suites at once on two cores) it may not have finished one
+    // by the last run. The count is read at each run.
+    for (int waited_ms = 0;
+         waited_ms < 10000 && a->last_run_stats().shapes_made_ahead == 0;
+         waited_ms += 10) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      RunOnce(a.get(), input, shapes.back(), 0.03f);
+    }
     EXPECT_GT(a->last_run_stats().shapes_made_ahead, 0u);
   }
 }
