@@ -837,38 +837,38 @@ class GrpcFrontend::Service final : public RawCallbackService {
     auto finish = [this, reactor, response_bytes, start,
                    call](const InferResponse& result) {
       if (call->answered.exchange(true)) return;
-      Status status = result.status;
-      if (status.ok()) {
-        try {
-          EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
-          bool own_buffer = false;
-          grpc::Status serialized = grpc::SerializationTraits<
-              inference::ModelInferResponse>::Serialize(call->response,
-                                                        response_bytes,
-                                                        &own_buffer);
-          if (!serialized.ok()) {
-            status = Status::Error(StatusCode::kInternal,
-                                   "the response could not be serialized: " +
-                                       serialized.error_message());
-          } else {
-            status = FitsMessage(call->wire, response_bytes->Length());
-          }
-        } catch (const std::bad_alloc&) {
-          status = OutOfMemoryForAnswer(call->wire);
-        }
-        if (!status.ok()) {
-          call->response.Clear();
-          response_bytes->Clear();
-        }
-      }
       infer_calls_.fetch_sub(1);
       grpc::Status answer;
       try {
+        Status status = result.status;
+        if (status.ok()) {
+          try {
+            EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
+            bool own_buffer = false;
+            grpc::Status serialized = grpc::SerializationTraits<
+                inference::ModelInferResponse>::Serialize(call->response,
+                                                          response_bytes,
+                                                          &own_buffer);
+            if (!serialized.ok()) {
+              status = Status::Error(StatusCode::kInternal,
+                                     "the response could not be serialized: " +
+                                         serialized.error_message());
+            } else {
+              status = FitsMessage(call->wire, response_bytes->Length());
+            }
+          } catch (const std::bad_alloc&) {
+            status = OutOfMemoryForAnswer(call->wire);
+          }
+        }
         answer = Answer(call->wire, status, start);
       } catch (const std::exception&) {
         // Memory running out: still finished (an empty message allocates
         // nothing).
         answer = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
+      }
+      if (!answer.ok()) {
+        call->response.Clear();
+        response_bytes->Clear();
       }
       // The last use of the call: gRPC may free it once finished.
       reactor->Finish(answer);
@@ -947,10 +947,14 @@ class GrpcFrontend::Service final : public RawCallbackService {
   bool TakeInferCall(Status* refused) {
     if (infer_calls_.fetch_add(1) < max_infer_calls_) return true;
     infer_calls_.fetch_sub(1);
-    *refused = Status::Error(StatusCode::kResourceExhausted,
-                             "the server is taking " +
-                                 std::to_string(max_infer_calls_) +
-                                 " inference calls already (--grpc-threads)");
+    refused->code = StatusCode::kResourceExhausted;
+    try {
+      refused->message = "the server is taking " +
+                         std::to_string(max_infer_calls_) +
+                         " inference calls already (--grpc-threads)";
+    } catch (const std::exception&) {
+      refused->message.clear();  // refused all the same
+    }
     return false;
   }
 

@@ -649,20 +649,28 @@ struct HttpFrontend::Callbacks {
           return Refuse(self, connection, exchange, std::move(r));
         }
       }
-      const int64_t length = ByteCount(Header(connection, "Content-Length"));
+      // With Transfer-Encoding the body is read chunked, whatever
+      // Content-Length says.
+      const int64_t length =
+          Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr
+              ? -1
+              : ByteCount(Header(connection, "Content-Length"));
       if (length > static_cast<int64_t>(self->options_.max_body_bytes)) {
         return Refuse(self, connection, exchange, TooLarge(self));
-      } else if (length > 0 &&
-                 Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) ==
-                     nullptr) {
-        // (With Transfer-Encoding the body is read chunked, whatever
-        // Content-Length says.)
+      } else if (length > 0) {
         exchange->stated_length = static_cast<size_t>(length);
         // Room for the whole body at once, up to what a connection keeps
         // (a client's word costs nothing: more is taken as bytes arrive).
-        exchange->body->reserve(
+        // A fresh string when the kept one is too small: reserve() on it
+        // could double it past what a connection keeps, uncharged.
+        const size_t room =
             std::min(exchange->stated_length, ConnectionState::kKeptBodyBytes) +
-            kBodyPaddingBytes);
+            kBodyPaddingBytes;
+        if (exchange->body->capacity() < room) {
+          std::string fresh;
+          fresh.reserve(room);
+          exchange->body->swap(fresh);
+        }
       }
       return MHD_YES;
     }
@@ -717,18 +725,24 @@ struct HttpFrontend::Callbacks {
           StatusCode::kInternal,
           std::string("the server failed to answer: ") + e.what()));
     }
-    // Answered: a large body (and its share of the budgets) goes now, not
-    // after the answer is written, which a client reading slowly may hold
-    // up for long.
+    // Answered: the body's shares of the budgets go now, and a large body
+    // too, not after the answer is written, which a client reading slowly
+    // may hold up for long. (A kept buffer is bounded per connection.)
     if (exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
       DropBody(exchange);
+    } else {
+      GiveBackBudgets(exchange);
     }
     return Send(self, connection, exchange, std::move(reply));
   }
 
-  // Frees the exchange's body and gives back its share of the budgets.
+  // Frees the exchange's body and gives back its shares of the budgets.
   static void DropBody(Exchange* exchange) {
     std::string().swap(*exchange->body);
+    GiveBackBudgets(exchange);
+  }
+
+  static void GiveBackBudgets(Exchange* exchange) {
     exchange->body_leases.clear();
     exchange->body_held = 0;
     exchange->inflated_leases.clear();
@@ -744,7 +758,8 @@ struct HttpFrontend::Callbacks {
                          std::vector<ByteBudget::Lease>* held,
                          Reply* reply) {
     const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
-    if (encoding == nullptr) return false;
+    // No body, nothing to decompress (a GET that names a coding).
+    if (encoding == nullptr || exchange->body->empty()) return false;
     // An infer request to a model or version not served is 404 whatever
     // its body holds, as an uncompressed one is (Handle): not decompressed.
     std::string model, version, action;

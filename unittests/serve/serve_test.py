@@ -374,6 +374,11 @@ def check_compression(port, grpc_port, client, httpclient):
         R.check(status == want_status and want in error_of(got),
                 "compression refused: %s -> %d" % (what, want_status),
                 "%s %r" % (status, got[:300]))
+    # A request without a body has nothing to decompress.
+    status, _, got = request(port, "GET", "/v2/health/live", None,
+                             {"Content-Encoding": "gzip"})
+    R.check(status == 200, "compression: a GET naming a coding is answered",
+            "%s %r" % (status, got[:300]))
     # An unknown model is 404 whatever the body holds, not decompressed.
     status, _, got = request(port, "POST", "/v2/models/nope/infer",
                              payload, {"Content-Encoding": "gzip"})
@@ -716,6 +721,16 @@ def check_body_budget(port, max_body):
             "none once past it", answer[:300])
     for sock in held:
         sock.close()
+    # Beside Transfer-Encoding, Content-Length means nothing (the body is
+    # read chunked): not refused for it.
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 99999999999\r\n"
+                 b"Transfer-Encoding: chunked\r\n\r\n"
+                 b"2\r\n{}\r\n0\r\n\r\n")
+    answer = answer_of(sock)
+    R.check(answer.startswith("HTTP/1.1 400"),
+            "a chunked body's Content-Length is ignored", answer[:300])
 
 
 def check_slow_clients(server_command, tmp, env, servers):
