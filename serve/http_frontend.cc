@@ -666,11 +666,7 @@ struct HttpFrontend::Callbacks {
         const size_t room =
             std::min(exchange->stated_length, ConnectionState::kKeptBodyBytes) +
             kBodyPaddingBytes;
-        if (exchange->body->capacity() < room) {
-          std::string fresh;
-          fresh.reserve(room);
-          exchange->body->swap(fresh);
-        }
+        if (exchange->body->capacity() < room) Regrow(exchange->body, room);
       }
       return MHD_YES;
     }
@@ -863,14 +859,18 @@ struct HttpFrontend::Callbacks {
       exchange->body_leases.push_back(std::move(lease));
       exchange->body_held += more;
     }
-    // A fresh string reserved to `want` has exactly that capacity, where
-    // reserve() on the old one may double it past what was taken; the
-    // copy is the one a reallocation makes anyway.
+    Regrow(body, want);
+    return true;
+  }
+
+  // Gives `body` exactly `capacity` (at least its size): a fresh string
+  // reserved to it, where reserve() on the old one may double it past what
+  // was asked (and charged); the copy is the one a reallocation makes.
+  static void Regrow(std::string* body, size_t capacity) {
     std::string grown;
-    grown.reserve(want);
+    grown.reserve(capacity);
     grown.append(*body);
     body->swap(grown);
-    return true;
   }
 
   static Reply BodiesBusy(HttpFrontend* self) {
@@ -915,23 +915,18 @@ struct HttpFrontend::Callbacks {
       std::optional<ByteBudget::Lease>* lease) {
     constexpr int kControlDepth = 32;
     constexpr size_t kControlValues = 100000;
-    if (body.size() > max_bytes) {
+    auto too_large = [&body](size_t limit, const char* which) {
       Reply r;
       r.status = 413;
-      r.body = ErrorBody("the body of this call is " +
-                         std::to_string(body.size()) + " bytes, over the " +
-                         std::to_string(max_bytes) + " it takes");
+      r.body =
+          ErrorBody("the body of this call is " + std::to_string(body.size()) +
+                    " bytes, over the " + std::to_string(limit) + which);
       return r;
-    }
+    };
+    if (body.size() > max_bytes) return too_large(max_bytes, " it takes");
     if (body.size() > self->json_decoding_.limit()) {
-      Reply r;
-      r.status = 413;
-      r.body = ErrorBody("the body of this call is " +
-                         std::to_string(body.size()) + " bytes, over the " +
-                         std::to_string(self->json_decoding_.limit()) +
-                         " the server decodes at once "
-                         "(--max-json-decoding-mb)");
-      return r;
+      return too_large(self->json_decoding_.limit(),
+                       " the server decodes at once (--max-json-decoding-mb)");
     }
     if (!JsonWithinShape(body, kControlDepth, kControlValues)) {
       return ErrorReply(Bad("the body of this call nests deeper than " +

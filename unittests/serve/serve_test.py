@@ -175,6 +175,18 @@ class Server:
         return code
 
 
+def one_model_repo(tmp, folder, name, model_dir, config=None):
+    """A repository tmp/folder serving `model_dir` as model `name`, version
+    1, with `config` as its config.json when given; returns its path."""
+    repo = os.path.join(tmp, folder)
+    os.makedirs(os.path.join(repo, name))
+    os.symlink(model_dir, os.path.join(repo, name, "1"))
+    if config is not None:
+        with open(os.path.join(repo, name, "config.json"), "w") as f:
+            json.dump(config, f)
+    return repo
+
+
 def close(got, want, atol=1e-4, rtol=1e-3):
     import numpy as np
     got = np.asarray(got, dtype=np.float64)
@@ -739,9 +751,7 @@ def check_slow_clients(server_command, tmp, env, servers):
     time (no request yet, its bytes restarting the idle timeout) is closed
     5 s after the server stops accepting, which then exits 0 even with
     --exit-timeout-secs 0."""
-    repo = os.path.join(tmp, "repo_slow")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_slow", "demo", DEMO)
     log = os.path.join(tmp, "slow.log")
     server = Server(server_command, repo, log, ["--exit-timeout-secs", "0"],
                     env=env)
@@ -2401,9 +2411,7 @@ def check_tls(server_command, tmp, env, servers):
 
     key, cert = make_key_and_cert("tls")
     other_key, _ = make_key_and_cert("tls_other")
-    repo = os.path.join(tmp, "repo_tls")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_tls", "demo", DEMO)
 
     # Files that cannot serve: refused at start, naming the file.
     encrypted_key = os.path.join(tmp, "tls_encrypted_key.pem")
@@ -2584,9 +2592,7 @@ def check_polling(server_command, tmp, env, servers):
     """--model-control-mode poll: model folders added, changed and removed
     are loaded, reloaded and unloaded by the server itself; clients' loads
     are refused."""
-    repo = os.path.join(tmp, "repo_poll")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_poll", "demo", DEMO)
     server = Server(server_command, repo, os.path.join(tmp, "poll.log"),
                     ["--model-control-mode", "poll",
                      "--repository-poll-secs", "1"], env=env)
@@ -2769,9 +2775,7 @@ def check_restricted(server_command, tmp, env, servers):
     import tritonclient.grpc as grpcclient
     import tritonclient.http as httpclient
     from tritonclient.utils import InferenceServerException
-    repo = os.path.join(tmp, "repo_restricted")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_restricted", "demo", DEMO)
     server = Server(server_command, repo, os.path.join(tmp, "restricted.log"),
                     ["--model-control-mode", "explicit",
                      "--http-restricted-api",
@@ -2863,9 +2867,7 @@ def check_stream_at_sigterm(server_command, tmp, env, servers):
     not after --exit-timeout-secs."""
     import queue
     import tritonclient.grpc as grpcclient
-    repo = os.path.join(tmp, "repo_stream")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_stream", "demo", DEMO)
     server = Server(server_command, repo, os.path.join(tmp, "stream.log"),
                     ["--exit-timeout-secs", "60"], env=env)
     servers.append(server)
@@ -2905,9 +2907,7 @@ def check_stalled_stream_at_sigterm(server_command, tmp, env, servers,
     and the server exits 0 then, not after --exit-timeout-secs."""
     import grpc
     from tritonclient.grpc import service_pb2_grpc
-    repo = os.path.join(tmp, "repo_stalled")
-    os.makedirs(os.path.join(repo, "half"))
-    os.symlink(half_model, os.path.join(repo, "half", "1"))
+    repo = one_model_repo(tmp, "repo_stalled", "half", half_model)
     log = os.path.join(tmp, "stalled.log")
     server = Server(server_command, repo, log, ["--exit-timeout-secs", "60"],
                     env=env)
@@ -2997,9 +2997,7 @@ def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
     every call is answered, the calls still being written are cancelled
     5 s later and the server exits 0, not after --exit-timeout-secs (with
     0, never)."""
-    repo = os.path.join(tmp, "repo_unread")
-    os.makedirs(os.path.join(repo, "demo"))
-    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    repo = one_model_repo(tmp, "repo_unread", "demo", DEMO)
     log = os.path.join(tmp, "unread.log")
     server = Server(server_command, repo, log, ["--exit-timeout-secs", "0"],
                     env=env)
@@ -3035,11 +3033,8 @@ def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     the server at once with exit 1 (the requests in flight are dropped),
     saying so in its log. The loop model, counting to 30 million with no
     loop limit, runs for seconds."""
-    repo = os.path.join(tmp, "repo_exit")
-    os.makedirs(os.path.join(repo, "loop"))
-    os.symlink(loop_model, os.path.join(repo, "loop", "1"))
-    with open(os.path.join(repo, "loop", "config.json"), "w") as f:
-        json.dump({"max_loop_iterations": 0}, f)
+    repo = one_model_repo(tmp, "repo_exit", "loop", loop_model,
+                          {"max_loop_iterations": 0})
     body = json.dumps({"inputs": [
         {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
         {"name": "n", "shape": [1], "datatype": "INT64",
@@ -3149,11 +3144,8 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
     import numpy as np
     import tritonclient.grpc as grpcclient
     import tritonclient.http as httpclient
-    repo = os.path.join(tmp, "repo_gone")
-    os.makedirs(os.path.join(repo, "loop"))
-    os.symlink(loop_model, os.path.join(repo, "loop", "1"))
-    with open(os.path.join(repo, "loop", "config.json"), "w") as f:
-        json.dump({"max_loop_iterations": 0}, f)
+    repo = one_model_repo(tmp, "repo_gone", "loop", loop_model,
+                          {"max_loop_iterations": 0})
     server = Server(server_command, repo, os.path.join(tmp, "gone.log"), [],
                     env=env)
     servers.append(server)
