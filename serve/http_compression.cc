@@ -32,13 +32,16 @@ std::string Trimmed(const char* begin, const char* end) {
 int InflateWith(int window,
                 const std::string& in,
                 size_t max_bytes,
+                size_t padding,
                 const InflateHold& may_hold,
                 std::string* out,
                 bool* too_large) {
   z_stream stream{};
   if (inflateInit2(&stream, window) != Z_OK) return Z_MEM_ERROR;
   size_t fed = 0;
-  size_t allowed = 0;  // the output may_hold has allowed so far
+  // Room for this much output, past which it grows to what may_hold allows
+  // first (append's own doubling would hold twice what was allowed).
+  size_t room = out->capacity() >= padding ? out->capacity() - padding : 0;
   int rc = Z_OK;
   char chunk[64 << 10];
   for (;;) {
@@ -59,12 +62,21 @@ int InflateWith(int window,
       *too_large = true;
       break;
     }
-    if (total > allowed) {
-      allowed = (total + kInflateStep - 1) / kInflateStep * kInflateStep;
-      if (!may_hold(allowed)) {
+    if (total > room) {
+      // Doubling, so that the copies are linear in the output.
+      const size_t stepped =
+          (total + kInflateStep - 1) / kInflateStep * kInflateStep;
+      room = std::min(std::max(stepped, 2 * room), max_bytes);
+      if (!may_hold(room)) {
         rc = kHoldRefused;
         break;
       }
+      // A fresh string reserved to the size: reserve() on `out` may
+      // double it past what was asked.
+      std::string grown;
+      grown.reserve(room + padding);
+      grown.append(*out);
+      out->swap(grown);
     }
     out->append(chunk, produced);
     const bool input_left = stream.avail_in != 0 || fed != in.size();
@@ -164,14 +176,17 @@ Status Inflate(BodyCoding coding,
   out->clear();
   int rc = Z_OK;
   if (coding == BodyCoding::kGzip) {
-    rc = InflateWith(kGzipWindow, in, max_bytes, may_hold, out, too_large);
+    rc = InflateWith(kGzipWindow, in, max_bytes, padding, may_hold, out,
+                     too_large);
   } else {
     // "deflate" is zlib's format (RFC 9110), but some clients send raw
     // deflate data: tried when the zlib header is not there.
-    rc = InflateWith(kZlibWindow, in, max_bytes, may_hold, out, too_large);
+    rc = InflateWith(kZlibWindow, in, max_bytes, padding, may_hold, out,
+                     too_large);
     if (rc == Z_DATA_ERROR && !*too_large) {
       out->clear();
-      rc = InflateWith(kRawWindow, in, max_bytes, may_hold, out, too_large);
+      rc = InflateWith(kRawWindow, in, max_bytes, padding, may_hold, out,
+                       too_large);
     }
   }
   if (*too_large || rc != Z_OK) std::string().swap(*out);

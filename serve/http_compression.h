@@ -27,9 +27,10 @@ BodyCoding AnswerCoding(const char* accept_encoding);
 /// "gzip" or "deflate", for Content-Encoding.
 const char* CodingName(BodyCoding coding);
 
-/// How much `Inflate` may hold: called with the output's size each time it
-/// grows past another kInflateStep bytes; false stops it (the server holds
-/// as much decompressed data as it may, all requests together).
+/// How much `Inflate` may hold: called before the output's buffer grows,
+/// with the bytes it is to hold (whole kInflateSteps, doubling, at most
+/// `max_bytes`; its `padding` comes on top); false stops it (the server
+/// holds as much decompressed data as it may, all requests together).
 using InflateHold = std::function<bool(size_t bytes)>;
 // Small: every compressed request holds at least one step until answered.
 constexpr size_t kInflateStep = size_t{64} << 10;

@@ -113,7 +113,37 @@ TEST(HttpCompression, AHoldThatRefusesStopsTheDecompression) {
   EXPECT_FALSE(too_large);
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(asked, (std::vector<size_t>{kInflateStep, 2 * kInflateStep,
-                                        3 * kInflateStep}));
+                                        4 * kInflateStep}));
+}
+
+// The output's buffer never holds more than the hold allowed (and the
+// padding): it grows by doubling to what was asked, where append's own
+// doubling had held up to twice it, uncharged.
+TEST(HttpCompression, TheOutputHoldsNoMoreThanTheHoldAllowed) {
+  for (size_t size : {size_t{1}, kInflateStep - 1, kInflateStep + 1,
+                      5 * kInflateStep + 3, size_t{3} << 20}) {
+    const std::string body(size, 'y');
+    for (BodyCoding coding : {BodyCoding::kGzip, BodyCoding::kDeflate}) {
+      size_t most_asked = 0;
+      size_t asks = 0;
+      auto hold = [&](size_t bytes) {
+        most_asked = std::max(most_asked, bytes);
+        ++asks;
+        return true;
+      };
+      std::string out;
+      bool too_large = true;
+      ASSERT_TRUE(Inflate(coding, Compress(coding, body), 4u << 20, 64, hold,
+                          &out, &too_large)
+                      .ok());
+      EXPECT_EQ(out, body);
+      EXPECT_GE(out.capacity(), out.size() + 64);
+      EXPECT_LE(out.capacity(), most_asked + 64) << size;
+      // Doubling: a few asks, not one per step.
+      EXPECT_LE(asks, 8u) << size;
+      EXPECT_LE(most_asked, 2 * std::max(size, kInflateStep)) << size;
+    }
+  }
 }
 
 TEST(HttpCompression, DataThatDoesNotDecompressIsAnErrorSayingWhy) {
