@@ -128,6 +128,7 @@ Status Classify(const TensorData& scores,
   out->lod.clear();
   out->borrowed = std::string_view();
   out->bytes.clear();
+  bool too_long = false;
   bool known = VisitType(scores.type, [&](auto t) {
     // BOOL as its bytes, 0 or 1 (std::vector<bool> packs bits).
     using T = std::conditional_t<std::is_same_v<decltype(t), bool>, uint8_t,
@@ -135,7 +136,7 @@ Status Classify(const TensorData& scores,
     // Copied out: a tensor's bytes need not be aligned for T.
     std::vector<T> row(per);
     std::vector<size_t> order(per);
-    for (size_t r = 0; r < rows; ++r) {
+    for (size_t r = 0; r < rows && !too_long; ++r) {
       if (per > 0) {
         std::memcpy(row.data(), bytes.data() + r * per * sizeof(T),
                     per * sizeof(T));
@@ -151,12 +152,25 @@ Status Classify(const TensorData& scores,
           text += ":" + labels[index];
         }
         AppendBytesElement(&out->bytes, text);
+        if (out->bytes.size() > kMaxClassBytesPerAnswer) {
+          too_long = true;
+          break;
+        }
       }
     }
   });
   if (!known) {
     return Status::Error(StatusCode::kInternal,
                          what + "its type cannot be classified");
+  }
+  if (too_long) {
+    std::string().swap(out->bytes);
+    return Status::Error(
+        StatusCode::kInvalidArgument,
+        what + std::to_string(k) + " classes for each of " +
+            std::to_string(rows) + " rows, with their labels, take more than " +
+            "the " + std::to_string(kMaxClassBytesPerAnswer) +
+            " bytes an answer's classes may; ask for fewer classes or rows");
   }
   return Status{};
 }

@@ -17,6 +17,9 @@ namespace serve {
 /// Classes one answer may hold, all its rows together: a request may ask
 /// for every class of a large output, and each class is a string.
 constexpr uint64_t kMaxClassesPerAnswer = uint64_t{1} << 20;
+/// Bytes the classes of one answer may take, all rows together: labels
+/// may be long, and each row repeats them.
+constexpr size_t kMaxClassBytesPerAnswer = size_t{64} << 20;
 /// Lines a labels file may have (each becomes a string in memory).
 constexpr size_t kMaxLabels = size_t{1} << 20;
 
@@ -34,8 +37,9 @@ bool SplitBytesElements(std::string_view elements,
 /// values by index, NaN last). `per_row`: each row along dim 0 is one
 /// batch entry's scores, giving shape [rows, k]; otherwise the whole
 /// tensor is, giving [k]. k is `count`, or the number of scores a row has
-/// when fewer; more than kMaxClassesPerAnswer in all is refused
-/// (InvalidArgument). The value is written as std::to_string writes it
+/// when fewer; more than kMaxClassesPerAnswer in all, or classes taking
+/// more than kMaxClassBytesPerAnswer, is refused (InvalidArgument). The value
+/// is written as std::to_string writes it
 /// ("%f" for floating-point types); `labels[index]`, when there is one and
 /// it is not empty, is appended after a third ':', as Triton does.
 Status Classify(const TensorData& scores,

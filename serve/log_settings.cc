@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <optional>
+
 namespace pdlite {
 namespace serve {
 
@@ -54,7 +56,9 @@ std::vector<LogSetting> LogSettings::Current() const {
 
 Status LogSettings::Update(const std::vector<LogSetting>& changes) {
   const std::vector<LogSetting> now = Current();
-  uint32_t verbose_level = verbose_level_.load(std::memory_order_relaxed);
+  // Set only when asked: writing back the level read above would undo a
+  // change another call made meanwhile.
+  std::optional<uint32_t> verbose_level;
   for (const LogSetting& change : changes) {
     const LogSetting* current = nullptr;
     for (const LogSetting& s : now) {
@@ -85,10 +89,11 @@ Status LogSettings::Update(const std::vector<LogSetting>& changes) {
               "level to stderr with glog (only log_verbose_level changes)");
     }
   }
-  const uint32_t before = verbose_level_.exchange(verbose_level);
-  if (before != verbose_level) {
-    LOG(INFO) << "log_verbose_level " << before << " -> " << verbose_level
-              << (verbose_level > 0 ? ": each request is logged" : "");
+  if (!verbose_level) return Status();
+  const uint32_t before = verbose_level_.exchange(*verbose_level);
+  if (before != *verbose_level) {
+    LOG(INFO) << "log_verbose_level " << before << " -> " << *verbose_level
+              << (*verbose_level > 0 ? ": each request is logged" : "");
   }
   return Status();
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,15 @@ const std::vector<double>& LatencyBounds() {
 const std::vector<double>& BatchBounds() {
   static const std::vector<double> bounds = {1, 2, 4, 8, 16, 32, 64, 128};
   return bounds;
+}
+
+// The shortest text that reads back as `value`: a stream's default six
+// digits would print a sum past 1e6 as "1e+06" for good, and cut the
+// latency sums that rates divide.
+std::string Number(double value) {
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, result.ptr);
 }
 
 std::string Labels(const std::pair<std::string, std::string>& key) {
@@ -105,12 +115,12 @@ std::string Metrics::Render() const {
       uint64_t cumulative = 0;
       for (size_t i = 0; i < h.bounds.size(); ++i) {
         cumulative += h.counts.empty() ? 0 : h.counts[i];
-        out << name << "_bucket{" << Labels(key) << ",le=\"" << h.bounds[i]
-            << "\"} " << cumulative << "\n";
+        out << name << "_bucket{" << Labels(key) << ",le=\""
+            << Number(h.bounds[i]) << "\"} " << cumulative << "\n";
       }
       out << name << "_bucket{" << Labels(key) << ",le=\"+Inf\"} " << h.count
           << "\n";
-      out << name << "_sum{" << Labels(key) << "} " << h.sum << "\n";
+      out << name << "_sum{" << Labels(key) << "} " << Number(h.sum) << "\n";
       out << name << "_count{" << Labels(key) << "} " << h.count << "\n";
     }
   };

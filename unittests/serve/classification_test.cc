@@ -167,6 +167,30 @@ TEST(Classification, RefusesCountsBelowOneAndAnswersTooLarge) {
   EXPECT_TRUE(s.ok()) << s.message;
 }
 
+// Long labels, repeated in every row, cannot make an answer of any size:
+// its classes' bytes are bounded too.
+TEST(Classification, LongLabelsOverManyRowsAreRefusedPastTheBytesBound) {
+  const std::vector<std::string> labels(10, std::string(1 << 20, 'L'));
+  const int64_t rows = 8;  // 8 rows x 10 classes of 1 MB: 80 MB
+  TensorData out;
+  Status s = Classify(Scores<float>(DataType::FLOAT32, {rows, 10},
+                                    std::vector<float>(rows * 10, 0.5f)),
+                      10, true, labels, &out);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message.find("output 'prob': 10 classes for each of 8 rows, "
+                           "with their labels, take more than the 67108864 "
+                           "bytes"),
+            std::string::npos)
+      << s.message;
+  EXPECT_LT(out.bytes.capacity(), size_t{1} << 20);  // given back
+  // 6 rows (60 MB): answered.
+  s = Classify(
+      Scores<float>(DataType::FLOAT32, {6, 10}, std::vector<float>(60, 0.5f)),
+      10, true, labels, &out);
+  EXPECT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(Strings(out).size(), 60u);
+}
+
 TEST(Classification, BytesElementsSplitOnlyWhenWhole) {
   std::string elements;
   AppendBytesElement(&elements, "ab");

@@ -2,9 +2,12 @@
 // while the server runs, all or none.
 #include "serve/log_settings.h"
 
+#include <glog/logging.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace pdlite {
@@ -65,6 +68,30 @@ TEST(LogSettings, AnUpdateWithOneBadSettingChangesNothing) {
     EXPECT_EQ(VerboseLevel(settings), 1u);
     EXPECT_TRUE(settings.LogRequests());
   }
+}
+
+// An update that does not name log_verbose_level leaves it alone, even
+// while another call changes it (it wrote back the level it had read).
+TEST(LogSettings, AnotherSettingsUpdateDoesNotUndoALevelChange) {
+  const int min_log_level = FLAGS_minloglevel;
+  FLAGS_minloglevel = google::GLOG_WARNING;  // each change logs a line
+  LogSettings settings(0);
+  std::atomic<bool> done{false};
+  std::thread other([&] {
+    while (!done.load())
+      EXPECT_TRUE(settings.Update({Flag("log_info", true)}).ok());
+  });
+  int undone = 0;
+  constexpr uint64_t kChanges = 20000;
+  for (uint64_t level = 1; level <= kChanges; ++level) {
+    ASSERT_TRUE(settings.Update({Uint("log_verbose_level", level)}).ok());
+    if (VerboseLevel(settings) < level) ++undone;
+  }
+  done = true;
+  other.join();
+  FLAGS_minloglevel = min_log_level;
+  EXPECT_EQ(undone, 0);
+  EXPECT_EQ(VerboseLevel(settings), kChanges);
 }
 
 }  // namespace
