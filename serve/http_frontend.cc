@@ -1306,7 +1306,7 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
   if (get && path == "/metrics") {
     Reply r;
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = server->metrics().Render();
+    r.body = server->RenderMetrics();
     return r;
   }
   std::string model, version, action;

@@ -461,12 +461,21 @@ Status ModelVersion::Validate(const InferRequest& request) const {
                  ShapeString(inputs_[i].shape) + ")");
     }
   }
+  // Each output asked for once: an answer holds a copy of the output for
+  // every time it is named, and a name costs a request a few bytes.
+  std::vector<bool> asked(outputs_.size(), false);
   for (auto& name : request.outputs) {
-    if (std::none_of(outputs_.begin(), outputs_.end(),
-                     [&](const TensorInfo& o) { return o.name == name; })) {
+    auto it = std::find_if(outputs_.begin(), outputs_.end(),
+                           [&](const TensorInfo& o) { return o.name == name; });
+    if (it == outputs_.end()) {
       return bad(where + " has no output '" + name + "'; its outputs are " +
                  KnownNames(outputs_));
     }
+    const size_t index = static_cast<size_t>(it - outputs_.begin());
+    if (asked[index]) {
+      return bad(where + ": output '" + name + "' asked for twice");
+    }
+    asked[index] = true;
   }
   for (auto& asked : request.classification) {
     const std::string& name = asked.first;

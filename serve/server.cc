@@ -510,8 +510,8 @@ Status InferenceServer::Load(const std::string& model,
   Status status;
   // A copy of the model still being retired (another client's reload or
   // unload, held by a slow request) is waited for, without control_mutex_,
-  // before another is loaded; past kRetireWait, LoadLocked refuses.
-  const auto give_up = std::chrono::steady_clock::now() + kRetireWait;
+  // before another is loaded; past retire_wait, LoadLocked refuses.
+  const auto give_up = std::chrono::steady_clock::now() + options_.retire_wait;
   for (;;) {
     while (Retiring(model) && !ShuttingDown() &&
            std::chrono::steady_clock::now() < give_up) {
@@ -540,8 +540,7 @@ Status InferenceServer::LoadLocked(const std::string& model,
         "model '" + model +
             "': its previous copy is still answering the requests it took, "
             "after " +
-            std::to_string(kRetireWait.count()) +
-            " s; load it again once it has");
+            RetireWaitText() + "; load it again once it has");
   }
   std::error_code ec;
   fs::path folder = fs::path(repository_) / model;
@@ -646,7 +645,7 @@ void InferenceServer::Retire(std::vector<VersionMap>* retired) {
   // (polled: loads and unloads are rare), and then answers what it
   // queued. Stopping it at once would refuse those requests. In a
   // shutdown it stops at once: its runs and its queue are still answered.
-  const auto give_up = std::chrono::steady_clock::now() + kRetireWait;
+  const auto give_up = std::chrono::steady_clock::now() + options_.retire_wait;
   for (VersionMap& versions : *retired) {
     for (auto& [n, v] : versions) {
       while (v.use_count() > 1 && !ShuttingDown() &&
@@ -655,24 +654,24 @@ void InferenceServer::Retire(std::vector<VersionMap>* retired) {
       }
       if (v.use_count() > 1 && !ShuttingDown()) {
         LOG(WARNING) << "model '" << v->name() << "' version " << v->version()
-                     << ": still held after "
-                     << std::chrono::duration_cast<std::chrono::seconds>(
-                            kRetireWait)
-                            .count()
-                     << " s; stopped anyway";
+                     << ": still held after " << RetireWaitText()
+                     << "; stopped anyway";
       }
       v->Stop();
       // Its metrics go with it, unless a version of the same number took
       // its place (a reload): names and versions that come and go must not
       // grow /metrics without bound. Under the lock, so that a load that
       // puts the number back meanwhile keeps its own counts. A version
-      // still held may still record requests: kept.
+      // still held may still record requests: forgotten once released.
       std::lock_guard<std::mutex> lock(models_mutex_);
+      ForgetReleasedLocked();
       auto model = models_.find(v->name());
       const bool replaced =
           model != models_.end() && model->second.count(n) != 0;
       if (!replaced && v.use_count() == 1) {
         metrics_.Forget(v->name(), v->version());
+      } else if (!replaced) {
+        lingering_.push_back({v->name(), n, v->version(), v});
       }
     }
     // Released here, before the model may load again.
@@ -685,6 +684,34 @@ void InferenceServer::Retire(std::vector<VersionMap>* retired) {
     }
   }
   retired->clear();
+}
+
+void InferenceServer::ForgetReleasedLocked() {
+  auto released = [this](const Lingering& l) {
+    if (!l.held.expired()) return false;
+    auto model = models_.find(l.model);
+    if (model == models_.end() || model->second.count(l.number) == 0) {
+      metrics_.Forget(l.model, l.version);
+    }
+    return true;
+  };
+  lingering_.erase(
+      std::remove_if(lingering_.begin(), lingering_.end(), released),
+      lingering_.end());
+}
+
+std::string InferenceServer::RenderMetrics() {
+  {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    ForgetReleasedLocked();
+  }
+  return metrics_.Render();
+}
+
+std::string InferenceServer::RetireWaitText() const {
+  const auto ms = options_.retire_wait.count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s"
+                        : std::to_string(ms) + " ms";
 }
 
 Status InferenceServer::Unload(const std::string& model) {

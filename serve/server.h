@@ -75,6 +75,9 @@ struct ServerOptions {
   /// The logging extension's log_verbose_level at start (--verbose: 1):
   /// above 0, each request gets a log line.
   uint32_t log_verbose_level = 0;
+  /// How long an unload or reload waits for the requests still handing
+  /// themselves to a version it takes away, before stopping it anyway.
+  std::chrono::milliseconds retire_wait{60000};
 };
 
 class InferenceServer {
@@ -167,6 +170,9 @@ class InferenceServer {
   bool ShuttingDown() const { return shutting_down_; }
 
   Metrics& metrics() { return metrics_; }
+  /// GET /metrics: the metrics' text, once the series of versions retired
+  /// while still held, and released since, are dropped.
+  std::string RenderMetrics();
   /// The shared-memory regions clients registered.
   SharedMemoryRegistry& shared_memory() { return shared_memory_; }
   /// The logging extension's settings (per-request log lines).
@@ -228,7 +234,7 @@ class InferenceServer {
       const RegionMap& regions,
       InferResponse* response);
   // Stops versions taken out of models_ once no request is still handing
-  // itself to them (at most kRetireWait, or until a shutdown begins), and
+  // itself to them (at most retire_wait, or until a shutdown begins), and
   // releases them. Called without control_mutex_, so that a slow request
   // of one model holds up neither the loads of others nor a shutdown.
   void Retire(std::vector<VersionMap>* retired);
@@ -239,7 +245,11 @@ class InferenceServer {
   void AddRetiring(const std::string& model,
                    VersionMap versions,
                    std::vector<VersionMap>* retired);
-  static constexpr std::chrono::seconds kRetireWait{60};
+  // "60 s" (or "250 ms"): options_.retire_wait, for messages.
+  std::string RetireWaitText() const;
+  // Drops the series of lingering_ versions released since, unless a
+  // version of the same number serves again. Under models_mutex_.
+  void ForgetReleasedLocked();
 
   const std::string repository_;
   const ServerOptions options_;
@@ -257,11 +267,21 @@ class InferenceServer {
   // load failed.
   std::map<std::string, std::string> not_loaded_;
   // Model -> how many of its sets of versions are being retired. A load
-  // of a model with one waits for it (up to kRetireWait, then is refused),
+  // of a model with one waits for it (up to retire_wait, then is refused),
   // so that however often clients reload a model, it has at most one copy
   // loading or serving besides those retiring (each held up to
-  // kRetireWait).
+  // retire_wait).
   std::map<std::string, int> retiring_;
+  // Versions stopped while a request still held them (past retire_wait):
+  // their metrics series go once they are released (ForgetReleasedLocked),
+  // so that /metrics does not keep them for good. Under models_mutex_.
+  struct Lingering {
+    std::string model;
+    int64_t number;
+    std::string version;
+    std::weak_ptr<const ModelVersion> held;
+  };
+  std::vector<Lingering> lingering_;
   // Loads, unloads and polls under way (ControlCall), which Stop waits for;
   // under control_calls_mutex_.
   int control_calls_ = 0;

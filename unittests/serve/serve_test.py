@@ -996,6 +996,9 @@ def bad_requests(port, x):
          "has no input 'y'"),
         ("unknown output", p, infer([good], outputs=[{"name": "nope"}]), {},
          400, "has no output 'nope'"),
+        ("output asked for twice", p,
+         infer([good], outputs=[{"name": "softmax.tmp_0"}] * 2), {}, 400,
+         "output 'softmax.tmp_0' asked for twice"),
         ("malformed JSON", p, '{"inputs": [', {}, 400, "not valid JSON"),
         ("strings as FP32 data", p, infer([dict(good, data=["a"] * 3072)]),
          {}, 400, "array of FP32 values"),
@@ -1158,6 +1161,9 @@ def check_grpc(port, with_shared):
     bad("unknown output", [inp], "StatusCode.INVALID_ARGUMENT",
         "has no output 'nope'",
         outputs=[grpcclient.InferRequestedOutput("nope")])
+    bad("output asked for twice", [inp], "StatusCode.INVALID_ARGUMENT",
+        "output 'softmax.tmp_0' asked for twice",
+        outputs=[grpcclient.InferRequestedOutput("softmax.tmp_0")] * 2)
     bad("unknown model", [inp], "StatusCode.NOT_FOUND", "unknown model 'nope'",
         model="nope")
     strings = grpcclient.InferInput("x", [1], "BYTES")

@@ -213,6 +213,11 @@ TEST(ServerCore, BadInputsAreInvalidArgumentsNamingWhatWasExpected) {
   r = DemoRequest(1, 0);
   r.outputs = {"nope"};
   check(r, StatusCode::kInvalidArgument, "has no output 'nope'");
+  // Each name would be a copy of the output in the answer.
+  r = DemoRequest(1, 0);
+  r.outputs = {"softmax.tmp_0", "softmax.tmp_0"};
+  check(r, StatusCode::kInvalidArgument,
+        "model 'demo' version 1: output 'softmax.tmp_0' asked for twice");
   // Shapes the program cannot run are the runtime's InvalidArgument.
   r = DemoRequest(1, 0);
   r.inputs[0] =
@@ -1789,6 +1794,35 @@ TEST(ServerCore, ARequestRunsOnTheVersionItFoundThoughAnUnloadTakesItAway) {
       ASSERT_TRUE(server.Load("demo", "").ok());
     }
   }
+}
+
+// A version still held when its unload gives up waiting keeps its metrics
+// series while held (its requests still count), and loses them once
+// released, at the next scrape: /metrics does not keep them for good.
+TEST(ServerCore, AVersionUnloadedWhileHeldLosesItsMetricsOnceReleased) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  ServerOptions options = ExplicitModelControl();
+  options.retire_wait = std::chrono::milliseconds(100);
+  InferenceServer server(repo.path(), options);
+  const std::string series = "model=\"demo\",version=\"1\"";
+  ASSERT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  std::shared_ptr<ModelVersion> held;
+  ASSERT_TRUE(server.FindToRun("demo", "", &held).ok());
+  ASSERT_TRUE(server.Unload("demo").ok());  // gives up after 100 ms
+  EXPECT_NE(server.RenderMetrics().find(series), std::string::npos);
+  held.reset();
+  EXPECT_EQ(server.RenderMetrics().find(series), std::string::npos)
+      << server.RenderMetrics();
+  // Loaded again before the release: the new version's series stay.
+  ASSERT_TRUE(server.Load("demo", "").ok());
+  ASSERT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  ASSERT_TRUE(server.FindToRun("demo", "", &held).ok());
+  ASSERT_TRUE(server.Unload("demo").ok());
+  ASSERT_TRUE(server.Load("demo", "").ok());
+  ASSERT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
+  held.reset();
+  EXPECT_NE(server.RenderMetrics().find(series), std::string::npos);
 }
 
 // Reloads while a request holds the copy being replaced: a second reload
