@@ -87,8 +87,17 @@ Status Classify(const TensorData& scores,
                 int64_t count,
                 bool per_row,
                 const std::vector<std::string>& labels,
-                TensorData* out) {
+                TensorData* out,
+                ClassLimits* left) {
   const std::string what = "output '" + scores.name + "': ";
+  ClassLimits whole;
+  if (left == nullptr) left = &whole;
+  // "the N" of a whole answer, "the N left of the M" when other outputs
+  // took some.
+  auto bound = [](uint64_t n, uint64_t of) {
+    return "the " + std::to_string(n) +
+           (n == of ? std::string() : " left of the " + std::to_string(of));
+  };
   if (count < 1) {
     return Status::Error(
         StatusCode::kInvalidArgument,
@@ -113,11 +122,11 @@ Status Classify(const TensorData& scores,
                              " elements");
   }
   const size_t k = std::min(static_cast<uint64_t>(count), uint64_t{per});
-  if (k != 0 && rows > kMaxClassesPerAnswer / k) {
+  if (k != 0 && rows > left->classes / k) {
     return Status::Error(StatusCode::kInvalidArgument,
                          what + std::to_string(k) + " classes for each of " +
-                             std::to_string(rows) + " rows are more than the " +
-                             std::to_string(kMaxClassesPerAnswer) +
+                             std::to_string(rows) + " rows are more than " +
+                             bound(left->classes, kMaxClassesPerAnswer) +
                              " an answer may hold");
   }
   out->name = scores.name;
@@ -151,11 +160,12 @@ Status Classify(const TensorData& scores,
         if (index < labels.size() && !labels[index].empty()) {
           text += ":" + labels[index];
         }
-        AppendBytesElement(&out->bytes, text);
-        if (out->bytes.size() > kMaxClassBytesPerAnswer) {
+        // Checked before it is added: the bytes never pass the bound.
+        if (text.size() + 4 > left->bytes - out->bytes.size()) {
           too_long = true;
           break;
         }
+        AppendBytesElement(&out->bytes, text);
       }
     }
   });
@@ -169,9 +179,11 @@ Status Classify(const TensorData& scores,
         StatusCode::kInvalidArgument,
         what + std::to_string(k) + " classes for each of " +
             std::to_string(rows) + " rows, with their labels, take more than " +
-            "the " + std::to_string(kMaxClassBytesPerAnswer) +
+            bound(left->bytes, kMaxClassBytesPerAnswer) +
             " bytes an answer's classes may; ask for fewer classes or rows");
   }
+  left->classes -= rows * k;
+  left->bytes -= out->bytes.size();
   return Status{};
 }
 

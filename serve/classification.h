@@ -32,13 +32,21 @@ void AppendBytesElement(std::string* elements, std::string_view element);
 bool SplitBytesElements(std::string_view elements,
                         std::vector<std::string_view>* out);
 
+/// What the classes of one answer may still take: every output an answer
+/// classifies draws on the same.
+struct ClassLimits {
+  uint64_t classes = kMaxClassesPerAnswer;
+  size_t bytes = kMaxClassBytesPerAnswer;
+};
+
 /// `scores` (a model's output) as its `count` highest-valued classes, in
 /// descending order of value (as the output's type compares them; equal
 /// values by index, NaN last). `per_row`: each row along dim 0 is one
 /// batch entry's scores, giving shape [rows, k]; otherwise the whole
 /// tensor is, giving [k]. k is `count`, or the number of scores a row has
-/// when fewer; more than kMaxClassesPerAnswer in all, or classes taking
-/// more than kMaxClassBytesPerAnswer, is refused (InvalidArgument). The value
+/// when fewer; more classes than `left` allows, or classes taking more
+/// bytes, is refused (InvalidArgument), and what they take is taken from
+/// it (without `left`: one answer's whole ClassLimits). The value
 /// is written as std::to_string writes it
 /// ("%f" for floating-point types); `labels[index]`, when there is one and
 /// it is not empty, is appended after a third ':', as Triton does.
@@ -46,7 +54,8 @@ Status Classify(const TensorData& scores,
                 int64_t count,
                 bool per_row,
                 const std::vector<std::string>& labels,
-                TensorData* out);
+                TensorData* out,
+                ClassLimits* left = nullptr);
 
 /// Reads a labels file: one label a line, line i the label of class i
 /// ('\n' or "\r\n" ends a line; a last line without one counts). False

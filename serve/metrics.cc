@@ -21,12 +21,17 @@ const std::vector<double>& BatchBounds() {
   return bounds;
 }
 
-// The shortest text that reads back as `value`: a stream's default six
-// digits would print a sum past 1e6 as "1e+06" for good, and cut the
-// latency sums that rates divide.
+// The shortest text that reads back as `value`, in fixed notation as
+// Prometheus' own clients write bounds ("0.0001", not "1e-04": a bucket's
+// le is matched as text): a stream's default six digits would print a sum
+// past 1e6 as "1e+06" for good, and cut the latency sums rates divide.
 std::string Number(double value) {
-  char text[32];
-  const auto result = std::to_chars(text, text + sizeof text, value);
+  char text[512];  // any double's shortest fixed text fits
+  auto result =
+      std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+  if (result.ec != std::errc()) {
+    result = std::to_chars(text, text + sizeof text, value);
+  }
   return std::string(text, result.ptr);
 }
 

@@ -499,6 +499,7 @@ void ModelVersion::ClassifyOutputs(const InferRequest& request,
   // Rows ranked alone while the model batches, as its configuration
   // reports (max_batch_size), the whole output once it does not.
   const bool per_row = batches();
+  ClassLimits left;  // all the answer's classified outputs together
   for (TensorData& out : response->outputs) {
     auto asked = request.classification.find(out.name);
     if (asked == request.classification.end()) continue;
@@ -510,7 +511,7 @@ void ModelVersion::ClassifyOutputs(const InferRequest& request,
       status =
           Classify(out, asked->second, per_row,
                    labels == config_.labels.end() ? kNoLabels : *labels->second,
-                   &classes);
+                   &classes, &left);
     } catch (const std::bad_alloc&) {
       // On a worker's thread: nothing above it may throw.
       status = Status::Error(

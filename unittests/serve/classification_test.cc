@@ -191,6 +191,38 @@ TEST(Classification, LongLabelsOverManyRowsAreRefusedPastTheBytesBound) {
   EXPECT_EQ(Strings(out).size(), 60u);
 }
 
+// The bounds are an answer's, all its classified outputs together: each
+// output takes from what the ones before it left.
+TEST(Classification, AnAnswersOutputsShareItsBounds) {
+  const std::vector<std::string> labels(10, std::string(1 << 20, 'L'));
+  auto rows_of = [](int64_t rows) {
+    return Scores<float>(DataType::FLOAT32, {rows, 10},
+                         std::vector<float>(rows * 10, 0.5f));
+  };
+  ClassLimits left;
+  TensorData out;
+  ASSERT_TRUE(Classify(rows_of(4), 10, true, labels, &out, &left).ok());
+  EXPECT_EQ(left.classes, kMaxClassesPerAnswer - 40);
+  EXPECT_EQ(left.bytes, kMaxClassBytesPerAnswer - out.bytes.size());
+  // 40 MB taken: 30 MB more do not fit, though alone they would.
+  Status s = Classify(rows_of(3), 10, true, labels, &out, &left);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message.find("take more than the " + std::to_string(left.bytes) +
+                           " left of the " +
+                           std::to_string(kMaxClassBytesPerAnswer) + " bytes"),
+            std::string::npos)
+      << s.message;
+  EXPECT_TRUE(Classify(rows_of(3), 10, true, labels, &out).ok());
+  // Classes likewise.
+  left = ClassLimits();
+  left.classes = 25;
+  s = Classify(rows_of(3), 10, true, {}, &out, &left);
+  EXPECT_NE(s.message.find("more than the 25 left of the 1048576 an answer "
+                           "may hold"),
+            std::string::npos)
+      << s.message;
+}
+
 TEST(Classification, BytesElementsSplitOnlyWhenWhole) {
   std::string elements;
   AppendBytesElement(&elements, "ab");

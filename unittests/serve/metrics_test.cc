@@ -37,11 +37,16 @@ TEST(Metrics, SumsAreWrittenInFull) {
   const std::string sum =
       ValueOf(text, "pdlite_queue_duration_seconds_sum" + labels);
   EXPECT_EQ(std::strtod(sum.c_str(), nullptr), queued) << sum;
-  // Bucket bounds as written in the format, shortest.
-  EXPECT_NE(text.find("pdlite_queue_duration_seconds_bucket{model=\"m\","
-                      "version=\"1\",le=\"0.00025\"} 0\n"),
-            std::string::npos)
-      << text;
+  // Bucket bounds as Prometheus' clients write them: shortest, fixed
+  // (a bucket's le is matched as text).
+  for (const char* bound : {"0.0001", "0.00025", "0.0005", "1", "2.5", "10"}) {
+    EXPECT_NE(text.find("pdlite_queue_duration_seconds_bucket{model=\"m\","
+                        "version=\"1\",le=\"" +
+                        std::string(bound) + "\"} "),
+              std::string::npos)
+        << bound << " in\n"
+        << text;
+  }
   EXPECT_NE(text.find("pdlite_batch_size_bucket{model=\"m\",version=\"1\","
                       "le=\"128\"} 1000003\n"),
             std::string::npos);
