@@ -84,6 +84,13 @@ std::string& LastError() {
   return message;
 }
 
+// Set when a failure's message could not be built (no memory): what
+// PD_GetLastError says then, since "" means success.
+const char*& LastErrorFallback() {
+  thread_local const char* fallback = nullptr;
+  return fallback;
+}
+
 PD_Status ToStatus(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:
@@ -123,8 +130,11 @@ PD_Status Fail(PD_Status status,
     last += ": ";
     last += message;
   } catch (...) {
-    // No memory for the message: the status alone must still get out.
+    // No memory for the message: the status must still get out, with a
+    // message that does not read as a success.
     LastError().clear();
+    LastErrorFallback() =
+        "OutOfMemory: no memory for this failure's message (see its status)";
   }
   return status;
 }
@@ -133,6 +143,7 @@ PD_Status Fail(PD_Status status,
 template <typename Body>
 PD_Status Guard(const char* function, Body&& body) noexcept {
   LastError().clear();
+  LastErrorFallback() = nullptr;
   try {
     body();
     return PD_OK;
@@ -241,7 +252,10 @@ const char* NameAt(const std::vector<std::string>& names,
 
 extern "C" {
 
-const char* PD_GetLastError(void) { return LastError().c_str(); }
+const char* PD_GetLastError(void) {
+  const char* fallback = LastErrorFallback();
+  return fallback != nullptr ? fallback : LastError().c_str();
+}
 
 const char* PD_StatusName(PD_Status status) {
   switch (status) {
