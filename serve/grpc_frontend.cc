@@ -1515,13 +1515,18 @@ class GrpcFrontend::Service final : public RawCallbackService {
       if (finished_ || in_flight_ > 0 || writing_) return;
       if (!cancelled_ && !reads_done_ && !closing_) return;
       // Closed by the server before the client was done: what it sends
-      // after is not read, which the status says. Made before the call
-      // counts as finished: a throw leaves it to the next chance.
-      const grpc::Status status =
-          cancelled_    ? grpc::Status::CANCELLED
-          : reads_done_ ? grpc::Status::OK
-                        : grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                       "the server is shutting down");
+      // after is not read, which the status says. Without memory for the
+      // message, the code alone: there may be no later chance to finish.
+      grpc::Status status =
+          cancelled_ ? grpc::Status::CANCELLED : grpc::Status::OK;
+      if (!cancelled_ && !reads_done_) {
+        try {
+          status = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                "the server is shutting down");
+        } catch (const std::bad_alloc&) {
+          status = grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string());
+        }
+      }
       finished_ = true;
       lock->unlock();
       Finish(status);
