@@ -455,54 +455,74 @@ Status CheckRepositoryCall(const Request& request,
 
 namespace {
 
-// One thread that runs tasks in order; joined once the tasks posted are
-// done.
-class ControlThread {
+// Runs each task on a thread of its own, at most kMaxTasks at once: a load
+// takes seconds, and an unload or reload waits for the requests still
+// holding its model (up to retire_wait), which must hold up neither the
+// loads and unloads of other models (as over HTTP, where each runs on its
+// connection's thread) nor gRPC's callback threads. Joined once done.
+class ControlThreads {
  public:
-  ControlThread() : thread_([this] { Loop(); }) {}
-  ~ControlThread() {
+  // Each holds its call's message (a load may carry the model's files).
+  static constexpr int kMaxTasks = 16;
+
+  ~ControlThreads() {
+    std::vector<std::unique_ptr<Worker>> workers;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      workers.swap(workers_);
     }
-    posted_.notify_one();
-    thread_.join();
+    for (auto& worker : workers) worker->thread.join();
   }
-  void Post(std::function<void()> task) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tasks_.push_back(std::move(task));
+  // False, with nothing run, when kMaxTasks run already (or no thread
+  // can be started).
+  bool TryPost(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Finished ones joined: a thread is kept only while it runs.
+    for (auto it = workers_.begin(); it != workers_.end();) {
+      if ((*it)->done) {
+        (*it)->thread.join();
+        it = workers_.erase(it);
+      } else {
+        ++it;
+      }
     }
-    posted_.notify_one();
+    if (running_ >= kMaxTasks) return false;
+    try {
+      auto worker = std::make_unique<Worker>();
+      Worker* w = worker.get();
+      workers_.push_back(std::move(worker));
+      try {
+        w->thread = std::thread([this, w, task = std::move(task)]() mutable {
+          task();
+          task = nullptr;  // its captures released before it counts done
+          std::lock_guard<std::mutex> lock(mutex_);
+          w->done = true;
+          --running_;
+        });
+      } catch (...) {
+        workers_.pop_back();
+        throw;
+      }
+    } catch (const std::exception&) {
+      return false;
+    }
+    ++running_;
+    return true;
   }
-  // Nothing queued or running.
+  // Nothing running.
   bool Idle() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return tasks_.empty() && !running_;
+    return running_ == 0;
   }
 
  private:
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      posted_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;
-      std::function<void()> task = std::move(tasks_.front());
-      tasks_.pop_front();
-      running_ = true;
-      lock.unlock();
-      task();
-      lock.lock();
-      running_ = false;
-    }
-  }
-
+  struct Worker {
+    std::thread thread;
+    bool done = false;  // under mutex_
+  };
   std::mutex mutex_;
-  std::condition_variable posted_;
-  std::deque<std::function<void()>> tasks_;
-  bool running_ = false;
-  bool stopping_ = false;
-  std::thread thread_;  // last: started once the members above exist
+  std::vector<std::unique_ptr<Worker>> workers_;
+  int running_ = 0;
 };
 
 }  // namespace
@@ -1045,10 +1065,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
     return reactor;
   }
 
-  // Unary, answered on the control thread: loads take seconds and unloads
-  // wait for the model's requests, which would hold one of gRPC's
-  // callback threads meanwhile. gRPC keeps the call's buffers until it is
-  // finished.
+  // Unary, answered on a control thread of its own: loads take seconds
+  // and unloads wait for the model's requests, which would hold one of
+  // gRPC's callback threads meanwhile. gRPC keeps the call's buffers until
+  // it is finished.
   template <typename Request, typename Response, typename Handle>
   grpc::ServerUnaryReactor* UnaryOnControlThread(
       ApiCategory category,
@@ -1058,10 +1078,18 @@ class GrpcFrontend::Service final : public RawCallbackService {
       Handle handle) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     if (Refused(category, context, reactor)) return reactor;
-    control_.Post([this, reactor, request_bytes, response_bytes, handle] {
-      reactor->Finish(
-          Answer<Request, Response>(request_bytes, response_bytes, handle));
-    });
+    const bool posted = control_.TryPost(
+        [this, reactor, request_bytes, response_bytes, handle] {
+          reactor->Finish(
+              Answer<Request, Response>(request_bytes, response_bytes, handle));
+        });
+    if (!posted) {
+      reactor->Finish(grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          "the server is running as many model loads and unloads as it "
+          "takes at once (" +
+              std::to_string(ControlThreads::kMaxTasks) + "); retry"));
+    }
     return reactor;
   }
 
@@ -1192,13 +1220,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const double ms = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
-      // Cut as a status is: a client's names may be megabytes long.
-      constexpr size_t kLoggedName = 256;
-      LOG(INFO) << "grpc ModelInfer model="
-                << Capped(wire.model_name(), kLoggedName)
-                << " version=" << Capped(wire.model_version(), kLoggedName)
-                << " id=" << Capped(wire.id(), kLoggedName)
-                << " status=" << (status.ok() ? "OK" : Capped(status.message))
+      // Cut and escaped: a client's names may be megabytes long, or hold
+      // a newline that would start a forged log line.
+      LOG(INFO) << "grpc ModelInfer model=" << LoggedText(wire.model_name())
+                << " version=" << LoggedText(wire.model_version())
+                << " id=" << LoggedText(wire.id()) << " status="
+                << (status.ok() ? "OK" : LoggedText(status.message, 4096))
                 << " ms=" << ms;
     }
     return GrpcStatus(status);
@@ -1561,7 +1588,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
   bool closing_streams_ = false;
   std::atomic<int> infer_calls_{0};
   // Last: its thread finishes before the members above go.
-  ControlThread control_;
+  ControlThreads control_;
 };
 
 GrpcFrontend::GrpcFrontend(InferenceServer* server, GrpcOptions options)
@@ -1593,8 +1620,9 @@ int GrpcFrontend::Start() {
         {options_.tls_key_pem, options_.tls_cert_pem});
     credentials = grpc::SslServerCredentials(tls);
   }
-  builder.AddListeningPort(options_.host + ":" + std::to_string(options_.port),
-                           credentials, &port);
+  builder.AddListeningPort(
+      HostForAddress(options_.host) + ":" + std::to_string(options_.port),
+      credentials, &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(max_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(max_bytes));
   builder.RegisterService(service_.get());

@@ -93,6 +93,7 @@ struct Reply {
   std::string content_type = "application/json";
   std::string body;
   int64_t header_length = -1;  // Inference-Header-Content-Length, if >= 0
+  std::string allow;           // a 405's Allow header
 };
 
 // Whether the client of `connection` has closed its side, or the
@@ -961,10 +962,13 @@ struct HttpFrontend::Callbacks {
     exchange->status = reply.status;
     // In the coding the client accepts (tritonclient's
     // response_compression_algorithm); Inference-Header-Content-Length
-    // still counts the JSON before compression, as Triton's does.
+    // still counts the JSON before compression, as Triton's does. Errors
+    // go out plain, as Triton's do: tritonclient reads an error's body
+    // without decompressing it.
     const char* answer_coding = nullptr;
     if (exchange->answer_coding != BodyCoding::kIdentity &&
-        !reply.body.empty() && reply.body.size() < (size_t{1} << 30)) {
+        reply.status / 100 == 2 && !reply.body.empty() &&
+        reply.body.size() < (size_t{1} << 30)) {
       try {
         reply.body = Compress(exchange->answer_coding, reply.body);
         answer_coding = CodingName(exchange->answer_coding);
@@ -990,6 +994,10 @@ struct HttpFrontend::Callbacks {
     if (reply.header_length >= 0) {
       MHD_add_response_header(response, "Inference-Header-Content-Length",
                               std::to_string(reply.header_length).c_str());
+    }
+    if (!reply.allow.empty()) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW,
+                              reply.allow.c_str());
     }
     if (answer_coding != nullptr) {
       MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_ENCODING,
@@ -1040,10 +1048,11 @@ struct HttpFrontend::Callbacks {
                       address, sizeof(address));
           }
         }
-        LOG(INFO) << address << " " << exchange->method << " " << exchange->path
-                  << " " << exchange->status << " " << exchange->in_bytes
-                  << "B in, " << exchange->out_bytes << "B out, " << ms
-                  << " ms";
+        // Escaped: a path's "%0A" would start a forged log line.
+        LOG(INFO) << address << " " << LoggedText(exchange->method) << " "
+                  << LoggedText(exchange->path, 1024) << " " << exchange->status
+                  << " " << exchange->in_bytes << "B in, "
+                  << exchange->out_bytes << "B out, " << ms << " ms";
       } catch (const std::exception&) {
         // Not logged; the request is freed below all the same.
       }
@@ -1433,8 +1442,30 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
     if (r.header_length >= 0) r.content_type = "application/octet-stream";
     return r;
   }
-  return ErrorReply(Status::Error(StatusCode::kNotFound,
-                                  "no endpoint " + method + " " + path));
+  // An endpoint's path with another method: 405, saying which it takes.
+  std::string allow;
+  if (path == "/v2/health/live" || path == "/v2/health/ready" ||
+      path == "/v2" || path == "/metrics" || path == "/v2/models/stats" ||
+      (model_path && action != "infer")) {
+    allow = "GET, HEAD";
+  } else if (path == "/v2/logging") {
+    allow = "GET, HEAD, POST";
+  } else if (ParseRepositoryPath(path, &model, &action) ||
+             (model_path && action == "infer")) {
+    allow = "POST";
+  } else if (ParseSharedMemoryPath(path, &region, &action)) {
+    allow = action == "status" ? "GET, HEAD" : "POST";
+  }
+  if (allow.empty()) {
+    return ErrorReply(Status::Error(StatusCode::kNotFound,
+                                    "no endpoint " + method + " " + path));
+  }
+  Reply r;
+  r.status = 405;
+  r.allow = allow;
+  r.body = ErrorBody("method " + method + " is not one " + path +
+                     " takes: " + allow);
+  return r;
 }
 
 }  // namespace serve

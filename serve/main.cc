@@ -312,6 +312,11 @@ int main(int argc, char** argv) {
     if (!problem.empty()) return Usage(problem);
   }
   if (repository.empty()) return Usage("--model-repository is required");
+  // "[::1]" as addresses write it: the name is what is inside.
+  if (options.host.size() > 2 && options.host.front() == '[' &&
+      options.host.back() == ']') {
+    options.host = options.host.substr(1, options.host.size() - 2);
+  }
   // --max-body-mb bounds gRPC messages and shared-memory inputs alike.
   grpc_options.max_message_bytes = options.max_body_bytes;
   server_options.max_shared_memory_input_bytes = options.max_body_bytes;
@@ -319,6 +324,16 @@ int main(int argc, char** argv) {
     return Usage("--repository-poll-secs needs --model-control-mode poll");
   }
   server_options.model_control = model_control_mode == "explicit";
+  // A 404 naming the models would tell what the restricted calls hide.
+  for (const pdlite::serve::ApiRestrictions* restricted :
+       {&options.restricted, &grpc_options.restricted}) {
+    for (auto category : {pdlite::serve::ApiCategory::kMetadata,
+                          pdlite::serve::ApiCategory::kModelRepository}) {
+      if (restricted->Restricts(category)) {
+        server_options.name_models_in_errors = false;
+      }
+    }
+  }
   if (model_control_mode == "poll") {
     // Triton's default interval.
     server_options.repository_poll =
@@ -370,7 +385,8 @@ int main(int argc, char** argv) {
   int port = http.Bind();
   if (port < 0) {
     if (tls_cert_file.empty()) {
-      std::cerr << "pdlite serve: cannot listen on " << options.host << ":"
+      std::cerr << "pdlite serve: cannot listen on "
+                << pdlite::serve::HostForAddress(options.host) << ":"
                 << options.port << "\n";
     } else {
       std::cerr << "pdlite serve: cannot start HTTPS on " << options.host << ":"
@@ -381,7 +397,8 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
-  std::cout << "listening on " << options.host << ":" << port << std::endl;
+  std::cout << "listening on " << pdlite::serve::HostForAddress(options.host)
+            << ":" << port << std::endl;
   grpc_options.host = options.host;
   pdlite::serve::GrpcFrontend grpc(server.get(), grpc_options);
   if (grpc_options.port >= 0) {
@@ -389,7 +406,8 @@ int main(int argc, char** argv) {
     if (grpc_port < 0) {
       std::cerr << "pdlite serve: cannot serve gRPC"
                 << (tls_cert_file.empty() ? "" : " over TLS") << " on "
-                << options.host << ":" << grpc_options.port
+                << pdlite::serve::HostForAddress(options.host) << ":"
+                << grpc_options.port
                 << (tls_cert_file.empty()
                         ? ""
                         : " (gRPC's log above says why, when it refused the "
@@ -397,7 +415,8 @@ int main(int argc, char** argv) {
                 << "\n";
       return 1;
     }
-    std::cout << "grpc listening on " << options.host << ":" << grpc_port
+    std::cout << "grpc listening on "
+              << pdlite::serve::HostForAddress(options.host) << ":" << grpc_port
               << std::endl;
   }
 

@@ -44,6 +44,10 @@ class ApiRestrictions {
   /// keys compare without case.
   bool Add(const std::string& spec, std::string* why);
   bool empty() const { return rules_.empty(); }
+  /// Whether calls of `category` need a header.
+  bool Restricts(ApiCategory category) const {
+    return rules_.count(category) != 0;
+  }
 
   /// Looks a header up by its lowercase key: false when absent.
   using HeaderLookup =

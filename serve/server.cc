@@ -54,6 +54,22 @@ std::vector<std::string> SubFolders(const fs::path& dir,
   return names;
 }
 
+// The model folders of a repository: its folders but those a volume or a
+// tool puts there, which would be models never ready, keeping the server
+// not ready for good: hidden ones (".git"; a Kubernetes ConfigMap's
+// "..data" and "..<time>", which poll mode meets) and "lost+found".
+std::vector<std::string> ModelFolders(const fs::path& repository,
+                                      std::error_code* error) {
+  std::vector<std::string> names = SubFolders(repository, error);
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [](const std::string& name) {
+                               return name.empty() || name[0] == '.' ||
+                                      name == "lost+found";
+                             }),
+              names.end());
+  return names;
+}
+
 // What Fingerprint records of one path: what a symlink points to, and the
 // identity, type, size and times of what it resolves to. A file replaced
 // by a rename (a new inode) or rewritten (ctime) counts as changed even
@@ -134,7 +150,7 @@ InferenceServer::InferenceServer(const std::string& repository,
       shared_memory_(options.shared_memory),
       log_settings_(options.log_verbose_level) {
   std::error_code ec;
-  const std::vector<std::string> folders = SubFolders(repository, &ec);
+  const std::vector<std::string> folders = ModelFolders(repository, &ec);
   if (ec) {
     throw std::runtime_error("cannot read the model repository '" + repository +
                              "': " + ec.message());
@@ -326,12 +342,24 @@ std::shared_ptr<ModelVersion> InferenceServer::FindShared(
           "model '" + model + "' is not loaded: " + unloaded->second);
       return nullptr;
     }
-    std::string known;
-    for (auto& [name, v] : models_)
-      known += (known.empty() ? "'" : ", '") + name + "'";
-    *status = Status::Error(StatusCode::kNotFound,
-                            "unknown model '" + model + "'; the models are " +
-                                (known.empty() ? "none" : known));
+    std::string message = "unknown model '" + model + "'";
+    if (options_.name_models_in_errors) {
+      // A few names, to catch a misspelling: a repository may have
+      // thousands.
+      constexpr size_t kModelsNamed = 10;
+      std::string known;
+      size_t named = 0;
+      for (auto& [name, v] : models_) {
+        if (named++ == kModelsNamed) break;
+        known += (known.empty() ? "'" : ", '") + name + "'";
+      }
+      if (models_.size() > kModelsNamed) {
+        known += " and " + std::to_string(models_.size() - kModelsNamed) +
+                 " more (GET /v2/repository/index lists them)";
+      }
+      message += "; the models are " + (known.empty() ? "none" : known);
+    }
+    *status = Status::Error(StatusCode::kNotFound, message);
     return nullptr;
   }
   const auto& versions = it->second;
@@ -418,7 +446,7 @@ std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
   // Folders of the repository that hold no model now (added since, or
   // unloaded) are listed too, as Triton lists them.
   std::error_code ec;
-  const std::vector<std::string> listed = SubFolders(repository_, &ec);
+  const std::vector<std::string> listed = ModelFolders(repository_, &ec);
   std::set<std::string> folders(listed.begin(), listed.end());
   std::vector<RepositoryEntry> out;
   std::lock_guard<std::mutex> lock(models_mutex_);
@@ -833,7 +861,7 @@ void InferenceServer::PollRepository() {
 
 void InferenceServer::PollOnce(std::vector<VersionMap>* retired) {
   std::error_code ec;
-  const std::vector<std::string> folders = SubFolders(repository_, &ec);
+  const std::vector<std::string> folders = ModelFolders(repository_, &ec);
   if (ec) {
     // A repository that cannot be read now (a volume being remounted)
     // changes nothing: the models serve on.

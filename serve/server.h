@@ -78,6 +78,10 @@ struct ServerOptions {
   /// How long an unload or reload waits for the requests still handing
   /// themselves to a version it takes away, before stopping it anyway.
   std::chrono::milliseconds retire_wait{60000};
+  /// Whether an unknown model's 404 lists the models served (at most
+  /// kModelsNamed); off where clients may not see the repository's index
+  /// or models' metadata (restricted APIs).
+  bool name_models_in_errors = true;
 };
 
 class InferenceServer {

@@ -1,5 +1,8 @@
 #include "serve/types.h"
 
+#include <simdjson.h>
+
+#include <algorithm>
 #include <cstring>
 
 namespace pdlite {
@@ -95,6 +98,39 @@ size_t ElementSize(DataType type) {
     if (t.type == type) return t.size;
   }
   return 0;
+}
+
+std::string HostForAddress(const std::string& host) {
+  if (host.find(':') == std::string::npos || host.front() == '[') return host;
+  return "[" + host + "]";
+}
+
+std::string LoggedText(const std::string& text, size_t max_bytes) {
+  const bool utf8 = simdjson::validate_utf8(text.data(), text.size());
+  size_t kept = std::min(text.size(), max_bytes);
+  // Cut at a character's start.
+  while (utf8 && kept > 0 && kept < text.size() &&
+         (static_cast<unsigned char>(text[kept]) & 0xC0) == 0x80) {
+    --kept;
+  }
+  std::string out;
+  out.reserve(kept + 16);
+  for (size_t i = 0; i < kept; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7F || byte == '\\' ||
+        (!utf8 && byte >= 0x80)) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += static_cast<char>(byte);
+    }
+  }
+  if (kept < text.size()) {
+    out += "... (" + std::to_string(text.size() - kept) + " bytes more)";
+  }
+  return out;
 }
 
 bool JsonWithinShape(const std::string& text,

@@ -58,6 +58,16 @@ std::vector<std::string> SplitPath(const std::string& path);
 /// refuses it.
 bool JsonWithinShape(const std::string& text, int max_depth, size_t max_values);
 
+/// A host as it goes before ":port" in an address: an IPv6 one ("::1") in
+/// brackets ("[::1]").
+std::string HostForAddress(const std::string& host);
+
+/// `text` (a name or path a client sent) as a log line may hold it: each
+/// byte below 0x20, 0x7F, a backslash, and every byte of text that is not
+/// UTF-8 as \xNN (a client's "\n" would start a forged line), and at most
+/// `max_bytes` of it kept, then "... (N bytes more)".
+std::string LoggedText(const std::string& text, size_t max_bytes = 256);
+
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a
 /// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);

@@ -324,6 +324,32 @@ def check_infer_demo(port, client, httpclient):
             "demo JSON infer with nested data", body[:300])
 
 
+def check_methods(port):
+    """An endpoint's path with a method it does not take is 405 with the
+    Allow header (RFC 9110); a path no endpoint has is 404."""
+    for method, path, allow in (
+            ("GET", "/v2/models/demo/infer", "POST"),
+            ("POST", "/v2/health/live", "GET, HEAD"),
+            ("POST", "/v2/models/demo", "GET, HEAD"),
+            ("OPTIONS", "/v2/models/demo/versions/1/ready", "GET, HEAD"),
+            ("GET", "/v2/repository/index", "POST"),
+            ("DELETE", "/v2/logging", "GET, HEAD, POST"),
+            ("GET", "/v2/systemsharedmemory/region/r/register", "POST")):
+        status, headers, got = request(port, method, path)
+        R.check(status == 405 and headers.get("Allow") == allow and
+                ("method %s is not one %s takes: %s" % (method, path, allow))
+                in error_of(got),
+                "methods: %s %s -> 405, Allow: %s" % (method, path, allow),
+                "%s %s %r" % (status, headers, got[:300]))
+    for method, path in (("GET", "/v2/nothing"), ("GET", "/v2/models/demo/x"),
+                         ("GET", "/v2/models/x%0Ay")):
+        status, _, got = request(port, method, path)
+        R.check(status == 404 and ("no endpoint" in error_of(got) or
+                                   "unknown model" in error_of(got)),
+                "methods: %s %s -> 404" % (method, path),
+                "%s %r" % (status, got[:300]))
+
+
 def check_compression(port, grpc_port, client, httpclient):
     """Compressed bodies as tritonclient sends and asks for them
     (request_compression_algorithm, response_compression_algorithm), and
@@ -333,6 +359,7 @@ def check_compression(port, grpc_port, client, httpclient):
     (tritonclient's compression_algorithm)."""
     import gzip
     import zlib
+    import numpy as np
     import tritonclient.grpc as grpcclient
     x, y = demo_data()
     gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
@@ -386,6 +413,26 @@ def check_compression(port, grpc_port, client, httpclient):
         R.check(status == want_status and want in error_of(got),
                 "compression refused: %s -> %d" % (what, want_status),
                 "%s %r" % (status, got[:300]))
+    # Errors go out plain whatever the client accepts, as Triton's do:
+    # tritonclient reads an error's body without decompressing it.
+    status, headers, got = request(
+        port, "POST", "/v2/models/demo/infer", '{"inputs": []}',
+        {"Accept-Encoding": "gzip"})
+    R.check(status == 400 and "Content-Encoding" not in headers and
+            "needs input 'x'" in error_of(got),
+            "compression: an error answer is not compressed",
+            "%s %s %r" % (status, headers, got[:300]))
+    from tritonclient.utils import InferenceServerException
+    wrong = httpclient.InferInput("x", [1, 3, 32, 32], "INT32")
+    wrong.set_data_from_numpy(np.zeros((1, 3, 32, 32), dtype=np.int32))
+    try:
+        client.infer("demo", [wrong], response_compression_algorithm="gzip")
+        why = "answered"
+    except InferenceServerException as e:
+        why = e.message()
+    R.check("datatype INT32, expected FP32" in why,
+            "compression: tritonclient reads an error it asked gzip for",
+            why)
     # A request without a body has nothing to decompress.
     status, _, got = request(port, "GET", "/v2/health/live", None,
                              {"Content-Encoding": "gzip"})
@@ -2774,6 +2821,55 @@ def check_sigterm_drains(server):
         R.check(True, "SIGTERM: no longer accepting")
 
 
+def check_ipv6(server_command, tmp, env):
+    """--host ::1 (or [::1]): HTTP and gRPC both listen there, and say
+    where as addresses write it ("[::1]:PORT"). Skipped where the host has
+    no IPv6 loopback."""
+    import socket
+    import tritonclient.grpc as grpcclient
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError as e:
+        print("SKIP --host ::1: no IPv6 loopback here (%s)" % e)
+        return
+    repo = one_model_repo(tmp, "repo_ipv6", "demo", DEMO)
+    for host in ("::1", "[::1]"):
+        proc = subprocess.Popen(
+            server_command + ["--model-repository", repo, "--host", host,
+                              "--http-port", "0", "--grpc-port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            lines = [proc.stdout.readline().decode() for _ in range(2)]
+            m = [re.match(r"(grpc )?listening on \[::1\]:(\d+)$", l.strip())
+                 for l in lines]
+            got = "%r" % lines
+            if all(m):
+                conn = http.client.HTTPConnection("::1", int(m[0].group(2)),
+                                                  timeout=30)
+                conn.request("GET", "/v2/health/live")
+                live = conn.getresponse().status
+                conn.close()
+                gc = grpcclient.InferenceServerClient(
+                    url="[::1]:%s" % m[1].group(2))
+                got += " HTTP live %d, gRPC live %s" % (live,
+                                                         gc.is_server_live())
+                gc.close()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                code = proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait()
+            err = proc.stderr.read().decode(errors="replace")
+            proc.stdout.close()
+            proc.stderr.close()
+        R.check(got.endswith("HTTP live 200, gRPC live True") and code == 0,
+                "--host %s: HTTP and gRPC serve on IPv6 loopback, exit 0"
+                % host, "%s exit %s %s" % (got, code, err[-1000:]))
+
+
 def check_restricted(server_command, tmp, env, servers):
     """--http-restricted-api and --grpc-restricted-protocol (Triton's
     flags): model control and shared memory only with the key, through
@@ -2825,6 +2921,11 @@ def check_restricted(server_command, tmp, env, servers):
             "restricted: a 4 MB load without the key is answered 403, and "
             "the connection closes", got)
     hc.load_model("demo", headers=key)
+    # The model-repository API hides the models: a 404 does not name them.
+    status, _, got = request(server.port, "GET", "/v2/models/nope/ready")
+    R.check(status == 404 and error_of(got) == "unknown model 'nope'",
+            "restricted: an unknown model's 404 names no model",
+            "%s %r" % (status, got[:300]))
     index = hc.get_model_repository_index(headers=key)
     R.check(any(m.get("name") == "demo" for m in index),
             "restricted: HTTP load and index with the key", str(index))
@@ -3254,6 +3355,56 @@ def check_caller_gone(server_command, tmp, env, servers, loop_model):
             server.log_tail())
 
 
+def check_grpc_control_calls(server_command, tmp, env, servers, loop_model):
+    """A gRPC unload that waits for its model's request in flight holds up
+    no (re)load of another model (each control call runs on a thread of
+    its own; they all waited on one)."""
+    import tritonclient.grpc as grpcclient
+    repo = one_model_repo(tmp, "repo_control", "loop", loop_model,
+                          {"max_loop_iterations": 0})
+    os.makedirs(os.path.join(repo, "demo"))
+    os.symlink(DEMO, os.path.join(repo, "demo", "1"))
+    server = Server(server_command, repo, os.path.join(tmp, "control.log"),
+                    ["--model-control-mode", "explicit"], env=env)
+    servers.append(server)
+    body = json.dumps({"inputs": [
+        {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
+        {"name": "n", "shape": [1], "datatype": "INT64",
+         "data": [3000000]}]})  # a few seconds
+    results = []
+    infer = threading.Thread(
+        target=lambda: results.append(_try_request(server.port, body)))
+    infer.start()
+    wait_inflight(server.port, 1)
+    url = "127.0.0.1:%d" % server.grpc_port
+    unloaded = []
+
+    def unload():
+        gc = grpcclient.InferenceServerClient(url=url)
+        gc.unload_model("loop")
+        unloaded.append(time.time())
+        gc.close()
+    unloader = threading.Thread(target=unload)
+    unloader.start()
+    time.sleep(0.3)  # the unload is waiting for the loop's request
+    gc = grpcclient.InferenceServerClient(url=url)
+    start = time.time()
+    gc.load_model("demo")
+    took = time.time() - start
+    ready = gc.is_model_ready("demo")
+    gc.close()
+    still_waiting = not unloaded and infer.is_alive()
+    infer.join()
+    unloader.join()
+    R.check(ready and still_waiting and results and results[0][0] == 200,
+            "gRPC: a load of another model is answered (%.2f s) while an "
+            "unload waits for its model's request" % took,
+            "ready %s, unload done first %s, infer %r" % (
+                ready, not still_waiting, results[:1]))
+    R.check(server.stop() == 0, "gRPC control calls: SIGTERM, exit 0",
+            server.log_tail())
+
+
 def _try_request(port, body):
     try:
         return request(port, "POST", "/v2/models/loop/infer", body)
@@ -3332,6 +3483,7 @@ def main():
         check_health_and_metadata(a.port, client, with_shared)
         check_infer_demo(a.port, client, httpclient)
         check_compression(a.port, a.grpc_port, client, httpclient)
+        check_methods(a.port)
         check_logging(a)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_grpc_answer_too_large(a.grpc_port, 8 << 20)
@@ -3360,6 +3512,11 @@ def main():
         R.check(re.search(r"POST /v2/models/demo/infer 200 .* ms", log) and
                 re.search(r"POST /v2/models/nope/infer 404", log),
                 "--verbose logs one line per request", log[-2000:])
+        # A newline a client sent in its path is escaped, not a new line.
+        R.check("GET /v2/models/x\\x0ay 404" in log and
+                not re.search(r"^y 404", log, re.M),
+                "--verbose escapes control bytes of a path",
+                "\n".join(l for l in log.splitlines() if "models/x" in l))
 
         # One instance, a short queue; started through `pdlite serve`.
         repo_b = os.path.join(tmp, "repo_b")
@@ -3395,6 +3552,7 @@ def main():
         check_tls([args.server], tmp, openmp_unset, servers)
         check_polling([args.server], tmp, openmp_unset, servers)
         check_restricted([args.server], tmp, openmp_unset, servers)
+        check_ipv6([args.server], tmp, openmp_unset)
         check_stream_at_sigterm([args.server], tmp, openmp_unset, servers)
         check_stalled_stream_at_sigterm([args.server], tmp, openmp_unset,
                                         servers,
@@ -3402,6 +3560,8 @@ def main():
         check_unread_unary_at_sigterm([args.server], tmp, openmp_unset,
                                       servers)
         check_slow_clients([args.server], tmp, openmp_unset, servers)
+        check_grpc_control_calls([args.server], tmp, openmp_unset, servers,
+                                 os.path.abspath(args.loop_model))
         check_caller_gone([args.server], tmp, openmp_unset, servers,
                           os.path.abspath(args.loop_model))
         check_exit_timeout([args.server], tmp, openmp_unset, servers,

@@ -1542,6 +1542,29 @@ TEST(ServerCore, SentFilePathsAreCheckedBeforeAnythingIsWritten) {
   EXPECT_EQ(files, (ModelFiles{{"12/sub/model.pdmodel", "bytes"}}));
 }
 
+// Folders a volume or a tool puts in a repository are not models: they
+// would be models never ready, and the server not ready for good.
+TEST(ServerCore, HiddenFoldersAndLostFoundAreNotModels) {
+  for (const bool polling : {false, true}) {
+    SCOPED_TRACE(polling ? "polling" : "loaded at start");
+    Repository repo;
+    repo.Add("demo", DemoModelDir());
+    for (const char* folder :
+         {"lost+found", ".git", "..data", "..2026_12_06"}) {
+      fs::create_directories(repo.path() + "/" + folder);
+    }
+    ServerOptions options;
+    if (polling) options.repository_poll = std::chrono::hours(1);
+    InferenceServer server(repo.path(), options);
+    // As Kubernetes updates a ConfigMap: a new hidden folder.
+    fs::create_directories(repo.path() + "/..2026_12_07/demo");
+    if (polling) server.PollRepository();
+    EXPECT_TRUE(server.Ready());
+    EXPECT_EQ(server.ModelNames(), std::vector<std::string>{"demo"});
+    EXPECT_EQ(IndexText(server, false), "demo/1/READY/\n");
+  }
+}
+
 TEST(ServerCore, PollingLoadsAddedAndChangedFoldersAndUnloadsRemovedOnes) {
   Repository repo;
   repo.Add("demo", DemoModelDir());
