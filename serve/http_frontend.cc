@@ -472,6 +472,13 @@ struct HttpFrontend::ConnectionState {
   // (once a connection) and whether it passed.
   bool client_checked = false;
   bool client_trusted = false;
+  // For HttpOptions::header_timeout_s, under watched_mu_: the socket,
+  // whether a request's headers are in and it is not yet answered, and
+  // since when the connection has waited for headers otherwise.
+  int fd = -1;
+  bool in_request = false;
+  bool shut = false;  // its socket shut down for being late
+  Clock::time_point waiting_since = Clock::now();
 };
 
 // One request, from its headers to its answer's last byte.
@@ -604,6 +611,10 @@ struct HttpFrontend::Callbacks {
                                   MHD_CONNECTION_INFO_SOCKET_CONTEXT)
               ->socket_context);
       if (state == nullptr) return MHD_NO;  // no memory for it
+      {
+        std::lock_guard<std::mutex> lock(self->watched_mu_);
+        state->in_request = true;
+      }
       exchange = new Exchange;
       // From here on Completed frees it, whatever happens.
       exchange->body = &state->body;
@@ -1024,6 +1035,15 @@ struct HttpFrontend::Callbacks {
     auto* exchange = static_cast<Exchange*>(*request_context);
     if (exchange == nullptr) return;
     *request_context = nullptr;
+    // The next request's headers are awaited from now (header_timeout_s).
+    const MHD_ConnectionInfo* info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (info != nullptr && info->socket_context != nullptr) {
+      auto* state = static_cast<ConnectionState*>(info->socket_context);
+      std::lock_guard<std::mutex> lock(self->watched_mu_);
+      state->in_request = false;
+      state->waiting_since = Clock::now();
+    }
     if (exchange->body != nullptr &&
         exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
       std::string().swap(*exchange->body);
@@ -1067,18 +1087,37 @@ struct HttpFrontend::Callbacks {
   }
 
   static void ConnectionEvent(void* cls,
-                              MHD_Connection* /*connection*/,
+                              MHD_Connection* connection,
                               void** socket_context,
                               MHD_ConnectionNotificationCode event) {
     auto* self = static_cast<HttpFrontend*>(cls);
     if (event == MHD_CONNECTION_NOTIFY_STARTED) {
       // Without memory for it, the connection's requests are refused
       // (Access).
-      *socket_context = new (std::nothrow) ConnectionState;
+      auto* state = new (std::nothrow) ConnectionState;
+      *socket_context = state;
       self->open_connections_.fetch_add(1);
+      const MHD_ConnectionInfo* info = MHD_get_connection_info(
+          connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      if (state != nullptr && info != nullptr) {
+        state->fd = info->connect_fd;
+        std::lock_guard<std::mutex> lock(self->watched_mu_);
+        try {
+          self->watched_.insert(state);
+        } catch (const std::exception&) {
+          // Not watched: only its idle timeout bounds its headers.
+        }
+      }
       return;
     }
-    delete static_cast<ConnectionState*>(*socket_context);
+    // Before libmicrohttpd closes the socket: its descriptor is not shut
+    // down once it may be another connection's.
+    auto* state = static_cast<ConnectionState*>(*socket_context);
+    if (state != nullptr) {
+      std::lock_guard<std::mutex> lock(self->watched_mu_);
+      self->watched_.erase(state);
+    }
+    delete state;
     *socket_context = nullptr;
     if (self->open_connections_.fetch_sub(1) == 1) {
       std::lock_guard<std::mutex> lock(self->mu_);
@@ -1233,6 +1272,7 @@ void HttpFrontend::Serve() {
                       "sending their headers slowly): closing them";
       break;
     }
+    CloseLateHeaders();
     changed_.wait_for(lock, std::chrono::milliseconds(100));
   }
   lock.unlock();
@@ -1240,6 +1280,34 @@ void HttpFrontend::Serve() {
   daemon_ = nullptr;
   if (quiesced_listener_ >= 0) ::close(quiesced_listener_);
   quiesced_listener_ = -1;
+}
+
+void HttpFrontend::CloseLateHeaders() {
+  if (options_.header_timeout_s <= 0) return;
+  const Clock::time_point late_from =
+      Clock::now() - std::chrono::seconds(options_.header_timeout_s);
+  int closed = 0;
+  {
+    std::lock_guard<std::mutex> lock(watched_mu_);
+    for (ConnectionState* state : watched_) {
+      if (state->in_request || state->shut || state->fd < 0 ||
+          state->waiting_since > late_from) {
+        continue;
+      }
+      // The connection's thread sees its socket end and closes it.
+      ::shutdown(state->fd, SHUT_RDWR);
+      state->shut = true;
+      ++closed;
+    }
+  }
+  if (closed > 0) {
+    LOG_EVERY_N(WARNING, 100)
+        << closed << " HTTP connection(s) sent no whole request headers "
+        << options_.header_timeout_s
+        << " s after connecting or after their last answer "
+           "(--http-header-timeout-secs): closed (one in 100 of these is "
+           "logged)";
+  }
 }
 
 void HttpFrontend::Stop() {

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "serve/byte_budget.h"
 #include "serve/http_codec.h"
@@ -44,6 +45,12 @@ struct HttpOptions {
   // sleeps costs a wake-up, and the next run starts on a cold core. 0:
   // never; it costs up to this much CPU time per request.
   int spin_us = 0;
+  // A request's headers must be in within this many seconds of the
+  // connection's start or its previous answer (nginx's
+  // client_header_timeout), else the connection is closed: each byte
+  // restarts the idle timeout, so a client sending a byte every few
+  // seconds would hold its connection's thread for good. 0: no limit.
+  int header_timeout_s = 30;
   // PEM text of the server's certificate (chain) and private key: HTTPS
   // when both are set.
   std::string tls_cert_pem;
@@ -106,6 +113,12 @@ class HttpFrontend {
   // buffers grow with the bytes that arrive.
   ByteBudget received_bodies_;
   std::atomic<int> open_connections_{0};
+  // The connections open (their states), for the header deadline, which
+  // Serve() enforces (CloseLateHeaders); under watched_mu_, as are the
+  // states' deadline fields.
+  std::mutex watched_mu_;
+  std::unordered_set<ConnectionState*> watched_;
+  void CloseLateHeaders();
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;
   std::condition_variable changed_;

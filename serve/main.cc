@@ -35,7 +35,8 @@ int Usage(const std::string& problem) {
                     [--repository-poll-secs 15]
                     [--shared-memory none|system]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-                    [--http-spin-us 0] [--exit-timeout-secs 30]
+                    [--http-spin-us 0] [--http-header-timeout-secs 30]
+                    [--exit-timeout-secs 30]
                     [--http-restricted-api CATEGORIES:KEY=VALUE]...
                     [--grpc-restricted-protocol CATEGORIES:KEY=VALUE]...
                     [--verbose]
@@ -65,6 +66,9 @@ certificate those signed are served (mutual TLS).
 --http-spin-us N: after answering, while nothing else is being served, an
 HTTP connection's thread waits up to N us for its next request spinning
 rather than sleeping (lower latency at a few clients, for CPU time).
+--http-header-timeout-secs N: a connection whose next request's headers
+are not all in N s after it connected or got its last answer is closed
+(0: no limit; a client sending a byte at a time would hold its thread).
 --http-restricted-api and --grpc-restricted-protocol (repeatable, as
 Triton's): calls of the categories named (comma separated: health,
 metadata, inference, shared-memory, model-config, model-repository,
@@ -264,6 +268,9 @@ int main(int argc, char** argv) {
                                            "bad --exit-timeout-secs")},
       {"--http-spin-us",
        integer_flag(&options.spin_us, 0, 10000, "bad --http-spin-us")},
+      {"--http-header-timeout-secs",
+       integer_flag(&options.header_timeout_s, 0, 3600,
+                    "bad --http-header-timeout-secs")},
       {"--tls-cert", text_flag(&tls_cert_file)},
       {"--tls-key", text_flag(&tls_key_file)},
       {"--tls-client-ca", text_flag(&tls_client_ca_file)},

@@ -852,6 +852,80 @@ def check_slow_clients(server_command, tmp, env, servers):
             "exit %s\n%s" % (code, text[-1500:]))
 
 
+def check_header_timeout(server_command, tmp, env, servers):
+    """--http-header-timeout-secs 2: a connection whose request headers
+    trickle in a byte a second (each restarting the 5 s idle timeout) is
+    closed 2 s after it connected, or after its last answer; a request
+    whose headers are in is not, though its body takes longer."""
+    repo = one_model_repo(tmp, "repo_headers", "demo", DEMO)
+    server = Server(server_command, repo, os.path.join(tmp, "headers.log"),
+                    ["--http-header-timeout-secs", "2"], env=env)
+    servers.append(server)
+
+    def trickled(first):
+        """Sends `first`, then a header byte a second: seconds until the
+        server closed the connection (None: not within 10 s)."""
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        start = time.time()
+        try:
+            sock.sendall(first)
+            if first.endswith(b"\r\n\r\n"):  # answered first
+                sock.settimeout(10)
+                sock.recv(65536)
+                start = time.time()
+            sock.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n")
+            while time.time() - start < 10:
+                sock.settimeout(1)
+                try:
+                    if not sock.recv(65536):
+                        return time.time() - start
+                except socket.timeout:
+                    pass
+                sock.sendall(b"X")
+        except OSError:
+            return time.time() - start
+        finally:
+            sock.close()
+        return None
+
+    took = trickled(b"")
+    R.check(took is not None and 1.5 < took < 4,
+            "--http-header-timeout-secs 2: headers a byte a second, closed "
+            "after %s s" % (took and round(took, 1)), server.log_tail()[-800:])
+    took = trickled(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+    R.check(took is not None and 1.5 < took < 4,
+            "--http-header-timeout-secs 2: after an answer, the next "
+            "request's headers a byte a second, closed after %s s"
+            % (took and round(took, 1)),
+            server.log_tail()[-800:])
+    # Headers in at once, the body over 3 s: answered.
+    x, y = demo_data()
+    body = json.dumps({"inputs": [{"name": "x", "shape": list(x.shape),
+                                   "datatype": "FP32",
+                                   "data": x.flatten().tolist()}]}).encode()
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    try:
+        sock.sendall(b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body))
+        third = len(body) // 3 + 1
+        for at in range(0, len(body), third):
+            time.sleep(1)
+            sock.sendall(body[at:at + third])
+        sock.settimeout(30)
+        answer = sock.recv(100)
+    except OSError as e:
+        answer = repr(e).encode()
+    finally:
+        sock.close()
+    R.check(answer.startswith(b"HTTP/1.1 200"),
+            "--http-header-timeout-secs 2: a body sent over 3 s is answered",
+            repr(answer))
+    with open(server.log_path, errors="replace") as f:
+        text = f.read()
+    R.check(server.stop() == 0 and "--http-header-timeout-secs" in text,
+            "--http-header-timeout-secs: logged, exit 0", text[-1500:])
+
+
 def check_curl(port, tmp):
     import numpy as np
     x, y = demo_data()
@@ -2367,6 +2441,8 @@ def check_shared_memory_off(port, grpc_port):
 
 def check_bad_flags(server_command, repo):
     for extra, want in ((["--http-spin-us", "-1"], "bad --http-spin-us"),
+                        (["--http-header-timeout-secs", "3601"],
+                         "bad --http-header-timeout-secs"),
                         (["--model-control-mode", "sometimes"],
                          "--model-control-mode is none, explicit or poll"),
                         (["--repository-poll-secs", "5"],
@@ -3560,6 +3636,7 @@ def main():
         check_unread_unary_at_sigterm([args.server], tmp, openmp_unset,
                                       servers)
         check_slow_clients([args.server], tmp, openmp_unset, servers)
+        check_header_timeout([args.server], tmp, openmp_unset, servers)
         check_grpc_control_calls([args.server], tmp, openmp_unset, servers,
                                  os.path.abspath(args.loop_model))
         check_caller_gone([args.server], tmp, openmp_unset, servers,
