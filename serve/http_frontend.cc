@@ -1349,18 +1349,24 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
       return JsonReply(400, {{"error", "the server is shutting down"}});
     }
     std::string why;
+    int not_ready = 0;
     for (auto& name : server->ModelNames()) {
       for (auto& v : server->Versions(name)) {
         std::shared_ptr<const ModelVersion> m;
         server->Find(name, v, &m);
         if (m && !m->ready()) {
+          ++not_ready;
           why += (why.empty() ? "" : "; ") +
                  ("model '" + name + "' version " + v + ": " + m->error());
         }
       }
     }
     // Every model ready by now (a load ended between the two looks).
-    if (why.empty()) return JsonReply(200, json::object());
+    if (not_ready == 0) return JsonReply(200, json::object());
+    // Where the calls that name models are restricted, not named here.
+    if (!server->names_models_in_errors()) {
+      why = std::to_string(not_ready) + " model version(s) not ready";
+    }
     return JsonReply(400, {{"error", "not every model is ready: " + why}});
   }
   // Control calls' bodies are small, but a load's, which may carry the

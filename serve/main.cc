@@ -335,7 +335,8 @@ int main(int argc, char** argv) {
   for (const pdlite::serve::ApiRestrictions* restricted :
        {&options.restricted, &grpc_options.restricted}) {
     for (auto category : {pdlite::serve::ApiCategory::kMetadata,
-                          pdlite::serve::ApiCategory::kModelRepository}) {
+                          pdlite::serve::ApiCategory::kModelRepository,
+                          pdlite::serve::ApiCategory::kStatistics}) {
       if (restricted->Restricts(category)) {
         server_options.name_models_in_errors = false;
       }

@@ -492,14 +492,19 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
                              "': loading and unloading models is off; start "
                              "the server with --model-control-mode explicit");
   }
-  // A name is one folder of the repository, never a path out of it.
+  // A name is one folder of the repository, never a path out of it, and
+  // holds no control byte (a newline in it would forge lines of the log,
+  // which names models).
+  const bool control_byte = std::any_of(model.begin(), model.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+  });
   if (model.empty() || model == "." || model == ".." ||
-      model.find('/') != std::string::npos ||
-      model.find('\0') != std::string::npos) {
+      model.find('/') != std::string::npos || control_byte) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         "'" + model +
+                         "'" + LoggedText(model) +
                              "' is not a model name: a name is one folder of "
-                             "the model repository");
+                             "the model repository, without control "
+                             "characters");
   }
   if (ShuttingDown()) {
     return Status::Error(StatusCode::kUnavailable,

@@ -79,8 +79,10 @@ struct ServerOptions {
   /// themselves to a version it takes away, before stopping it anyway.
   std::chrono::milliseconds retire_wait{60000};
   /// Whether an unknown model's 404 lists the models served (at most
-  /// kModelsNamed); off where clients may not see the repository's index
-  /// or models' metadata (restricted APIs).
+  /// kModelsNamed), and GET /v2/health/ready's error the models not
+  /// ready; off where clients may not see the repository's index or
+  /// models' metadata (restricted APIs). /metrics, which no restriction
+  /// covers, names them all the same.
   bool name_models_in_errors = true;
 };
 
@@ -173,6 +175,8 @@ class InferenceServer {
   /// Whether BeginShutdown (or Stop) was called.
   bool ShuttingDown() const { return shutting_down_; }
 
+  /// ServerOptions::name_models_in_errors.
+  bool names_models_in_errors() const { return options_.name_models_in_errors; }
   Metrics& metrics() { return metrics_; }
   /// GET /metrics: the metrics' text, once the series of versions retired
   /// while still held, and released since, are dropped.

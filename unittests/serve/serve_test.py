@@ -3446,7 +3446,7 @@ def check_grpc_control_calls(server_command, tmp, env, servers, loop_model):
     body = json.dumps({"inputs": [
         {"name": "i", "shape": [1], "datatype": "INT64", "data": [0]},
         {"name": "n", "shape": [1], "datatype": "INT64",
-         "data": [3000000]}]})  # a few seconds
+         "data": [6000000]}]})  # seconds
     results = []
     infer = threading.Thread(
         target=lambda: results.append(_try_request(server.port, body)))

@@ -1352,14 +1352,20 @@ TEST(ServerCore, LoadFindsNewVersionsAndKeepsServingWhenTheyFail) {
             std::string::npos)
       << IndexText(server, false);
 
-  // Names are one folder of the repository, never a path.
+  // Names are one folder of the repository, never a path, and without
+  // control bytes (a newline would forge log lines).
   EXPECT_EQ(server.Load("nope", "").code, StatusCode::kNotFound);
-  for (const char* name : {"", ".", "..", "../demo", "demo/1"}) {
+  for (const std::string& name :
+       {std::string(), std::string("."), std::string(".."),
+        std::string("../demo"), std::string("demo/1"), std::string("x\ny"),
+        std::string("x\x7f"), std::string("x\0y", 3)}) {
     status = server.Load(name, "");
     EXPECT_EQ(status.code, StatusCode::kInvalidArgument) << name;
     EXPECT_NE(status.message.find("is not a model name"), std::string::npos)
         << status.message;
   }
+  EXPECT_NE(server.Load("x\ny", "").message.find("'x\\x0ay'"),
+            std::string::npos);
 }
 
 TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
