@@ -1,6 +1,7 @@
 #include "serve/http_codec.h"
 
 #include <simdjson.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <charconv>
@@ -523,6 +524,19 @@ void AppendList(std::string* out, const std::vector<T>& values) {
 }
 
 }  // namespace
+
+std::string OriginForm(const std::string& target) {
+  size_t scheme = 0;
+  if (strncasecmp(target.c_str(), "http://", 7) == 0) {
+    scheme = 7;
+  } else if (strncasecmp(target.c_str(), "https://", 8) == 0) {
+    scheme = 8;
+  } else {
+    return target;
+  }
+  const size_t path = target.find('/', scheme);
+  return path == std::string::npos ? "/" : target.substr(path);
+}
 
 bool ParseModelPath(const std::string& path,
                     std::string* model,

@@ -25,6 +25,11 @@ struct WireOptions {
 /// copies the JSON (its SIMD loads read up to this far past the end).
 constexpr size_t kBodyPaddingBytes = 64;
 
+/// A request target in origin form: "http://host:8000/v2/x" (the absolute
+/// form, which RFC 9112 has servers take, as proxies send it) as "/v2/x";
+/// any other target as it is.
+std::string OriginForm(const std::string& target);
+
 /// A path under /v2/models/: the model, its version ("" when not named)
 /// and what is asked of it ("", "ready", "infer", "stats" or "config");
 /// false for other paths. The router and the restricted APIs' categories

@@ -621,7 +621,7 @@ struct HttpFrontend::Callbacks {
       *request_context = exchange;
       self->active_requests_.fetch_add(1);
       exchange->method = method;
-      exchange->path = url;
+      exchange->path = OriginForm(url);
       exchange->keep_alive =
           strcasecmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
           !HasToken(Header(connection, MHD_HTTP_HEADER_CONNECTION), "close");
@@ -644,7 +644,7 @@ struct HttpFrontend::Callbacks {
       }
       // A restricted call without its key is refused.
       if (!self->options_.restricted.empty()) {
-        const auto category = HttpApiCategory(url);
+        const auto category = HttpApiCategory(exchange->path);
         std::string why;
         if (category &&
             !self->options_.restricted.Allows(

@@ -478,6 +478,18 @@ TEST(HttpCodec, EveryHalfPrecisionValueRoundTripsBitForBit) {
   }
 }
 
+// Targets in absolute form (RFC 9112: servers take them, proxies send
+// them) route and are categorized as their path.
+TEST(HttpCodec, AbsoluteFormTargetsAreTheirPath) {
+  EXPECT_EQ(OriginForm("http://a:8000/v2/health/live"), "/v2/health/live");
+  EXPECT_EQ(OriginForm("HTTPS://a/v2/models/m/infer"), "/v2/models/m/infer");
+  EXPECT_EQ(OriginForm("http://a"), "/");
+  EXPECT_EQ(OriginForm("/v2"), "/v2");
+  EXPECT_EQ(OriginForm("/http://a/v2"), "/http://a/v2");
+  EXPECT_EQ(OriginForm("ftp://a/v2"), "ftp://a/v2");
+  EXPECT_EQ(OriginForm(""), "");
+}
+
 }  // namespace
 }  // namespace serve
 }  // namespace pdlite

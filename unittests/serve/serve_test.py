@@ -110,6 +110,18 @@ def request(port, method, path, body=None, headers=None, timeout=120):
         conn.close()
 
 
+def raw_answer(port, data, timeout=30):
+    """`data` sent as it is on a fresh connection: the answer's first bytes
+    (for requests http.client cannot write)."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    try:
+        sock.sendall(data)
+        sock.settimeout(timeout)
+        return sock.recv(100)
+    finally:
+        sock.close()
+
+
 def post_json(port, model, payload, version=None):
     path = "/v2/models/%s%s/infer" % (
         model, "/versions/%s" % version if version else "")
@@ -341,6 +353,13 @@ def check_methods(port):
                 in error_of(got),
                 "methods: %s %s -> 405, Allow: %s" % (method, path, allow),
                 "%s %s %r" % (status, headers, got[:300]))
+    # A target in absolute form (as proxies send it) is its path.
+    answer = raw_answer(
+        port, b"GET http://127.0.0.1/v2/models/demo/ready HTTP/1.1\r\n"
+        b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    R.check(answer.startswith(b"HTTP/1.1 200"),
+            "methods: an absolute-form target is served as its path",
+            repr(answer))
     for method, path in (("GET", "/v2/nothing"), ("GET", "/v2/models/demo/x"),
                          ("GET", "/v2/models/x%0Ay")):
         status, _, got = request(port, method, path)
@@ -2996,6 +3015,13 @@ def check_restricted(server_command, tmp, env, servers):
             got.endswith("(Connection: close)"),
             "restricted: a 4 MB load without the key is answered 403, and "
             "the connection closes", got)
+    # In absolute form, the same path is the same category.
+    answer = raw_answer(
+        server.port, b"POST http://127.0.0.1/v2/repository/index HTTP/1.1\r\n"
+        b"Host: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    R.check(answer.startswith(b"HTTP/1.1 403"),
+            "restricted: an absolute-form target is refused as its path",
+            repr(answer))
     hc.load_model("demo", headers=key)
     # The model-repository API hides the models: a 404 does not name them.
     status, _, got = request(server.port, "GET", "/v2/models/nope/ready")
