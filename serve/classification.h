@@ -46,10 +46,10 @@ struct ClassLimits {
 /// tensor is, giving [k]. k is `count`, or the number of scores a row has
 /// when fewer; more classes than `left` allows, or classes taking more
 /// bytes, is refused (InvalidArgument), and what they take is taken from
-/// it (without `left`: one answer's whole ClassLimits). The value
-/// is written as std::to_string writes it
-/// ("%f" for floating-point types); `labels[index]`, when there is one and
-/// it is not empty, is appended after a third ':', as Triton does.
+/// it (without `left`: one answer's whole ClassLimits). The value is
+/// written as std::to_string writes it ("%f" for floating-point types);
+/// `labels[index]`, when there is one and it is not empty, is appended
+/// after a third ':', as Triton does.
 Status Classify(const TensorData& scores,
                 int64_t count,
                 bool per_row,

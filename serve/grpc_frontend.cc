@@ -488,23 +488,20 @@ class ControlThreads {
     }
     if (running_ >= kMaxTasks) return false;
     try {
+      workers_.reserve(workers_.size() + 1);  // the push below cannot throw
       auto worker = std::make_unique<Worker>();
       Worker* w = worker.get();
+      // It marks itself done under mutex_, held here until it is listed.
+      w->thread = std::thread([this, w, task = std::move(task)]() mutable {
+        task();
+        task = nullptr;  // its captures released before it counts done
+        std::lock_guard<std::mutex> lock(mutex_);
+        w->done = true;
+        --running_;
+      });
       workers_.push_back(std::move(worker));
-      try {
-        w->thread = std::thread([this, w, task = std::move(task)]() mutable {
-          task();
-          task = nullptr;  // its captures released before it counts done
-          std::lock_guard<std::mutex> lock(mutex_);
-          w->done = true;
-          --running_;
-        });
-      } catch (...) {
-        workers_.pop_back();
-        throw;
-      }
     } catch (const std::exception&) {
-      return false;
+      return false;  // no memory or no thread: nothing started
     }
     ++running_;
     return true;

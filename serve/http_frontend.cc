@@ -472,13 +472,16 @@ struct HttpFrontend::ConnectionState {
   // (once a connection) and whether it passed.
   bool client_checked = false;
   bool client_trusted = false;
-  // For HttpOptions::header_timeout_s, under watched_mu_: the socket,
-  // whether a request's headers are in and it is not yet answered, and
-  // since when the connection has waited for headers otherwise.
+  // For HttpOptions::header_timeout_s: the socket and whether it was shut
+  // down for being late (under watched_mu_); and, set by the connection's
+  // thread without a lock on each request, whether a request's headers
+  // are in and it is not yet answered, and since when (steady clock
+  // ticks) the connection has waited for headers otherwise.
   int fd = -1;
-  bool in_request = false;
-  bool shut = false;  // its socket shut down for being late
-  Clock::time_point waiting_since = Clock::now();
+  bool shut = false;
+  std::atomic<bool> in_request{false};
+  std::atomic<Clock::rep> waiting_since{
+      Clock::now().time_since_epoch().count()};
 };
 
 // One request, from its headers to its answer's last byte.
@@ -611,10 +614,7 @@ struct HttpFrontend::Callbacks {
                                   MHD_CONNECTION_INFO_SOCKET_CONTEXT)
               ->socket_context);
       if (state == nullptr) return MHD_NO;  // no memory for it
-      {
-        std::lock_guard<std::mutex> lock(self->watched_mu_);
-        state->in_request = true;
-      }
+      state->in_request = true;
       exchange = new Exchange;
       // From here on Completed frees it, whatever happens.
       exchange->body = &state->body;
@@ -1040,9 +1040,9 @@ struct HttpFrontend::Callbacks {
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     if (info != nullptr && info->socket_context != nullptr) {
       auto* state = static_cast<ConnectionState*>(info->socket_context);
-      std::lock_guard<std::mutex> lock(self->watched_mu_);
+      // The time first: CloseLateHeaders reads it once in_request is false.
+      state->waiting_since = Clock::now().time_since_epoch().count();
       state->in_request = false;
-      state->waiting_since = Clock::now();
     }
     if (exchange->body != nullptr &&
         exchange->body->capacity() > ConnectionState::kKeptBodyBytes) {
@@ -1284,8 +1284,10 @@ void HttpFrontend::Serve() {
 
 void HttpFrontend::CloseLateHeaders() {
   if (options_.header_timeout_s <= 0) return;
-  const Clock::time_point late_from =
-      Clock::now() - std::chrono::seconds(options_.header_timeout_s);
+  const Clock::rep late_from =
+      (Clock::now() - std::chrono::seconds(options_.header_timeout_s))
+          .time_since_epoch()
+          .count();
   int closed = 0;
   {
     std::lock_guard<std::mutex> lock(watched_mu_);
