@@ -1389,6 +1389,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
       try {
         if (!parsed) {
           refused.status = NotTheMessage<inference::ModelInferRequest>();
+          // What the failed parse left (a string field that is not UTF-8,
+          // say) is not echoed: the answer would not parse either, and a
+          // client that cannot read an answer ends its stream.
+          wire->Clear();
         } else {
           refused.status = service_->server_->FindToRun(
               wire->model_name(), wire->model_version(), &found);

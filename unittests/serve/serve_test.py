@@ -1501,6 +1501,33 @@ def check_grpc_typed_contents(port, x, y):
                         "grpc: a message that is not a %sRequest (%s) is "
                         "INVALID_ARGUMENT" % (method, what),
                         "%s %r" % (status, message))
+        # On a stream, such a request is answered with an error that
+        # echoes none of it (an id that is not UTF-8 made an answer the
+        # client could not parse, and tritonclient's stream ended), and
+        # the stream goes on.
+        stream = channel.stream_stream(
+            "/inference.GRPCInferenceService/ModelStreamInfer",
+            request_serializer=lambda b: b,
+            response_deserializer=(
+                service_pb2.ModelStreamInferResponse.FromString))
+        good = service_pb2.ModelInferRequest(model_name="demo", id="after")
+        t = good.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
+        t.contents.fp32_contents.extend(x.flatten().tolist())
+        try:
+            got = [(a.infer_response.id, a.infer_response.model_name,
+                    a.error_message, len(a.infer_response.raw_output_contents))
+                   for a in stream(iter([b"\x0a\x04demo\x1a\x02\xff\xfe",
+                                         good.SerializeToString()]),
+                                   timeout=60)]
+        except grpc.RpcError as e:
+            got = "%s %s" % (e.code(), e.details())
+        R.check(isinstance(got, list) and len(got) == 2 and
+                got[0][:2] == ("", "") and
+                "not a ModelInferRequest" in got[0][2] and
+                got[1] == ("after", "demo", "", 1),
+                "grpc stream: a request that is not a ModelInferRequest (an "
+                "id not UTF-8) is answered with an error echoing none of it, "
+                "and the stream goes on", str(got)[:300])
         # Typed contents and raw contents together are refused.
         req.raw_input_contents.append(x.astype("<f4").tobytes())
         code, message = grpc_refusal(stub, req)
