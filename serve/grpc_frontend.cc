@@ -816,7 +816,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     const auto start = std::chrono::steady_clock::now();
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    auto* reactor = new InferReactor(this);
     if (Refused(ApiCategory::kInference, context, reactor)) return reactor;
     // The call's messages, until it is answered: the decoded request
     // borrows the raw input contents from `wire`.
@@ -848,6 +848,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     // counting it and handing it over.
     FollowCaller(context, &request);
     if (!TakeInferCall(&status)) return refuse(status);
+    reactor->HoldCall();
     // Answers the call once, from whichever comes first: the model's
     // answer, or an exception that InferAsync throws (memory running out)
     // before it hands the request on.
@@ -961,9 +962,15 @@ class GrpcFrontend::Service final : public RawCallbackService {
   // bounded them: the model queues refuse what they cannot hold, but the
   // decoded requests of calls on their way there are memory too. False,
   // with `refused` set, when the server holds as many as it may.
+  // A call taken holds its place until its answer is written, not merely
+  // made: a client that reads none of its answers (unary ones, or a
+  // stream's) cannot have the server hold more than that many.
   bool TakeInferCall(Status* refused) {
-    if (infer_calls_.fetch_add(1) < max_infer_calls_) return true;
-    infer_calls_.fetch_sub(1);
+    if (open_infer_calls_.fetch_add(1) < max_infer_calls_) {
+      infer_calls_.fetch_add(1);
+      return true;
+    }
+    open_infer_calls_.fetch_sub(1);
     refused->code = StatusCode::kResourceExhausted;
     try {
       refused->message = "the server is taking " +
@@ -974,6 +981,29 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
     return false;
   }
+
+  // Ends what TakeInferCall took, once the call's answer is written or
+  // the call ended unwritten.
+  void ReleaseInferCall() { open_infer_calls_.fetch_sub(1); }
+
+  // A ModelInfer call's reactor: the call holds its place (TakeInferCall)
+  // until gRPC is done with it, its answer written or the call cancelled.
+  class InferReactor final : public grpc::ServerUnaryReactor {
+   public:
+    explicit InferReactor(Service* service) : service_(service) {}
+    void HoldCall() { holds_call_ = true; }
+    void OnDone() override {
+      if (holds_call_) service_->ReleaseInferCall();
+      delete this;
+    }
+    void OnCancel() override {}
+
+   private:
+    Service* service_;
+    // Set on the thread that took the call, read on gRPC's (atomic: gRPC's
+    // own ordering is not seen by ThreadSanitizer).
+    std::atomic<bool> holds_call_{false};
+  };
 
   // Ties a request to its call, so that a queued request whose caller has
   // gone is not run: the call's deadline (gRPC's, which tritonclient's
@@ -1306,7 +1336,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         } catch (const std::exception&) {
           // An empty answer, still one.
         }
-        return Write(out);
+        return Write(out, false);
       }
       Run(std::move(wire), parsed);
     }
@@ -1314,13 +1344,15 @@ class GrpcFrontend::Service final : public RawCallbackService {
     void OnWriteDone(bool ok) override {
       CallbackOrder in_order(&order_);
       std::unique_lock<std::mutex> lock(mutex_);
-      writes_.pop_front();
-      if (!ok) writes_.clear();  // the client is gone
+      PopWrite();
+      if (!ok) {  // the client is gone
+        while (!writes_.empty()) PopWrite();
+      }
       write_progress_ = std::chrono::steady_clock::now();
       // Room for another request, now that its answer is out.
       ReadIfRoom();
       writing_ = !writes_.empty();
-      if (writing_) StartWrite(&writes_.front());
+      if (writing_) StartWrite(&writes_.front().bytes);
       FinishIfDone(&lock);
     }
 
@@ -1337,6 +1369,9 @@ class GrpcFrontend::Service final : public RawCallbackService {
         std::lock_guard<std::mutex> lock(service_->streams_mutex_);
         service_->streams_.erase(this);
       }
+      // None should be left (a finished call has written or dropped every
+      // answer); if one were, its place would be lost for good.
+      while (!writes_.empty()) PopWrite();
       delete this;
     }
 
@@ -1376,8 +1411,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
     // this thread), answering it on the stream.
     void Run(std::shared_ptr<inference::ModelInferRequest> wire, bool parsed) {
       const auto start = std::chrono::steady_clock::now();
-      auto answer = [this, wire, start](const InferResponse& result) {
-        Write(StreamAnswer(*wire, result, start));
+      // `holds_call`: the answer holds the request's place (TakeInferCall)
+      // until written.
+      auto answer = [this, wire, start](const InferResponse& result,
+                                        bool holds_call) {
+        Write(StreamAnswer(*wire, result, start), holds_call);
       };
       InferResponse refused;
       std::shared_ptr<std::atomic<bool>> answered;
@@ -1413,14 +1451,16 @@ class GrpcFrontend::Service final : public RawCallbackService {
           refused.status.message.clear();
         }
       }
-      if (!refused.status.ok()) return answer(refused);
-      if (!service_->TakeInferCall(&refused.status)) return answer(refused);
+      if (!refused.status.ok()) return answer(refused, false);
+      if (!service_->TakeInferCall(&refused.status)) {
+        return answer(refused, false);
+      }
       // Answered once, from the model's answer or from an exception that
       // InferAsync throws before it hands the request on.
       auto once = [this, answered, answer](const InferResponse& result) {
         if (answered->exchange(true)) return;
         service_->infer_calls_.fetch_sub(1);
-        answer(result);
+        answer(result, true);
       };
       service_->HandOver(std::move(found), std::move(request), once);
     }
@@ -1472,8 +1512,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
 
     // Queues an answer; the request it answers is no longer in flight,
-    // though its answer counts against kStreamInFlight until written.
-    void Write(const inference::ModelStreamInferResponse& out) {
+    // though its answer counts against kStreamInFlight until written (and,
+    // `holds_call`, holds its request's place in the server's calls).
+    void Write(const inference::ModelStreamInferResponse& out,
+               bool holds_call) {
       grpc::ByteBuffer bytes;
       bool own_buffer = false;
       bool serialized = false;
@@ -1506,19 +1548,28 @@ class GrpcFrontend::Service final : public RawCallbackService {
       bool queued = false;
       if (!cancelled_ && !finished_) {
         try {
-          writes_.push_back(std::move(bytes));
+          writes_.push_back(Unwritten{std::move(bytes), holds_call});
           queued = true;
         } catch (const std::bad_alloc&) {
           // Not answered, but the stream goes on and ends.
         }
       }
+      if (!queued && holds_call) service_->ReleaseInferCall();
       if (queued && !writing_) {
         writing_ = true;
         write_progress_ = std::chrono::steady_clock::now();
-        StartWrite(&writes_.front());
+        StartWrite(&writes_.front().bytes);
       }
       ReadIfRoom();
       FinishIfDone(&lock);
+    }
+
+    // Drops the front answer (written, or the client gone), and with it
+    // its request's place. With mutex_ held, or once no other thread can
+    // touch the call.
+    void PopWrite() {
+      if (writes_.front().holds_call) service_->ReleaseInferCall();
+      writes_.pop_front();
     }
 
     // With mutex_ held.
@@ -1564,7 +1615,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
     grpc::CallbackServerContext* const context_;
     std::mutex mutex_;
     grpc::ByteBuffer read_buffer_;
-    std::deque<grpc::ByteBuffer> writes_;  // the front one being written
+    // An answer queued, and whether it holds its request's place.
+    struct Unwritten {
+      grpc::ByteBuffer bytes;
+      bool holds_call;
+    };
+    std::deque<Unwritten> writes_;  // the front one being written
     // When the write under way started, or the last one ended.
     std::chrono::steady_clock::time_point write_progress_;
     int in_flight_ = 0;
@@ -1587,7 +1643,10 @@ class GrpcFrontend::Service final : public RawCallbackService {
   std::mutex streams_mutex_;
   std::set<StreamCall*> streams_;
   bool closing_streams_ = false;
+  // Inference calls taken and not yet answered; and those whose answers
+  // are not yet written either (TakeInferCall).
   std::atomic<int> infer_calls_{0};
+  std::atomic<int> open_infer_calls_{0};
   // Last: its thread finishes before the members above go.
   ControlThreads control_;
 };

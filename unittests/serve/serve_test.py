@@ -3264,6 +3264,66 @@ def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
             "exit %s\n%s" % (code, server.log_tail()))
 
 
+def check_unread_answers_hold_calls(server_command, tmp, env, servers):
+    """An inference answer holds its --grpc-threads slot until it is
+    written: clients that read none of their answers, unary or on a
+    stream, make the server refuse calls past that many
+    (RESOURCE_EXHAUSTED) rather than hold ever more answers; once those
+    clients are gone, their slots are free again."""
+    import grpc
+    import numpy as np
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    repo = one_model_repo(tmp, "repo_unread_slots", "demo", DEMO)
+    log = os.path.join(tmp, "unread_slots.log")
+    server = Server(server_command, repo, log, ["--grpc-threads", "4"],
+                    env=env)
+    servers.append(server)
+    x, y = demo_data()
+
+    def infer(request_id):
+        r = service_pb2.ModelInferRequest(model_name="demo", id=request_id)
+        r.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
+        r.raw_input_contents.append(x.astype("float32").tobytes())
+        return r
+    sockets = [unread_grpc_call(server.grpc_port,
+                                ("ModelInfer", "ModelStreamInfer")[i % 2],
+                                infer("unread%d" % i).SerializeToString())
+               for i in range(4)]
+    deadline = time.time() + 30
+    while (not all("id=unread%d status=OK" % i in server.log_tail()
+                   for i in range(4)) and time.time() < deadline):
+        time.sleep(0.05)
+    channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
+    stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+
+    def outcome():
+        try:
+            res = stub.ModelInfer(infer("next"), timeout=30)
+            ok, why = close(np.frombuffer(res.raw_output_contents[0],
+                                          "<f4").reshape(y.shape), y)
+            return "OK" if ok else why
+        except grpc.RpcError as e:
+            return "%s %s" % (e.code().name, e.details())
+    held = outcome()
+    for sock in sockets:
+        sock.close()
+    # Free once gRPC has seen the connections end.
+    freed = outcome()
+    deadline = time.time() + 30
+    while freed != "OK" and time.time() < deadline:
+        time.sleep(0.1)
+        freed = outcome()
+    channel.close()
+    code = server.stop()
+    R.check(held.startswith("RESOURCE_EXHAUSTED") and
+            "--grpc-threads" in held and freed == "OK" and code == 0,
+            "grpc: unwritten answers (unary and stream) hold their "
+            "--grpc-threads slots; a call past them is RESOURCE_EXHAUSTED, "
+            "and their slots are free once their clients are gone",
+            "while held: %s; after: %s; exit %s\n%s" % (
+                held, freed, code, server.log_tail()))
+
+
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
     """A drain that outlasts --exit-timeout-secs, or a second signal, ends
     the server at once with exit 1 (the requests in flight are dropped),
@@ -3688,6 +3748,8 @@ def main():
                                         os.path.abspath(args.half_model))
         check_unread_unary_at_sigterm([args.server], tmp, openmp_unset,
                                       servers)
+        check_unread_answers_hold_calls([args.server], tmp, openmp_unset,
+                                        servers)
         check_slow_clients([args.server], tmp, openmp_unset, servers)
         check_header_timeout([args.server], tmp, openmp_unset, servers)
         check_grpc_control_calls([args.server], tmp, openmp_unset, servers,
