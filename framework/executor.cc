@@ -697,6 +697,8 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // Tensors left in regions of plans other than the one the others
   // follow must not be written in place by this recording run.
   ResetStrays(state, state.arena_owner);
+  // Charged what it allocates (a replay that threw may have left a charge).
+  host_pool_->SetArenaCharge(0);
   // A new signature: run with full shape inference, recording what replay
   // needs, then plan the memory for the next run of these shapes.
   // Each intermediate whose last use is only a read goes after that op, so the
@@ -775,12 +777,20 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
 }
 
 void Executor::EndMainRun(const BlockState& state) {
+  host_pool_->SetArenaCharge(0);
   host_pool_->EndOfRun();
   budget_->Trim();  // the run's pool and caches may have grown past it
   stats_.plans_cached = state.plans.size();
 }
 
 void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
+  // The run is charged what its plan uses of the host arenas, not their
+  // headroom nor what other plans need (HostBlockPool::AllocateArena).
+  size_t host_charge = 0;
+  for (auto& need : plan.arena_need) {
+    if (PlaceOfArena(plan, need.first).is_cpu()) host_charge += need.second;
+  }
+  host_pool_->SetArenaCharge(host_charge);
   for (auto& need : plan.arena_need) {
     BlockState::Arena& arena = state.arenas[need.first];
     if (arena.memory && arena.capacity >= need.second) {
@@ -803,19 +813,16 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
       auto it = other->arena_need.find(need.first);
       if (it != other->arena_need.end()) bytes = std::max(bytes, it->second);
     }
-    const platform::Place& place =
-        std::find_if(plan.buffers.begin(), plan.buffers.end(),
-                     [&need](const Plan::Buffer& b) {
-                       return b.place_key == need.first;
-                     })
-            ->place;
+    const platform::Place& place = PlaceOfArena(plan, need.first);
     // A host arena gets half again as much: a stream of sizes then
     // replaces it (a fresh block, every page faulted in anew) a few times
     // rather than at each larger size. Pages no run writes are never
     // resident (the pool maps its chunks), so that costs address space.
     const size_t capacity = place.is_cpu() ? bytes + bytes / 2 : bytes;
     BlockState::Arena& fresh = state.arenas[need.first];
-    fresh.memory = platform::GetAllocator(place)->Allocate(capacity);
+    fresh.memory = place.is_cpu()
+                       ? host_pool_->AllocateArena(capacity)
+                       : platform::GetAllocator(place)->Allocate(capacity);
     fresh.bytes = bytes;
     fresh.capacity = capacity;
     stats_.arena_allocated = true;
@@ -845,6 +852,15 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
   for (auto& t : plan.tensors) t.region = regions[t.buffer];
   plan.regions_epoch = state.arena_epoch;
   plan.graph.reset();  // it pointed into the old regions
+}
+
+const platform::Place& Executor::PlaceOfArena(const Plan& plan,
+                                              const std::string& place_key) {
+  return std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                      [&place_key](const Plan::Buffer& b) {
+                        return b.place_key == place_key;
+                      })
+      ->place;
 }
 
 void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {

@@ -92,18 +92,43 @@ void HostBlockPool::CheckLimits(size_t bytes) const {
                  errors::ResourceExhausted(
                      "needs ", bytes, " bytes, over the limit for one tensor (",
                      block_limit_, " bytes; Config::SetMemoryLimits)."));
+  const size_t held = used_bytes_ + arena_charge_;
   PADDLE_ENFORCE(
-      total_limit_ == 0 ||
-          bytes <= total_limit_ - std::min(total_limit_, used_bytes_),
-      errors::ResourceExhausted(
-          "needs ", bytes, " bytes while the run holds ", used_bytes_,
-          ", over the limit for a run's memory (", total_limit_,
-          " bytes; Config::SetMemoryLimits)."));
+      total_limit_ == 0 || bytes <= total_limit_ - std::min(total_limit_, held),
+      errors::ResourceExhausted("needs ", bytes, " bytes while the run holds ",
+                                held, ", over the limit for a run's memory (",
+                                total_limit_,
+                                " bytes; Config::SetMemoryLimits)."));
 }
 
-void* HostBlockPool::AllocateRaw(size_t bytes) {
+void* HostBlockPool::AllocateRaw(size_t bytes) { return Take(bytes, true); }
+
+void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
+  Release(ptr, bytes, true);
+}
+
+AllocationPtr HostBlockPool::AllocateArena(size_t bytes) {
+  void* ptr = Take(bytes, false);
+  try {
+    return AllocationPtr(new Allocation(ptr, bytes, CPUPlace{}),
+                         [this, bytes](Allocation* a) {
+                           Release(a->ptr(), bytes, false);
+                           delete a;
+                         });
+  } catch (...) {
+    Release(ptr, bytes, false);
+    throw;
+  }
+}
+
+void HostBlockPool::SetArenaCharge(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  arena_charge_ = bytes;
+}
+
+void* HostBlockPool::Take(size_t bytes, bool counted) {
   if (bytes < kMinBlock) {
-    {
+    if (counted) {
       std::lock_guard<std::mutex> lock(mu_);
       CheckLimits(bytes);
     }
@@ -112,23 +137,25 @@ void* HostBlockPool::AllocateRaw(size_t bytes) {
     PADDLE_ENFORCE_NOT_NULL(ptr,
                             errors::ResourceExhausted("Cannot allocate ", bytes,
                                                       " bytes of CPU memory."));
-    // Counted too: its deleter calls back into this pool.
+    // Counted in use too: its deleter calls back into this pool.
     std::lock_guard<std::mutex> lock(mu_);
     ++in_use_;
-    used_bytes_ += bytes;
+    if (counted) used_bytes_ += bytes;
     return ptr;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  CheckLimits(bytes);
+  if (counted) CheckLimits(bytes);
   void* p = TakeBlock(RoundUp(bytes, kPage));
   ++in_use_;
-  used_bytes_ += bytes;
-  peak_used_ = std::max(peak_used_, used_bytes_);
+  if (counted) {
+    used_bytes_ += bytes;
+    peak_used_ = std::max(peak_used_, used_bytes_);
+  }
   Account();
   return p;
 }
 
-void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
+void HostBlockPool::Release(void* ptr, size_t bytes, bool counted) {
   bool gone = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -139,7 +166,7 @@ void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
       if (!closed_) Account();
     }
     --in_use_;
-    used_bytes_ -= std::min(used_bytes_, bytes);
+    if (counted) used_bytes_ -= std::min(used_bytes_, bytes);
     gone = closed_ && in_use_ == 0;
   }
   if (gone) delete this;

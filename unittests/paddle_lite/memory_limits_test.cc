@@ -162,6 +162,59 @@ TEST(MemoryLimits, ARunsCopyOfAWrittenWeightIsUnderTheLimits) {
       << error;
 }
 
+// Whether a fresh predictor's first run of `shape` passes `limits`
+// (tensor bytes, run bytes).
+bool FirstRunPasses(std::pair<size_t, size_t> limits,
+                    const std::vector<int64_t>& shape) {
+  Config config(testing::DemoModelDir());
+  config.SetMemoryLimits(limits.first, limits.second);
+  auto p = CreatePredictor(config);
+  Feed(p.get(), shape);
+  return RunError(p.get()).empty();
+}
+
+// A shape that passes the limits on its first run passes them on every
+// run after, whatever shapes ran before: the arena a replay's tensors lie
+// in is no one tensor, its headroom is no run's memory, and the arenas of
+// other shapes' plans are not this run's. (Counted, the second run of the
+// shape failed at the smallest limits its first passed, and after a
+// smaller shape's runs its first did too.)
+TEST(MemoryLimits, AShapeThatRunsOnceRunsAgainWhateverRanBefore) {
+  const std::vector<int64_t> shape = {16, 3, 32, 32};
+  const std::vector<int64_t> smaller = {8, 3, 32, 32};
+  for (bool per_tensor : {true, false}) {
+    auto limits = [per_tensor](size_t bytes) {
+      return per_tensor ? std::make_pair(bytes, size_t{0})
+                        : std::make_pair(size_t{0}, bytes);
+    };
+    // The smallest limit, in 4 KB steps, that the shape's first run passes.
+    size_t low = 0, high = size_t{64} << 20;
+    ASSERT_TRUE(FirstRunPasses(limits(high), shape));
+    while (high - low > 4096) {
+      const size_t mid = (low + high) / 2;
+      (FirstRunPasses(limits(mid), shape) ? high : low) = mid;
+    }
+    SCOPED_TRACE((per_tensor ? "tensor limit " : "run limit ") +
+                 std::to_string(high));
+    Config config(testing::DemoModelDir());
+    config.SetMemoryLimits(limits(high).first, limits(high).second);
+    auto p = CreatePredictor(config);
+    for (int run = 0; run < 3; ++run) {
+      Feed(p.get(), shape);
+      EXPECT_EQ(RunError(p.get()), "") << "run " << run;
+    }
+    auto q = CreatePredictor(config);
+    for (int run = 0; run < 2; ++run) {
+      Feed(q.get(), smaller);
+      EXPECT_EQ(RunError(q.get()), "") << "smaller, run " << run;
+    }
+    for (int run = 0; run < 2; ++run) {
+      Feed(q.get(), shape);
+      EXPECT_EQ(RunError(q.get()), "") << "after the smaller, run " << run;
+    }
+  }
+}
+
 TEST(MemoryLimits, HugeInputIsRefusedBeforeAllocating) {
   Config config(testing::DemoModelDir());
   auto p = CreatePredictor(config);
