@@ -302,6 +302,13 @@ ModelVersion::ModelVersion(std::string name,
       batchable_ = false;
     }
   }
+  // An output declared with a fixed dim 0 is not one row a request: split
+  // by rows when the batch's rows happened to equal it, each request
+  // would get a piece of it. (An output declared with no shape is judged
+  // by its runs, below.)
+  for (auto& out : outputs_) {
+    if (!out.shape.empty() && out.shape[0] != -1) batchable_ = false;
+  }
   try {
     for (auto& instance : instances_) {
       instance->thread =
@@ -331,11 +338,18 @@ void ModelVersion::Stop() {
     stopping_ = true;
   }
   work_ready_.notify_all();
-  deadline_queued_.notify_all();
-  if (expirer_.joinable()) expirer_.join();
+  // The workers answer what is queued; until they are done, requests
+  // whose deadlines pass meanwhile are still answered then (an unload
+  // stops a version with its queue full), so the expirer stops last.
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    expirer_stopping_ = true;
+  }
+  deadline_queued_.notify_all();
+  if (expirer_.joinable()) expirer_.join();
   // With the workers gone, a busy instance is a request running inline
   // (see Infer): it holds the instance until its run ends, and is answered
   // on its own thread just after (its caller holds the version until
@@ -627,7 +641,9 @@ InferResponse ModelVersion::RunTimed(Instance* instance, Pending* pending) {
 }
 
 int64_t ModelVersion::CountedRows(const Pending& pending) const {
-  return config_.max_batch_size > 0 && pending.rows > 0 ? pending.rows : 1;
+  // By the model's batching now, as Served() reports it: a model that
+  // cannot batch (a LoD input, no batch dimension) counts requests.
+  return batches() && pending.rows > 0 ? pending.rows : 1;
 }
 
 void ModelVersion::RecordExecution(int64_t batch_size, const RunTimes& times) {
@@ -815,7 +831,7 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
 
 void ModelVersion::ExpireLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_) {
+  while (!expirer_stopping_) {
     expire_at_ = Clock::time_point::max();
     for (auto& p : queue_) expire_at_ = std::min(expire_at_, p->deadline);
     if (expire_at_ == Clock::time_point::max()) {
@@ -836,8 +852,9 @@ void ModelVersion::ExpireLoop() {
       }
     }
     if (expired.empty()) continue;
-    // A worker may have waited for the front, left to a forming batch.
-    if (!queue_.empty()) work_ready_.notify_all();
+    // A worker may have waited for the front, left to a forming batch; or,
+    // once stopping, for the queue to empty.
+    work_ready_.notify_all();
     lock.unlock();
     for (auto& p : expired) Expire(p.get());
     lock.lock();
@@ -1180,19 +1197,31 @@ void ModelVersion::RunGroup(Instance* instance,
     // Each request alone, so one bad request fails only itself.
     const bool each_ran_ok = run_each();
     // The batch failed where its requests did not: a limit (max_run_mb,
-    // say) that max_batch_size rows pass. Every such batch costs its runs
-    // twice; said once.
-    if (!r.status.ok() && each_ran_ok &&
-        !batch_failure_logged_.exchange(true)) {
-      LOG(WARNING) << "model '" << name_ << "' version " << version_
-                   << ": a batch of " << total << " rows failed where each "
-                   << "of its " << group.size() << " requests ran alone ("
-                   << r.status.message
-                   << "); its requests run again one by one. Lower "
-                      "max_batch_size or raise the limit";
+    // say) that max_batch_size rows pass, or a model that runs only one
+    // row (a reshape to a fixed batch). Every such batch costs its runs
+    // twice: said once, and after kFailedBatchesToStop in a row (none
+    // succeeding between them) the model is not batched again.
+    if (!r.status.ok() && each_ran_ok) {
+      if (!batch_failure_logged_.exchange(true)) {
+        LOG(WARNING) << "model '" << name_ << "' version " << version_
+                     << ": a batch of " << total << " rows failed where each "
+                     << "of its " << group.size() << " requests ran alone ("
+                     << r.status.message
+                     << "); its requests run again one by one. Lower "
+                        "max_batch_size or raise the limit";
+      }
+      if (failed_batches_in_a_row_.fetch_add(1) + 1 == kFailedBatchesToStop) {
+        batchable_ = false;
+        LOG(WARNING) << "model '" << name_ << "' version " << version_ << ": "
+                     << kFailedBatchesToStop
+                     << " batches in a row failed where each of their "
+                        "requests ran alone; its requests are not batched "
+                        "again (until the model is loaded again)";
+      }
     }
     return;
   }
+  failed_batches_in_a_row_ = 0;
   if (metrics_) {
     metrics_->RecordBatch(name_, version_, static_cast<int>(group.size()));
   }

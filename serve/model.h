@@ -219,14 +219,19 @@ class ModelVersion {
   // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
   // cleared when a batched run's outputs cannot be split by rows.
   std::atomic<bool> batchable_{false};
-  // Whether a batch that failed where its requests ran alone was logged.
+  // Whether a batch that failed where its requests ran alone was logged;
+  // how many such batches came in a row, and how many stop batching.
   std::atomic<bool> batch_failure_logged_{false};
+  std::atomic<int> failed_batches_in_a_row_{0};
+  static constexpr int kFailedBatchesToStop = 3;
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
   std::condition_variable deadline_queued_;
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
+  // Set once the workers have drained the queue (Stop).
+  bool expirer_stopping_ = false;
   // The batch a worker waits for more requests to join (batch_delay_us),
   // by its first request, and its rows so far; one at a time, so that a
   // request arriving then joins it rather than begin a batch of its own

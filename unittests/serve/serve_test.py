@@ -3228,6 +3228,17 @@ def unread_grpc_call(port, method, message=b""):
     return sock
 
 
+def demo_grpc_request(request_id):
+    """A ModelInferRequest of the demo model on its sample, as raw
+    contents."""
+    from tritonclient.grpc import service_pb2
+    x, _ = demo_data()
+    r = service_pb2.ModelInferRequest(model_name="demo", id=request_id)
+    r.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
+    r.raw_input_contents.append(x.astype("float32").tobytes())
+    return r
+
+
 def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
     """SIGTERM while a unary call's client reads none of its answer: once
     every call is answered, the calls still being written are cancelled
@@ -3238,11 +3249,7 @@ def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
     server = Server(server_command, repo, log, ["--exit-timeout-secs", "0"],
                     env=env)
     servers.append(server)
-    from tritonclient.grpc import service_pb2
-    x, _ = demo_data()
-    infer = service_pb2.ModelInferRequest(model_name="demo", id="unread")
-    infer.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
-    infer.raw_input_contents.append(x.astype("float32").tobytes())
+    infer = demo_grpc_request("unread")
     sockets = [unread_grpc_call(server.grpc_port, "ServerLive"),
                unread_grpc_call(server.grpc_port, "ModelInfer",
                                 infer.SerializeToString())]
@@ -3272,19 +3279,14 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
     clients are gone, their slots are free again."""
     import grpc
     import numpy as np
-    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    from tritonclient.grpc import service_pb2_grpc
     repo = one_model_repo(tmp, "repo_unread_slots", "demo", DEMO)
     log = os.path.join(tmp, "unread_slots.log")
     server = Server(server_command, repo, log, ["--grpc-threads", "4"],
                     env=env)
     servers.append(server)
-    x, y = demo_data()
-
-    def infer(request_id):
-        r = service_pb2.ModelInferRequest(model_name="demo", id=request_id)
-        r.inputs.add(name="x", datatype="FP32", shape=list(x.shape))
-        r.raw_input_contents.append(x.astype("float32").tobytes())
-        return r
+    _, y = demo_data()
+    infer = demo_grpc_request
     sockets = [unread_grpc_call(server.grpc_port,
                                 ("ModelInfer", "ModelStreamInfer")[i % 2],
                                 infer("unread%d" % i).SerializeToString())

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "framework/npy.h"
+#include "framework/program_builder.h"
 #include "serve/classification.h"
 #include "serve/server.h"
 #include "unittests/test_utils/half_model.h"
@@ -823,6 +824,68 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   }
 }
 
+// An unload stops the version once no caller holds it, and its workers
+// then answer what it queued: a queued request whose deadline passes
+// meanwhile is answered then, not when a worker reaches it.
+TEST(ServerCore, QueuedRequestsExpireWhileAnUnloadDrainsTheQueue) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
+                                                                 t)
+        .count();
+  };
+  // How long a long run takes here, once warm (ThreadSanitizer slows it
+  // many times).
+  const InferRequest long_run = DemoRequest(8000, 0);
+  ASSERT_TRUE(server.Infer(long_run).status.ok());
+  Clock::time_point began = Clock::now();
+  ASSERT_TRUE(server.Infer(long_run).status.ok());
+  const int64_t run_ms = std::max<int64_t>(ms_since(began), 50);
+  // A long run holds the only instance, its caller the version; queued
+  // behind it, another long run and then a request due 1.5 runs after
+  // the first began: past its end, when the unload stops the version,
+  // and before the second's.
+  began = Clock::now();
+  auto busy =
+      std::async(std::launch::async, [&] { return server.Infer(long_run); });
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  std::atomic<int64_t> ahead_ended_ms{0}, expired_ms{0};
+  auto ahead = std::async(std::launch::async, [&] {
+    InferResponse r = server.Infer(long_run);
+    ahead_ended_ms = ms_since(began);
+    return r;
+  });
+  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(1000);
+  InferRequest timed = DemoRequest(1, 0);
+  timed.timeout_us =
+      std::max<int64_t>(run_ms * 1500 - ms_since(began) * 1000, 1000);
+  auto expiring = std::async(std::launch::async, [&] {
+    InferResponse r = server.Infer(timed);
+    expired_ms = ms_since(began);
+    return r;
+  });
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
+  ASSERT_EQ(m->queued(), 2u);
+  m.reset();
+  auto unloaded =
+      std::async(std::launch::async, [&] { return server.Unload("demo"); });
+  InferResponse expired = expiring.get();
+  EXPECT_EQ(expired.status.code, StatusCode::kDeadlineExceeded)
+      << expired.status.message;
+  EXPECT_TRUE(busy.get().status.ok());
+  EXPECT_TRUE(ahead.get().status.ok());
+  EXPECT_TRUE(unloaded.get().ok());
+  EXPECT_LT(expired_ms, ahead_ended_ms)
+      << "the expired request waited for the run ahead of it (a run takes "
+      << run_ms << " ms)";
+}
+
 // A caller's own deadline (gRPC's) and its going away: a request queued
 // past the one, or whose caller did the other, is answered without
 // running; one arriving past its caller's deadline is not run even with
@@ -1085,32 +1148,50 @@ TEST(ServerCore, ARequestArrivingWhileTheBatchDropsAGoneOneJoinsAtOnce) {
   EXPECT_LT(joined_after_ms, 3000) << "the request waited out the batch delay";
 }
 
-// When a batched run fails where its requests would not (here a memory
-// limit that one request's rows pass and the batch's do not), each runs
-// alone; one whose caller went away meanwhile is not run.
-TEST(ServerCore, AfterAFailedBatchAMemberWhoseCallerLeftIsNotRun) {
-  Repository repo;
-  repo.Add("demo", DemoModelDir());
-  InferenceServer server(repo.path(), ExplicitModelControl());
-  constexpr int kRows = 64;
-  // The smallest max_run_mb that a request of kRows rows passes.
+// Loads "demo" (of a server with model control) with the smallest
+// max_run_mb that a request of `rows` rows passes and twice as many rows
+// do not, batching up to twice `rows` rows with a long delay (a batch of
+// two such requests runs once it is full).
+void LoadDemoWhereABatchOfTwoFails(InferenceServer* server, int rows) {
   int limit_mb = 0;
   for (int mb = 1; mb <= 256 && limit_mb == 0; ++mb) {
     ASSERT_TRUE(
-        server.Load("demo", R"({"max_run_mb": )" + std::to_string(mb) + "}")
+        server->Load("demo", R"({"max_run_mb": )" + std::to_string(mb) + "}")
             .ok());
-    if (server.Infer(DemoRequest(kRows, 0)).status.ok()) limit_mb = mb;
+    if (server->Infer(DemoRequest(rows, 0)).status.ok()) limit_mb = mb;
   }
   ASSERT_GT(limit_mb, 0);
-  ASSERT_FALSE(server.Infer(DemoRequest(2 * kRows, 0)).status.ok())
+  ASSERT_FALSE(server->Infer(DemoRequest(2 * rows, 0)).status.ok())
       << "twice the rows fit in " << limit_mb << " MB";
   ASSERT_TRUE(server
-                  .Load("demo", R"({"max_run_mb": )" +
-                                    std::to_string(limit_mb) +
-                                    R"(, "max_batch_size": )" +
-                                    std::to_string(2 * kRows) +
-                                    R"(, "batch_delay_us": 5000000})")
+                  ->Load("demo", R"({"max_run_mb": )" +
+                                     std::to_string(limit_mb) +
+                                     R"(, "max_batch_size": )" +
+                                     std::to_string(2 * rows) +
+                                     R"(, "batch_delay_us": 5000000})")
                   .ok());
+}
+
+// A server whose "demo" fails a batch of two requests of kRows rows
+// where each runs alone (a memory limit that one request's rows pass and
+// the batch's do not).
+class ServerWhereABatchOfTwoFails : public ::testing::Test {
+ protected:
+  static constexpr int kRows = 64;
+  void SetUp() override {
+    repo_.Add("demo", DemoModelDir());
+    server_ =
+        std::make_unique<InferenceServer>(repo_.path(), ExplicitModelControl());
+    LoadDemoWhereABatchOfTwoFails(server_.get(), kRows);
+  }
+  Repository repo_;
+  std::unique_ptr<InferenceServer> server_;
+};
+
+// When a batched run fails where its requests would not, each runs alone;
+// one whose caller went away meanwhile is not run.
+TEST_F(ServerWhereABatchOfTwoFails, AMemberWhoseCallerLeftIsNotRunAlone) {
+  InferenceServer& server = *server_;
   // The second request's caller leaves once the first is answered.
   std::atomic<bool> left{false};
   std::promise<InferResponse> first_answer, second_answer;
@@ -1126,6 +1207,76 @@ TEST(ServerCore, AfterAFailedBatchAMemberWhoseCallerLeftIsNotRun) {
   EXPECT_TRUE(a.status.ok()) << a.status.message;
   InferResponse b = second_answer.get_future().get();
   EXPECT_EQ(b.status.code, StatusCode::kCancelled) << b.status.message;
+}
+
+// Such failures cost every batch its runs twice: after three batches in a
+// row failed so, the model is not batched again.
+TEST_F(ServerWhereABatchOfTwoFails, ThreeSuchBatchesInARowStopBatching) {
+  InferenceServer& server = *server_;
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  for (int batch = 1; batch <= 4; ++batch) {
+    if (batch == 4) {
+      // Set once the third batch's requests have run alone, which may be
+      // just after they are answered.
+      for (int i = 0; i < kWaitMs && m->batches(); ++i) usleep(1000);
+    }
+    EXPECT_EQ(m->batches(), batch <= 3) << "before batch " << batch;
+    auto a = std::async(std::launch::async,
+                        [&] { return server.Infer(DemoRequest(kRows, 0)); });
+    InferResponse b = server.Infer(DemoRequest(kRows, 1));
+    EXPECT_TRUE(a.get().status.ok());
+    EXPECT_TRUE(b.status.ok()) << b.status.message;
+  }
+  EXPECT_EQ(m->Served().max_batch_size, 0);
+}
+
+// An output declared with a fixed dim 0 (here a constant [2, 4]) is not
+// split by rows, even when a batch's rows match it: the model is not
+// batched, and each request gets the whole output.
+TEST(ServerCore, AnOutputWithAFixedFirstDimKeepsAModelFromBatching) {
+  paddle_lite::testing::ScratchDir dir("fixed_output_model");
+  {
+    using paddle_lite::framework::DataType;
+    paddle_lite::framework::ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
+    auto y = b.AddVar("y", DataType::kFloat32, {-1, 3});
+    b.AddOp("scale", {{"X", {x}}}, {{"Out", {y}}},
+            {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+    auto c = b.AddVar("c", DataType::kFloat32, {2, 4});
+    b.AddOp("fill_constant", {}, {{"Out", {c}}},
+            {{"dtype", static_cast<int32_t>(DataType::kFloat32)},
+             {"shape", std::vector<int64_t>{2, 4}},
+             {"value", 1.0f}});
+    b.AddOutput(y);
+    b.AddOutput(c);
+    fs::create_directory(dir.path() + "/1");
+    b.Save(dir.path() + "/1/model");
+  }
+  Repository repo;
+  repo.Add("fixed", dir.path() + "/1",
+           R"({"max_batch_size": 8, "batch_delay_us": 100000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("fixed", "", &m).ok());
+  ASSERT_TRUE(m->ready()) << m->error();
+  EXPECT_FALSE(m->batches());
+  EXPECT_EQ(m->Served().max_batch_size, 0);
+  auto one_row = [&server] {
+    InferRequest r;
+    r.model = "fixed";
+    r.inputs.push_back(Floats("x", {1, 3}, {1, 2, 3}));
+    return server.Infer(r);
+  };
+  auto a = std::async(std::launch::async, one_row);
+  InferResponse b = one_row();
+  for (const InferResponse& r : {a.get(), b}) {
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_EQ(r.outputs[0].shape, (std::vector<int64_t>{1, 3}));
+    EXPECT_EQ(r.outputs[1].shape, (std::vector<int64_t>{2, 4}));
+    EXPECT_EQ(AsFloats(r.outputs[1]), std::vector<float>(8, 1.0f));
+  }
 }
 
 // Rows of no elements are never joined: dim 0 may then be anything, and
@@ -2051,6 +2202,15 @@ TEST(ServerCore, LoDModelMatchesReference) {
       EXPECT_NEAR(got[i], e, 1e-4 + 1e-3 * std::abs(e));
     }
   }
+  // A model that does not batch (its configured max_batch_size aside)
+  // counts a request once, as Triton does, not by its first dimension
+  // (262 words).
+  std::vector<VersionStatistics> stats;
+  ASSERT_TRUE(server.Statistics("textcnn", "", &stats).ok());
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].inference_count, 2u);
+  ASSERT_EQ(stats[0].batches.size(), 1u);
+  EXPECT_EQ(stats[0].batches[0].batch_size, 1);
 }
 
 }  // namespace
