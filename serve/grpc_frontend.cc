@@ -862,17 +862,20 @@ class GrpcFrontend::Service final : public RawCallbackService {
         if (status.ok()) {
           try {
             EncodeGrpcInferResponse(result, call->wire.id(), &call->response);
+            // Sized before it is serialized: protobuf fails a message past
+            // 2 GB, which would be INTERNAL rather than what FitsMessage
+            // says.
+            status = FitsMessage(call->wire, call->response.ByteSizeLong());
             bool own_buffer = false;
-            grpc::Status serialized = grpc::SerializationTraits<
-                inference::ModelInferResponse>::Serialize(call->response,
-                                                          response_bytes,
-                                                          &own_buffer);
+            grpc::Status serialized =
+                status.ok()
+                    ? grpc::SerializationTraits<inference::ModelInferResponse>::
+                          Serialize(call->response, response_bytes, &own_buffer)
+                    : grpc::Status::OK;
             if (!serialized.ok()) {
               status = Status::Error(StatusCode::kInternal,
                                      "the response could not be serialized: " +
                                          serialized.error_message());
-            } else {
-              status = FitsMessage(call->wire, response_bytes->Length());
             }
           } catch (const std::bad_alloc&) {
             status = OutOfMemoryForAnswer(call->wire);
@@ -1530,7 +1533,9 @@ class GrpcFrontend::Service final : public RawCallbackService {
       }
       if (!serialized) {
         // Still answered, so that the client does not wait for it (an empty
-        // message if even that cannot be made).
+        // message if even that cannot be made), in a buffer emptied of what
+        // the failed try left (gRPC serializes only into an empty one).
+        bytes.Clear();
         try {
           inference::ModelStreamInferResponse failed;
           failed.set_error_message("the response could not be serialized");
