@@ -694,11 +694,14 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     EndMainRun(state);
     return;
   }
-  // Tensors left in regions of plans other than the one the others
-  // follow must not be written in place by this recording run.
-  ResetStrays(state, state.arena_owner);
-  // Charged what it allocates (a replay that threw may have left a charge).
-  host_pool_->SetArenaCharge(0);
+  // No tensor is written in place in an arena by this recording run: it
+  // allocates them all from the pool, where the run's limits count them,
+  // so that its plan records a run that passed them (replays, whose arena
+  // no limit counts, lay their tensors out the same). Written in place
+  // for free, the last plan's tensors had let a run pass that held twice
+  // its limit. A replay puts its plan's tensors back in place.
+  ResetStrays(state, nullptr);
+  state.arena_owner = nullptr;
   // A new signature: run with full shape inference, recording what replay
   // needs, then plan the memory for the next run of these shapes.
   // Each intermediate whose last use is only a read goes after that op, so the
@@ -777,20 +780,12 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
 }
 
 void Executor::EndMainRun(const BlockState& state) {
-  host_pool_->SetArenaCharge(0);
   host_pool_->EndOfRun();
   budget_->Trim();  // the run's pool and caches may have grown past it
   stats_.plans_cached = state.plans.size();
 }
 
 void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
-  // The run is charged what its plan uses of the host arenas, not their
-  // headroom nor what other plans need (HostBlockPool::AllocateArena).
-  size_t host_charge = 0;
-  for (auto& need : plan.arena_need) {
-    if (PlaceOfArena(plan, need.first).is_cpu()) host_charge += need.second;
-  }
-  host_pool_->SetArenaCharge(host_charge);
   for (auto& need : plan.arena_need) {
     BlockState::Arena& arena = state.arenas[need.first];
     if (arena.memory && arena.capacity >= need.second) {

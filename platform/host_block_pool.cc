@@ -92,13 +92,13 @@ void HostBlockPool::CheckLimits(size_t bytes) const {
                  errors::ResourceExhausted(
                      "needs ", bytes, " bytes, over the limit for one tensor (",
                      block_limit_, " bytes; Config::SetMemoryLimits)."));
-  const size_t held = used_bytes_ + arena_charge_;
   PADDLE_ENFORCE(
-      total_limit_ == 0 || bytes <= total_limit_ - std::min(total_limit_, held),
-      errors::ResourceExhausted("needs ", bytes, " bytes while the run holds ",
-                                held, ", over the limit for a run's memory (",
-                                total_limit_,
-                                " bytes; Config::SetMemoryLimits)."));
+      total_limit_ == 0 ||
+          bytes <= total_limit_ - std::min(total_limit_, used_bytes_),
+      errors::ResourceExhausted(
+          "needs ", bytes, " bytes while the run holds ", used_bytes_,
+          ", over the limit for a run's memory (", total_limit_,
+          " bytes; Config::SetMemoryLimits)."));
 }
 
 void* HostBlockPool::AllocateRaw(size_t bytes) { return Take(bytes, true); }
@@ -109,21 +109,18 @@ void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
 
 AllocationPtr HostBlockPool::AllocateArena(size_t bytes) {
   void* ptr = Take(bytes, false);
+  Allocation* allocation = nullptr;
   try {
-    return AllocationPtr(new Allocation(ptr, bytes, CPUPlace{}),
-                         [this, bytes](Allocation* a) {
-                           Release(a->ptr(), bytes, false);
-                           delete a;
-                         });
+    allocation = new Allocation(ptr, bytes, CPUPlace{});
   } catch (...) {
     Release(ptr, bytes, false);
     throw;
   }
-}
-
-void HostBlockPool::SetArenaCharge(size_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  arena_charge_ = bytes;
+  // Should the shared_ptr's own allocation fail, it calls the deleter.
+  return AllocationPtr(allocation, [this, bytes](Allocation* a) {
+    Release(a->ptr(), bytes, false);
+    delete a;
+  });
 }
 
 void* HostBlockPool::Take(size_t bytes, bool counted) {

@@ -63,17 +63,14 @@ class HostBlockPool : public Allocator {
   void SetLimits(size_t block_bytes, size_t total_bytes);
   /// Bytes of the blocks in use (arenas aside).
   size_t used_bytes() const;
-  /// A plan's arena: one block for the tensors of a run that passed the
-  /// limits when it was recorded. Neither limit applies to it (it is no
-  /// one tensor), nor does it count as held: a run is charged only the
-  /// part of it that its own plan uses (SetArenaCharge). Counted, a
+  /// A plan's arena: one block for the tensors of runs that passed the
+  /// limits when they were recorded, and that its replays lay out the
+  /// same. Neither limit applies to it (it is no one tensor), nor does it
+  /// count as held by a run. Counted, the arena (with its headroom) made
+  /// the second run of a shape fail where its first had passed, and a
   /// cached plan's arena made a shape that runs alone fail after another
-  /// shape had run, and an arena's headroom (Executor) made the second
-  /// run of a shape fail where its first had passed.
+  /// shape had run.
   AllocationPtr AllocateArena(size_t bytes);
-  /// Bytes of arenas the current run's plan uses, charged against the
-  /// run's limit before what it allocates (0: a recording run, or none).
-  void SetArenaCharge(size_t bytes);
 
   /// Runs per decay window, and windows remembered (EndOfRun).
   static constexpr int kDecayRuns = 16;
@@ -151,7 +148,6 @@ class HostBlockPool : public Allocator {
   int window_index_ = 0;
   size_t in_use_ = 0;      // blocks handed out (small ones too)
   size_t used_bytes_ = 0;  // their requested bytes
-  size_t arena_charge_ = 0;  // SetArenaCharge
   size_t peak_used_ = 0;   // the most used_bytes_ has been
   size_t block_limit_ = 0;
   size_t total_limit_ = 0;

@@ -215,6 +215,65 @@ TEST(MemoryLimits, AShapeThatRunsOnceRunsAgainWhateverRanBefore) {
   }
 }
 
+// A run of new shapes is charged all its tensors, also where the last
+// plan's arena could hold them: written there in place, they were free,
+// and a run passed the limit that it fails on a fresh predictor (then its
+// plan asked for that much). Two chains, on inputs a and b: after shapes
+// with a large and b small ran (and replayed), a and b both large must
+// fail the limit that a fresh predictor fails them at.
+TEST(MemoryLimits, ARunOfNewShapesIsChargedWhatItWritesInAnArena) {
+  testing::ScratchDir dir("two_chains_limits");
+  const std::string prefix = dir.path() + "/model";
+  {
+    framework::ProgramBuilder b;
+    for (const std::string name : {"a", "b"}) {
+      auto x = b.AddInput(name, framework::DataType::kFloat32, {-1, -1});
+      auto r = b.AddVar(name + "_relu");
+      b.AddOp("relu", {{"X", {x}}}, {{"Out", {r}}});
+      auto y = b.AddVar(name + "_out");
+      b.AddOp("elementwise_add", {{"X", {r}}, {"Y", {x}}}, {{"Out", {y}}},
+              {{"axis", -1}});
+      b.AddOutput(y);
+    }
+    b.Save(prefix);
+  }
+  auto run = [&prefix](size_t run_bytes, Predictor* reuse,
+                       std::vector<int64_t> a, std::vector<int64_t> b) {
+    std::unique_ptr<Predictor> fresh;
+    if (reuse == nullptr) {
+      Config config(prefix + ".pdmodel", prefix + ".pdiparams");
+      config.SetMemoryLimits(0, run_bytes);
+      fresh = CreatePredictor(config);
+      reuse = fresh.get();
+    }
+    for (const auto& [name, shape] :
+         {std::make_pair("a", a), std::make_pair("b", b)}) {
+      auto in = reuse->GetInputHandle(name);
+      in->Reshape(shape);
+      float* data = in->mutable_data<float>();
+      for (int64_t i = 0; i < shape[0] * shape[1]; ++i) data[i] = 1.0f;
+    }
+    return RunError(reuse).empty();
+  };
+  const std::vector<int64_t> large = {64, 1024}, small = {1, 1024};
+  // The smallest run limit, in 4 KB steps, that a large a and small b pass.
+  size_t low = 0, high = size_t{64} << 20;
+  while (high - low > 4096) {
+    const size_t mid = (low + high) / 2;
+    (run(mid, nullptr, large, small) ? high : low) = mid;
+  }
+  ASSERT_FALSE(run(high, nullptr, large, large))
+      << "a and b both large pass " << high << " bytes";
+  Config config(prefix + ".pdmodel", prefix + ".pdiparams");
+  config.SetMemoryLimits(0, high);
+  auto p = CreatePredictor(config);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(run(high, p.get(), large, small)) << "run " << i;
+  }
+  EXPECT_FALSE(run(high, p.get(), large, large))
+      << "passed " << high << " bytes after a plan's arena held a's chain";
+}
+
 TEST(MemoryLimits, HugeInputIsRefusedBeforeAllocating) {
   Config config(testing::DemoModelDir());
   auto p = CreatePredictor(config);
