@@ -296,10 +296,15 @@ ModelVersion::ModelVersion(std::string name,
     instances_.clear();
     return;
   }
-  batchable_ = config.max_batch_size > 0 && !inputs_.empty();
+  // Why a model configured to batch cannot, for the log: the first
+  // reason found.
+  std::string unbatchable = inputs_.empty() ? "it has no inputs" : "";
   for (auto& in : inputs_) {
-    if (in.shape.empty() || in.shape[0] != -1 || in.lod_level > 0) {
-      batchable_ = false;
+    if (!unbatchable.empty()) break;
+    if (in.lod_level > 0) {
+      unbatchable = "input '" + in.name + "' takes a LoD";
+    } else if (in.shape.empty() || in.shape[0] != -1) {
+      unbatchable = "input '" + in.name + "' does not declare dim 0 as -1";
     }
   }
   // An output declared with a fixed dim 0 is not one row a request: split
@@ -307,7 +312,17 @@ ModelVersion::ModelVersion(std::string name,
   // would get a piece of it. (An output declared with no shape is judged
   // by its runs, below.)
   for (auto& out : outputs_) {
-    if (!out.shape.empty() && out.shape[0] != -1) batchable_ = false;
+    if (unbatchable.empty() && !out.shape.empty() && out.shape[0] != -1) {
+      unbatchable = "output '" + out.name + "' declares dim 0 as " +
+                    std::to_string(out.shape[0]) + ", not -1";
+    }
+  }
+  batchable_ = config.max_batch_size > 0 && unbatchable.empty();
+  if (config.max_batch_size > 0 && !unbatchable.empty()) {
+    LOG(WARNING) << "model '" << name_ << "' version " << version_
+                 << ": max_batch_size " << config.max_batch_size
+                 << " in config.json, but its requests are not batched: "
+                 << unbatchable;
   }
   try {
     for (auto& instance : instances_) {
@@ -1015,7 +1030,8 @@ void ModelVersion::WorkerLoop(Instance* instance) {
 
 InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
                                    const InferRequest& request,
-                                   RunTimes* times) const {
+                                   RunTimes* times,
+                                   bool* past_limit) const {
   InferResponse response;
   response.model = name_;
   response.version = version_;
@@ -1086,6 +1102,9 @@ InferResponse ModelVersion::RunOne(paddle_lite::Predictor* predictor,
     // Bad values and too-large inputs are the request's fault.
     bool client = e.code() == paddle_lite::ErrorCode::kInvalidArgument ||
                   e.code() == paddle_lite::ErrorCode::kResourceExhausted;
+    if (past_limit != nullptr) {
+      *past_limit = e.code() == paddle_lite::ErrorCode::kResourceExhausted;
+    }
     response.status = Status::Error(
         client ? StatusCode::kInvalidArgument : StatusCode::kInternal,
         "model '" + name_ + "' version " + version_ + ": " + e.what());
@@ -1180,7 +1199,9 @@ void ModelVersion::RunGroup(Instance* instance,
   }
   const auto started = Clock::now();
   RunTimes times;
-  InferResponse r = RunOne(instance->predictor.get(), merged, &times);
+  bool past_limit = false;
+  InferResponse r =
+      RunOne(instance->predictor.get(), merged, &times, &past_limit);
   const double compute_s = Seconds(Clock::now() - started);
   bool splittable = r.status.ok();
   for (auto& out : r.outputs) {
@@ -1199,8 +1220,11 @@ void ModelVersion::RunGroup(Instance* instance,
     // The batch failed where its requests did not: a limit (max_run_mb,
     // say) that max_batch_size rows pass, or a model that runs only one
     // row (a reshape to a fixed batch). Every such batch costs its runs
-    // twice: said once, and after kFailedBatchesToStop in a row (none
-    // succeeding between them) the model is not batched again.
+    // twice: said once. A model that cannot run a batch (any failure but a
+    // limit's, kFailedBatchesToStop batches in a row, none succeeding
+    // between them) is not batched again. Past a limit, a batch says
+    // nothing of smaller ones, and clients could turn batching off for
+    // everyone by sending large requests together.
     if (!r.status.ok() && each_ran_ok) {
       if (!batch_failure_logged_.exchange(true)) {
         LOG(WARNING) << "model '" << name_ << "' version " << version_
@@ -1210,7 +1234,8 @@ void ModelVersion::RunGroup(Instance* instance,
                      << "); its requests run again one by one. Lower "
                         "max_batch_size or raise the limit";
       }
-      if (failed_batches_in_a_row_.fetch_add(1) + 1 == kFailedBatchesToStop) {
+      if (!past_limit &&
+          failed_batches_in_a_row_.fetch_add(1) + 1 == kFailedBatchesToStop) {
         batchable_ = false;
         LOG(WARNING) << "model '" << name_ << "' version " << version_ << ": "
                      << kFailedBatchesToStop

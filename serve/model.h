@@ -201,9 +201,13 @@ class ModelVersion {
   bool AnyBusy() const;  // with mutex_ held
   void RunGroup(Instance* instance,
                 std::vector<std::shared_ptr<Pending>>& group);
+  // `past_limit`, when given, says whether the run failed on one of the
+  // runtime's limits (memory, loop iterations), which the answer's status
+  // does not tell apart from bad input.
   InferResponse RunOne(paddle_lite::Predictor* predictor,
                        const InferRequest& request,
-                       RunTimes* times) const;
+                       RunTimes* times,
+                       bool* past_limit = nullptr) const;
   // The rows a request counts for in the statistics: dim 0 for a model
   // that batches, else 1.
   int64_t CountedRows(const Pending& pending) const;

@@ -1211,10 +1211,53 @@ TEST_F(ServerWhereABatchOfTwoFails, AMemberWhoseCallerLeftIsNotRunAlone) {
 
 // Such failures cost every batch its runs twice: after three batches in a
 // row failed so, the model is not batched again.
-TEST_F(ServerWhereABatchOfTwoFails, ThreeSuchBatchesInARowStopBatching) {
+// A batch past a limit says nothing of smaller ones (and clients choose
+// their requests' sizes): however many fail so, the model still batches.
+TEST_F(ServerWhereABatchOfTwoFails, BatchesPastALimitDoNotStopBatching) {
   InferenceServer& server = *server_;
   std::shared_ptr<const ModelVersion> m;
   ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  for (int batch = 1; batch <= 4; ++batch) {
+    auto a = std::async(std::launch::async,
+                        [&] { return server.Infer(DemoRequest(kRows, 0)); });
+    InferResponse b = server.Infer(DemoRequest(kRows, 1));
+    EXPECT_TRUE(a.get().status.ok());
+    EXPECT_TRUE(b.status.ok()) << b.status.message;
+  }
+  EXPECT_TRUE(m->batches());
+  EXPECT_EQ(m->Served().max_batch_size, 2 * kRows);
+}
+
+// A model that runs one row at a time (here a reshape to [1, 3]) fails
+// every batch where each request runs alone, each batch costing its runs
+// twice: after three such batches in a row it is not batched again.
+TEST(ServerCore, AModelWhoseBatchesFailWhereItsRequestsDoNotStopsBatching) {
+  paddle_lite::testing::ScratchDir dir("one_row_model");
+  {
+    using paddle_lite::framework::DataType;
+    paddle_lite::framework::ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
+    auto y = b.AddVar("y");
+    b.AddVar("x_shape");
+    b.AddOp("reshape2", {{"X", {x}}}, {{"Out", {y}}, {"XShape", {"x_shape"}}},
+            {{"shape", std::vector<int>{1, 3}}});
+    b.AddOutput(y);
+    fs::create_directory(dir.path() + "/1");
+    b.Save(dir.path() + "/1/model");
+  }
+  Repository repo;
+  repo.Add("one_row", dir.path() + "/1",
+           R"({"max_batch_size": 2, "batch_delay_us": 5000000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("one_row", "", &m).ok());
+  ASSERT_TRUE(m->ready()) << m->error();
+  auto one_row = [&server](float value) {
+    InferRequest r;
+    r.model = "one_row";
+    r.inputs.push_back(Floats("x", {1, 3}, {value, value, value}));
+    return server.Infer(r);
+  };
   for (int batch = 1; batch <= 4; ++batch) {
     if (batch == 4) {
       // Set once the third batch's requests have run alone, which may be
@@ -1222,11 +1265,13 @@ TEST_F(ServerWhereABatchOfTwoFails, ThreeSuchBatchesInARowStopBatching) {
       for (int i = 0; i < kWaitMs && m->batches(); ++i) usleep(1000);
     }
     EXPECT_EQ(m->batches(), batch <= 3) << "before batch " << batch;
-    auto a = std::async(std::launch::async,
-                        [&] { return server.Infer(DemoRequest(kRows, 0)); });
-    InferResponse b = server.Infer(DemoRequest(kRows, 1));
-    EXPECT_TRUE(a.get().status.ok());
-    EXPECT_TRUE(b.status.ok()) << b.status.message;
+    auto a = std::async(std::launch::async, one_row, 1.0f);
+    InferResponse b = one_row(2.0f);
+    for (const InferResponse& r : {a.get(), b}) {
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(r.outputs.at(0).shape, (std::vector<int64_t>{1, 3}));
+    }
+    EXPECT_EQ(AsFloats(b.outputs[0]), (std::vector<float>{2, 2, 2}));
   }
   EXPECT_EQ(m->Served().max_batch_size, 0);
 }
