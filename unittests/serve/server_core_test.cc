@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <limits>
 #include <sstream>
@@ -55,6 +56,28 @@ class Repository {
 
  private:
   paddle_lite::testing::ScratchDir dir_;
+};
+
+// A repository serving, as `name` version 1 with `config_json`, a model
+// that `build` writes (its inputs, ops and outputs).
+class BuiltModel {
+ public:
+  BuiltModel(
+      const std::string& name,
+      const std::string& config_json,
+      const std::function<void(paddle_lite::framework::ProgramBuilder&)>& build)
+      : dir_(name + "_model") {
+    paddle_lite::framework::ProgramBuilder b;
+    build(b);
+    fs::create_directory(dir_.path() + "/1");
+    b.Save(dir_.path() + "/1/model");
+    repo_.Add(name, dir_.path() + "/1", config_json);
+  }
+  const std::string& repository() const { return repo_.path(); }
+
+ private:
+  paddle_lite::testing::ScratchDir dir_;
+  Repository repo_;
 };
 
 // Read once: tests make requests on many threads at once, and libstdc++'s
@@ -1232,23 +1255,19 @@ TEST_F(ServerWhereABatchOfTwoFails, BatchesPastALimitDoNotStopBatching) {
 // every batch where each request runs alone, each batch costing its runs
 // twice: after three such batches in a row it is not batched again.
 TEST(ServerCore, AModelWhoseBatchesFailWhereItsRequestsDoNotStopsBatching) {
-  paddle_lite::testing::ScratchDir dir("one_row_model");
-  {
-    using paddle_lite::framework::DataType;
-    paddle_lite::framework::ProgramBuilder b;
-    auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
-    auto y = b.AddVar("y");
-    b.AddVar("x_shape");
-    b.AddOp("reshape2", {{"X", {x}}}, {{"Out", {y}}, {"XShape", {"x_shape"}}},
-            {{"shape", std::vector<int>{1, 3}}});
-    b.AddOutput(y);
-    fs::create_directory(dir.path() + "/1");
-    b.Save(dir.path() + "/1/model");
-  }
-  Repository repo;
-  repo.Add("one_row", dir.path() + "/1",
-           R"({"max_batch_size": 2, "batch_delay_us": 5000000})");
-  InferenceServer server(repo.path());
+  BuiltModel model(
+      "one_row", R"({"max_batch_size": 2, "batch_delay_us": 5000000})",
+      [](paddle_lite::framework::ProgramBuilder& b) {
+        auto x = b.AddInput("x", paddle_lite::framework::DataType::kFloat32,
+                            {-1, 3});
+        auto y = b.AddVar("y");
+        b.AddVar("x_shape");
+        b.AddOp("reshape2", {{"X", {x}}},
+                {{"Out", {y}}, {"XShape", {"x_shape"}}},
+                {{"shape", std::vector<int>{1, 3}}});
+        b.AddOutput(y);
+      });
+  InferenceServer server(model.repository());
   std::shared_ptr<const ModelVersion> m;
   ASSERT_TRUE(server.Find("one_row", "", &m).ok());
   ASSERT_TRUE(m->ready()) << m->error();
@@ -1280,28 +1299,23 @@ TEST(ServerCore, AModelWhoseBatchesFailWhereItsRequestsDoNotStopsBatching) {
 // split by rows, even when a batch's rows match it: the model is not
 // batched, and each request gets the whole output.
 TEST(ServerCore, AnOutputWithAFixedFirstDimKeepsAModelFromBatching) {
-  paddle_lite::testing::ScratchDir dir("fixed_output_model");
-  {
-    using paddle_lite::framework::DataType;
-    paddle_lite::framework::ProgramBuilder b;
-    auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
-    auto y = b.AddVar("y", DataType::kFloat32, {-1, 3});
-    b.AddOp("scale", {{"X", {x}}}, {{"Out", {y}}},
-            {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
-    auto c = b.AddVar("c", DataType::kFloat32, {2, 4});
-    b.AddOp("fill_constant", {}, {{"Out", {c}}},
-            {{"dtype", static_cast<int32_t>(DataType::kFloat32)},
-             {"shape", std::vector<int64_t>{2, 4}},
-             {"value", 1.0f}});
-    b.AddOutput(y);
-    b.AddOutput(c);
-    fs::create_directory(dir.path() + "/1");
-    b.Save(dir.path() + "/1/model");
-  }
-  Repository repo;
-  repo.Add("fixed", dir.path() + "/1",
-           R"({"max_batch_size": 8, "batch_delay_us": 100000})");
-  InferenceServer server(repo.path());
+  using paddle_lite::framework::DataType;
+  BuiltModel model(
+      "fixed", R"({"max_batch_size": 8, "batch_delay_us": 100000})",
+      [](paddle_lite::framework::ProgramBuilder& b) {
+        auto x = b.AddInput("x", DataType::kFloat32, {-1, 3});
+        auto y = b.AddVar("y", DataType::kFloat32, {-1, 3});
+        b.AddOp("scale", {{"X", {x}}}, {{"Out", {y}}},
+                {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+        auto c = b.AddVar("c", DataType::kFloat32, {2, 4});
+        b.AddOp("fill_constant", {}, {{"Out", {c}}},
+                {{"dtype", static_cast<int32_t>(DataType::kFloat32)},
+                 {"shape", std::vector<int64_t>{2, 4}},
+                 {"value", 1.0f}});
+        b.AddOutput(y);
+        b.AddOutput(c);
+      });
+  InferenceServer server(model.repository());
   std::shared_ptr<const ModelVersion> m;
   ASSERT_TRUE(server.Find("fixed", "", &m).ok());
   ASSERT_TRUE(m->ready()) << m->error();
