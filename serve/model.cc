@@ -1231,8 +1231,10 @@ void ModelVersion::RunGroup(Instance* instance,
                      << ": a batch of " << total << " rows failed where each "
                      << "of its " << group.size() << " requests ran alone ("
                      << r.status.message
-                     << "); its requests run again one by one. Lower "
-                        "max_batch_size or raise the limit";
+                     << "); its requests run again one by one. "
+                     << (past_limit ? "Lower max_batch_size or raise the limit"
+                                    : "If the model cannot run batches, leave "
+                                      "max_batch_size out");
       }
       if (!past_limit &&
           failed_batches_in_a_row_.fetch_add(1) + 1 == kFailedBatchesToStop) {

@@ -220,8 +220,10 @@ class ModelVersion {
   Metrics* metrics_ = nullptr;
   std::vector<paddle_lite::TensorInfo> inputs_;
   std::vector<paddle_lite::TensorInfo> outputs_;
-  // Every input declares dim 0 open, no LoD, and max_batch_size > 0;
-  // cleared when a batched run's outputs cannot be split by rows.
+  // Every input declares dim 0 open, no LoD, no output declares a fixed
+  // dim 0, and max_batch_size > 0; cleared when a batched run's outputs
+  // cannot be split by rows, or after kFailedBatchesToStop batches in a
+  // row fail (not on a limit) where their requests ran alone.
   std::atomic<bool> batchable_{false};
   // Whether a batch that failed where its requests ran alone was logged;
   // how many such batches came in a row, and how many stop batching.

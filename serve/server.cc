@@ -263,7 +263,7 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
       LOG(INFO) << "model '" << name << "' version " << version << " ready ("
                 << config.instances << " instance(s), " << config.threads
                 << " thread(s) each"
-                << (config.max_batch_size
+                << (loaded->batches()
                         ? ", batches up to " +
                               std::to_string(config.max_batch_size)
                         : std::string())

@@ -851,62 +851,76 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
 // then answer what it queued: a queued request whose deadline passes
 // meanwhile is answered then, not when a worker reaches it.
 TEST(ServerCore, QueuedRequestsExpireWhileAnUnloadDrainsTheQueue) {
+  paddle_lite::testing::ScratchDir loop_dir("loop_model");
+  paddle_lite::testing::SaveCountingLoopModel(loop_dir.path() + "/model");
   Repository repo;
-  repo.Add("demo", DemoModelDir());
+  repo.Add("loop", loop_dir.path(), R"({"max_loop_iterations": 0})");
   InferenceServer server(repo.path(), ExplicitModelControl());
+  auto count_to = [](int64_t n) {
+    InferRequest r;
+    r.model = "loop";
+    r.inputs.push_back(Int64("i", 0));
+    r.inputs.push_back(Int64("n", n));
+    return r;
+  };
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
                                                                  t)
         .count();
   };
-  // How long a long run takes here, once warm (ThreadSanitizer slows it
-  // many times).
-  const InferRequest long_run = DemoRequest(8000, 0);
-  ASSERT_TRUE(server.Infer(long_run).status.ok());
+  // The loop's length for a run of about 100 ms here, once warm
+  // (ThreadSanitizer slows it many times; runs of the loop scale alike).
+  constexpr int64_t kProbe = 20000;
+  ASSERT_TRUE(server.Infer(count_to(kProbe)).status.ok());
   Clock::time_point began = Clock::now();
-  ASSERT_TRUE(server.Infer(long_run).status.ok());
-  const int64_t run_ms = std::max<int64_t>(ms_since(began), 50);
-  // A long run holds the only instance, its caller the version; queued
-  // behind it, another long run and then a request due 1.5 runs after
-  // the first began: past its end, when the unload stops the version,
-  // and before the second's.
+  ASSERT_TRUE(server.Infer(count_to(kProbe)).status.ok());
+  const int64_t probe_ms = std::max<int64_t>(ms_since(began), 1);
+  const int64_t short_n = std::max<int64_t>(kProbe * 100 / probe_ms, 1000);
+  const int64_t short_ms = std::max<int64_t>(probe_ms * short_n / kProbe, 1);
+  // A short run holds the only instance, its caller the version; queued
+  // behind it, a run 20 times as long, then a request due 3 short runs
+  // after the first began: past its end, when the unload stops the
+  // version, and long before the second's.
   began = Clock::now();
-  auto busy =
-      std::async(std::launch::async, [&] { return server.Infer(long_run); });
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(count_to(short_n)); });
   std::shared_ptr<const ModelVersion> m;
-  ASSERT_TRUE(server.Find("demo", "", &m).ok());
-  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(server.Find("loop", "", &m).ok());
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(100);
   ASSERT_TRUE(m->busy());
   std::atomic<int64_t> ahead_ended_ms{0}, expired_ms{0};
   auto ahead = std::async(std::launch::async, [&] {
-    InferResponse r = server.Infer(long_run);
+    InferResponse r = server.Infer(count_to(20 * short_n));
     ahead_ended_ms = ms_since(began);
     return r;
   });
-  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(1000);
-  InferRequest timed = DemoRequest(1, 0);
+  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(100);
+  InferRequest timed = count_to(1);
   timed.timeout_us =
-      std::max<int64_t>(run_ms * 1500 - ms_since(began) * 1000, 1000);
+      std::max<int64_t>((3 * short_ms - ms_since(began)) * 1000, 1000);
   auto expiring = std::async(std::launch::async, [&] {
     InferResponse r = server.Infer(timed);
     expired_ms = ms_since(began);
     return r;
   });
-  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(100);
   ASSERT_EQ(m->queued(), 2u);
   m.reset();
   auto unloaded =
-      std::async(std::launch::async, [&] { return server.Unload("demo"); });
+      std::async(std::launch::async, [&] { return server.Unload("loop"); });
   InferResponse expired = expiring.get();
   EXPECT_EQ(expired.status.code, StatusCode::kDeadlineExceeded)
       << expired.status.message;
   EXPECT_TRUE(busy.get().status.ok());
   EXPECT_TRUE(ahead.get().status.ok());
   EXPECT_TRUE(unloaded.get().ok());
-  EXPECT_LT(expired_ms, ahead_ended_ms)
-      << "the expired request waited for the run ahead of it (a run takes "
-      << run_ms << " ms)";
+  // Due at 3 short runs, the run ahead of it ending at about 21: answered
+  // well before that run ended, not when a worker took it after.
+  EXPECT_LT(expired_ms, ahead_ended_ms / 2)
+      << "the expired request waited for the run ahead of it (a short run "
+         "takes about "
+      << short_ms << " ms)";
 }
 
 // A caller's own deadline (gRPC's) and its going away: a request queued
