@@ -808,7 +808,12 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
       auto it = other->arena_need.find(need.first);
       if (it != other->arena_need.end()) bytes = std::max(bytes, it->second);
     }
-    const platform::Place& place = PlaceOfArena(plan, need.first);
+    const platform::Place& place =
+        std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                     [&need](const Plan::Buffer& b) {
+                       return b.place_key == need.first;
+                     })
+            ->place;
     // A host arena gets half again as much: a stream of sizes then
     // replaces it (a fresh block, every page faulted in anew) a few times
     // rather than at each larger size. Pages no run writes are never
@@ -847,15 +852,6 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
   for (auto& t : plan.tensors) t.region = regions[t.buffer];
   plan.regions_epoch = state.arena_epoch;
   plan.graph.reset();  // it pointed into the old regions
-}
-
-const platform::Place& Executor::PlaceOfArena(const Plan& plan,
-                                              const std::string& place_key) {
-  return std::find_if(plan.buffers.begin(), plan.buffers.end(),
-                      [&place_key](const Plan::Buffer& b) {
-                        return b.place_key == place_key;
-                      })
-      ->place;
 }
 
 void Executor::ReleaseArena(BlockState& state, const std::string& place_key) {

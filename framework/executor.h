@@ -218,9 +218,6 @@ class Executor {
   /// Places a plan's buffers in the block's shared arenas (growing an arena
   /// too small for it) and points its tensors there.
   void PlaceInArenas(BlockState& state, Plan& plan);
-  /// The place of a plan's arena (one of its buffers is there).
-  static const platform::Place& PlaceOfArena(const Plan& plan,
-                                             const std::string& place_key);
   /// Frees an arena: tensors pointing into it let go, plans forget their
   /// regions in it.
   void ReleaseArena(BlockState& state, const std::string& place_key);

@@ -1,6 +1,7 @@
 // Memory limits (issue 14): a shape whose tensor or run would pass the
 // configured bytes is a ResourceExhausted error naming the op and the
 // shape, raised before allocating; the predictor keeps working after it.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,17 @@ TEST(MemoryLimits, ARunsCopyOfAWrittenWeightIsUnderTheLimits) {
       << error;
 }
 
+// The smallest limit, in 4 KB steps up to 64 MB, for which `passes` holds
+// (64 MB when none does).
+size_t SmallestLimit(const std::function<bool(size_t)>& passes) {
+  size_t low = 0, high = size_t{64} << 20;
+  while (high - low > 4096) {
+    const size_t mid = (low + high) / 2;
+    (passes(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
 // Whether a fresh predictor's first run of `shape` passes `limits`
 // (tensor bytes, run bytes).
 bool FirstRunPasses(std::pair<size_t, size_t> limits,
@@ -187,13 +199,10 @@ TEST(MemoryLimits, AShapeThatRunsOnceRunsAgainWhateverRanBefore) {
       return per_tensor ? std::make_pair(bytes, size_t{0})
                         : std::make_pair(size_t{0}, bytes);
     };
-    // The smallest limit, in 4 KB steps, that the shape's first run passes.
-    size_t low = 0, high = size_t{64} << 20;
-    ASSERT_TRUE(FirstRunPasses(limits(high), shape));
-    while (high - low > 4096) {
-      const size_t mid = (low + high) / 2;
-      (FirstRunPasses(limits(mid), shape) ? high : low) = mid;
-    }
+    // The smallest limit that the shape's first run passes.
+    ASSERT_TRUE(FirstRunPasses(limits(size_t{64} << 20), shape));
+    const size_t high = SmallestLimit(
+        [&](size_t bytes) { return FirstRunPasses(limits(bytes), shape); });
     SCOPED_TRACE((per_tensor ? "tensor limit " : "run limit ") +
                  std::to_string(high));
     Config config(testing::DemoModelDir());
@@ -256,12 +265,9 @@ TEST(MemoryLimits, ARunOfNewShapesIsChargedWhatItWritesInAnArena) {
     return RunError(reuse).empty();
   };
   const std::vector<int64_t> large = {64, 1024}, small = {1, 1024};
-  // The smallest run limit, in 4 KB steps, that a large a and small b pass.
-  size_t low = 0, high = size_t{64} << 20;
-  while (high - low > 4096) {
-    const size_t mid = (low + high) / 2;
-    (run(mid, nullptr, large, small) ? high : low) = mid;
-  }
+  // The smallest run limit that a large a and small b pass.
+  const size_t high = SmallestLimit(
+      [&](size_t bytes) { return run(bytes, nullptr, large, small); });
   ASSERT_FALSE(run(high, nullptr, large, large))
       << "a and b both large pass " << high << " bytes";
   Config config(prefix + ".pdmodel", prefix + ".pdiparams");
