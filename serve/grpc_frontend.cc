@@ -35,9 +35,11 @@ namespace {
 
 using paddle_lite::DataType;
 
-// How long a closing stream may wait, with every request answered, for its
-// client to read an answer before it is cancelled.
-constexpr std::chrono::seconds kStalledStreamGrace(5);
+// How long an answer may wait unwritten, its client reading none of it,
+// before its call is cancelled: while the server stops (a closing stream
+// with every request answered), or while every --grpc-threads place is
+// held and a call is refused for want of one.
+constexpr std::chrono::seconds kUnreadAnswerGrace(5);
 
 Status Bad(std::string message) {
   return Status::Error(StatusCode::kInvalidArgument, std::move(message));
@@ -816,7 +818,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
       const grpc::ByteBuffer* request_bytes,
       grpc::ByteBuffer* response_bytes) override {
     const auto start = std::chrono::steady_clock::now();
-    auto* reactor = new InferReactor(this);
+    auto* reactor = new InferReactor(this, context);
     if (Refused(ApiCategory::kInference, context, reactor)) return reactor;
     // The call's messages, until it is answered: the decoded request
     // borrows the raw input contents from `wire`.
@@ -892,7 +894,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
         response_bytes->Clear();
       }
       // The last use of the call: gRPC may free it once finished.
-      reactor->Finish(answer);
+      reactor->FinishHeld(answer);
     };
     HandOver(std::move(found), std::move(request), finish);
     return reactor;
@@ -957,7 +959,9 @@ class GrpcFrontend::Service final : public RawCallbackService {
     const auto now = std::chrono::steady_clock::now();
     // Held while cancelling: OnDone takes it before the stream is freed.
     std::lock_guard<std::mutex> lock(streams_mutex_);
-    for (StreamCall* stream : streams_) stream->CancelIfStalled(now, grace);
+    for (StreamCall* stream : streams_) {
+      stream->CancelIfStalled(now, grace, StreamCall::Stall::kStopping);
+    }
   }
 
  private:
@@ -974,15 +978,72 @@ class GrpcFrontend::Service final : public RawCallbackService {
       return true;
     }
     open_infer_calls_.fetch_sub(1);
+    const int cancelled = CancelUnreadAnswers();
     refused->code = StatusCode::kResourceExhausted;
     try {
       refused->message = "the server is taking " +
                          std::to_string(max_infer_calls_) +
                          " inference calls already (--grpc-threads)";
+      if (cancelled > 0) {
+        refused->message += "; " + std::to_string(cancelled) +
+                            " whose answers went unread for " +
+                            std::to_string(kUnreadAnswerGrace.count()) +
+                            " s are being cancelled: retry";
+      }
     } catch (const std::exception&) {
       refused->message.clear();  // refused all the same
     }
     return false;
+  }
+
+  // Every place being held, cancels the calls whose answers have waited
+  // unwritten for kUnreadAnswerGrace (unary calls answered that long ago,
+  // streams whose writes made no progress for that long): clients that
+  // read nothing would otherwise hold the places until they went, and
+  // every other client would be refused meanwhile. A slow reader is cut
+  // off only when its place is wanted. At most once every 100 ms, however
+  // many calls are refused. Returns how many it cancelled.
+  int CancelUnreadAnswers() {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point now = Clock::now();
+    const Clock::rep now_ticks = now.time_since_epoch().count();
+    Clock::rep last = last_unread_sweep_.load();
+    if (now_ticks - last < std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::milliseconds(100))
+                               .count() ||
+        !last_unread_sweep_.compare_exchange_strong(last, now_ticks)) {
+      return 0;
+    }
+    int cancelled = 0;
+    {
+      // Held while cancelling: OnDone takes it before the call is freed.
+      std::lock_guard<std::mutex> lock(answered_mutex_);
+      for (InferReactor* r = answered_head_; r != nullptr; r = r->next_) {
+        if (r->cancelled_ || now - r->answered_at_ < kUnreadAnswerGrace) {
+          continue;
+        }
+        r->cancelled_ = true;
+        r->context_->TryCancel();
+        ++cancelled;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(streams_mutex_);
+      for (StreamCall* stream : streams_) {
+        cancelled += stream->CancelIfStalled(now, kUnreadAnswerGrace,
+                                             StreamCall::Stall::kPlacesHeld);
+      }
+    }
+    if (cancelled > 0) {
+      LOG_EVERY_N(WARNING, 100)
+          << "grpc: every one of the " << max_infer_calls_
+          << " --grpc-threads places is held; cancelled " << cancelled
+          << " call(s) whose answers went unread for "
+          << kUnreadAnswerGrace.count()
+          << " s (clients that read slowly or not at all; one in 100 of "
+             "these is logged)";
+    }
+    return cancelled;
   }
 
   // Ends what TakeInferCall took, once the call's answer is written or
@@ -993,19 +1054,52 @@ class GrpcFrontend::Service final : public RawCallbackService {
   // until gRPC is done with it, its answer written or the call cancelled.
   class InferReactor final : public grpc::ServerUnaryReactor {
    public:
-    explicit InferReactor(Service* service) : service_(service) {}
+    InferReactor(Service* service, grpc::CallbackServerContext* context)
+        : service_(service), context_(context) {}
     void HoldCall() { holds_call_ = true; }
+    // Finishes a call that holds its place, listed among those whose
+    // answers are being written (CancelUnreadAnswers) until OnDone.
+    void FinishHeld(const grpc::Status& answer) {
+      {
+        std::lock_guard<std::mutex> lock(service_->answered_mutex_);
+        answered_at_ = std::chrono::steady_clock::now();
+        next_ = service_->answered_head_;
+        if (next_ != nullptr) next_->prev_ = this;
+        service_->answered_head_ = this;
+        listed_ = true;
+      }
+      Finish(answer);
+    }
     void OnDone() override {
+      if (listed_) {
+        std::lock_guard<std::mutex> lock(service_->answered_mutex_);
+        if (prev_ != nullptr) {
+          prev_->next_ = next_;
+        } else {
+          service_->answered_head_ = next_;
+        }
+        if (next_ != nullptr) next_->prev_ = prev_;
+      }
       if (holds_call_) service_->ReleaseInferCall();
       delete this;
     }
     void OnCancel() override {}
 
    private:
+    friend class Service;
     Service* service_;
+    grpc::CallbackServerContext* context_;
     // Set on the thread that took the call, read on gRPC's (atomic: gRPC's
     // own ordering is not seen by ThreadSanitizer).
     std::atomic<bool> holds_call_{false};
+    // Whether it is in the service's list of answered calls: set before
+    // Finish, read in OnDone (atomic as holds_call_ is). The rest is under
+    // the service's answered_mutex_.
+    std::atomic<bool> listed_{false};
+    bool cancelled_ = false;
+    std::chrono::steady_clock::time_point answered_at_;
+    InferReactor* prev_ = nullptr;
+    InferReactor* next_ = nullptr;
   };
 
   // Ties a request to its call, so that a queued request whose caller has
@@ -1385,28 +1479,42 @@ class GrpcFrontend::Service final : public RawCallbackService {
       FinishIfDone(&lock);
     }
 
-    // See Service::CancelStalledStreams.
-    void CancelIfStalled(std::chrono::steady_clock::time_point now,
-                         std::chrono::steady_clock::duration grace) {
+    // Why a stream whose client reads none of its answers is cancelled:
+    // the server stops (Service::CancelStalledStreams), or every place is
+    // held (Service::CancelUnreadAnswers, which logs it itself).
+    enum class Stall { kStopping, kPlacesHeld };
+
+    // Cancels the stream if its write has made no progress for `grace`;
+    // stopping, only once every request it took is answered. Returns
+    // whether it did.
+    bool CancelIfStalled(std::chrono::steady_clock::time_point now,
+                         std::chrono::steady_clock::duration grace,
+                         Stall why) {
       size_t unwritten = 0;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!closing_ || finished_ || cancelled_ || stall_cancelled_ ||
-            in_flight_ > 0 || !writing_ || now - write_progress_ < grace) {
-          return;
+        if (finished_ || cancelled_ || stall_cancelled_ || !writing_ ||
+            now - write_progress_ < grace) {
+          return false;
+        }
+        if (why == Stall::kStopping && (!closing_ || in_flight_ > 0)) {
+          return false;
         }
         stall_cancelled_ = true;
         unwritten = writes_.size();
       }
-      LOG(WARNING)
-          << "grpc ModelStreamInfer: the client at " << context_->peer()
-          << " read no answer for "
-          << std::chrono::duration_cast<std::chrono::seconds>(grace).count()
-          << " s while the server stops; cancelling its stream with "
-          << unwritten << " answer(s) unwritten";
+      if (why == Stall::kStopping) {
+        LOG(WARNING)
+            << "grpc ModelStreamInfer: the client at " << context_->peer()
+            << " read no answer for "
+            << std::chrono::duration_cast<std::chrono::seconds>(grace).count()
+            << " s while the server stops; cancelling its stream with "
+            << unwritten << " answer(s) unwritten";
+      }
       // Thread-safe; the write pending fails (OnWriteDone(false)) and
       // OnCancel follows, on gRPC's threads, which finish the call.
       context_->TryCancel();
+      return true;
     }
 
    private:
@@ -1652,6 +1760,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
   // are not yet written either (TakeInferCall).
   std::atomic<int> infer_calls_{0};
   std::atomic<int> open_infer_calls_{0};
+  // ModelInfer calls answered whose answers are not yet written (a list
+  // through InferReactor), and when CancelUnreadAnswers last looked
+  // (steady clock ticks).
+  std::mutex answered_mutex_;
+  InferReactor* answered_head_ = nullptr;
+  std::atomic<std::chrono::steady_clock::rep> last_unread_sweep_{0};
   // Last: its thread finishes before the members above go.
   ControlThreads control_;
 };
@@ -1729,17 +1843,17 @@ void GrpcFrontend::Stop() {
     bool cancelled = false;
     while (!stopped_changed.wait_for(lock, std::chrono::milliseconds(100),
                                      [&] { return stopped; })) {
-      service_->CancelStalledStreams(kStalledStreamGrace);
+      service_->CancelStalledStreams(kUnreadAnswerGrace);
       if (cancelled) continue;
       const Clock::time_point now = Clock::now();
       if (!shutdown_begun || !service_->AllAnswered()) {
         answered_since = Clock::time_point::max();
       } else if (answered_since == Clock::time_point::max()) {
         answered_since = now;
-      } else if (now - answered_since >= kStalledStreamGrace) {
+      } else if (now - answered_since >= kUnreadAnswerGrace) {
         LOG(WARNING) << "grpc: every call taken was answered "
                      << std::chrono::duration_cast<std::chrono::seconds>(
-                            kStalledStreamGrace)
+                            kUnreadAnswerGrace)
                             .count()
                      << " s ago, but answers are still unwritten while the "
                         "server stops (clients that read slowly or not at "

@@ -472,7 +472,7 @@ struct HttpFrontend::ConnectionState {
   // (once a connection) and whether it passed.
   bool client_checked = false;
   bool client_trusted = false;
-  // For HttpOptions::header_timeout_s: the socket and whether it was shut
+  // For CloseLateConnections: the socket and whether it was shut
   // down for being late (under watched_mu_); and, set by the connection's
   // thread without a lock on each request, whether a request's headers
   // are in and it is not yet answered, and since when (steady clock
@@ -482,11 +482,16 @@ struct HttpFrontend::ConnectionState {
   std::atomic<bool> in_request{false};
   std::atomic<Clock::rep> waiting_since{
       Clock::now().time_since_epoch().count()};
+  // When the answer to the request in progress was handed to
+  // libmicrohttpd to write (steady clock ticks); 0 until then. For
+  // CloseLateConnections, while every connection is taken.
+  std::atomic<Clock::rep> answer_queued{0};
 };
 
 // One request, from its headers to its answer's last byte.
 struct HttpFrontend::Exchange {
   Clock::time_point started = Clock::now();
+  ConnectionState* state = nullptr;  // its connection's
   std::string method;
   std::string path;
   std::string* body = nullptr;  // its connection's buffer
@@ -617,6 +622,7 @@ struct HttpFrontend::Callbacks {
       state->in_request = true;
       exchange = new Exchange;
       // From here on Completed frees it, whatever happens.
+      exchange->state = state;
       exchange->body = &state->body;
       *request_context = exchange;
       self->active_requests_.fetch_add(1);
@@ -1021,6 +1027,9 @@ struct HttpFrontend::Callbacks {
     if (self->stopping_ || exchange->close_after) {
       MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     }
+    if (exchange->state != nullptr) {
+      exchange->state->answer_queued = Clock::now().time_since_epoch().count();
+    }
     const MHD_Result queued = MHD_queue_response(
         connection, static_cast<unsigned>(reply.status), response);
     MHD_destroy_response(response);
@@ -1040,7 +1049,8 @@ struct HttpFrontend::Callbacks {
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     if (info != nullptr && info->socket_context != nullptr) {
       auto* state = static_cast<ConnectionState*>(info->socket_context);
-      // The time first: CloseLateHeaders reads it once in_request is false.
+      // The times first: CloseLateConnections reads them by in_request.
+      state->answer_queued = 0;
       state->waiting_since = Clock::now().time_since_epoch().count();
       state->in_request = false;
     }
@@ -1072,7 +1082,12 @@ struct HttpFrontend::Callbacks {
         LOG(INFO) << address << " " << LoggedText(exchange->method) << " "
                   << LoggedText(exchange->path, 1024) << " " << exchange->status
                   << " " << exchange->in_bytes << "B in, "
-                  << exchange->out_bytes << "B out, " << ms << " ms";
+                  << exchange->out_bytes << "B out, " << ms << " ms"
+                  << (exchange->status != 0 &&
+                              how != MHD_REQUEST_TERMINATED_COMPLETED_OK
+                          ? " (the connection ended before the answer was "
+                            "written)"
+                          : "");
       } catch (const std::exception&) {
         // Not logged; the request is freed below all the same.
       }
@@ -1272,7 +1287,7 @@ void HttpFrontend::Serve() {
                       "sending their headers slowly): closing them";
       break;
     }
-    CloseLateHeaders();
+    CloseLateConnections();
     changed_.wait_for(lock, std::chrono::milliseconds(100));
   }
   lock.unlock();
@@ -1282,33 +1297,60 @@ void HttpFrontend::Serve() {
   quiesced_listener_ = -1;
 }
 
-void HttpFrontend::CloseLateHeaders() {
-  if (options_.header_timeout_s <= 0) return;
+void HttpFrontend::CloseLateConnections() {
+  const Clock::time_point now = Clock::now();
   const Clock::rep late_from =
-      (Clock::now() - std::chrono::seconds(options_.header_timeout_s))
+      (now - std::chrono::seconds(options_.header_timeout_s))
           .time_since_epoch()
           .count();
-  int closed = 0;
+  // Every connection taken, no other client can connect: those whose
+  // answer has gone unread for kUnreadAnswerSeconds go, so that a client
+  // reading slowly (each byte restarting the idle timeout) or a crowd of
+  // them cannot hold every connection. A slow reader is cut off only when
+  // its connection is wanted.
+  const bool full = open_connections_.load() >= options_.threads;
+  const Clock::rep unread_from =
+      (now - std::chrono::seconds(kUnreadAnswerSeconds))
+          .time_since_epoch()
+          .count();
+  int late_headers = 0;
+  int unread_answers = 0;
   {
     std::lock_guard<std::mutex> lock(watched_mu_);
     for (ConnectionState* state : watched_) {
-      if (state->in_request || state->shut || state->fd < 0 ||
-          state->waiting_since > late_from) {
-        continue;
+      if (state->shut || state->fd < 0) continue;
+      if (state->in_request) {
+        const Clock::rep queued = state->answer_queued;
+        if (!full || queued == 0 || queued > unread_from) continue;
+        ++unread_answers;
+      } else {
+        if (options_.header_timeout_s <= 0 ||
+            state->waiting_since > late_from) {
+          continue;
+        }
+        ++late_headers;
       }
       // The connection's thread sees its socket end and closes it.
       ::shutdown(state->fd, SHUT_RDWR);
       state->shut = true;
-      ++closed;
     }
   }
-  if (closed > 0) {
+  if (late_headers > 0) {
     LOG_EVERY_N(WARNING, 100)
-        << closed << " HTTP connection(s) sent no whole request headers "
+        << late_headers << " HTTP connection(s) sent no whole request headers "
         << options_.header_timeout_s
         << " s after connecting or after their last answer "
            "(--http-header-timeout-secs): closed (one in 100 of these is "
            "logged)";
+  }
+  if (unread_answers > 0) {
+    LOG_EVERY_N(WARNING, 100)
+        << "every one of the " << options_.threads
+        << " HTTP connections (--http-threads) is taken: closed "
+        << unread_answers << " whose answer went unread for "
+        << kUnreadAnswerSeconds
+        << " s (clients that read slowly or not at all; one in 100 of "
+           "these is logged)";
   }
 }
 

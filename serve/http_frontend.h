@@ -92,6 +92,9 @@ class HttpFrontend {
   // Per connection: its headers and one read of a body.
   static constexpr int kConnectionMemoryBytes = 64 << 10;
   static constexpr int kIdleTimeoutSeconds = 5;
+  // While every connection is taken, one whose answer has waited this long
+  // to be read is closed (CloseLateConnections).
+  static constexpr int kUnreadAnswerSeconds = 5;
 
   InferenceServer* server_;
   HttpOptions options_;
@@ -113,12 +116,12 @@ class HttpFrontend {
   // buffers grow with the bytes that arrive.
   ByteBudget received_bodies_;
   std::atomic<int> open_connections_{0};
-  // The connections open (their states), for the header deadline, which
-  // Serve() enforces (CloseLateHeaders); under watched_mu_, as are the
-  // states' deadline fields.
+  // The connections open (their states), for the header deadline and
+  // unread answers, which Serve() enforces (CloseLateConnections); under
+  // watched_mu_, as are the states' deadline fields.
   std::mutex watched_mu_;
   std::unordered_set<ConnectionState*> watched_;
-  void CloseLateHeaders();
+  void CloseLateConnections();
   // Serve() waits on it for Stop() and for the last connection to end.
   std::mutex mu_;
   std::condition_variable changed_;

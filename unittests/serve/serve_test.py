@@ -3271,12 +3271,43 @@ def check_unread_unary_at_sigterm(server_command, tmp, env, servers):
             "exit %s\n%s" % (code, server.log_tail()))
 
 
+def grpc_reset_seen(sock, timeout):
+    """Whether the server reset stream 1 (RST_STREAM) on an HTTP/2
+    connection of unread_grpc_call, or closed it, within `timeout` s."""
+    data = b""
+    until = time.time() + timeout
+    while time.time() < until:
+        sock.settimeout(max(0.01, until - time.time()))
+        try:
+            got = sock.recv(65536)
+        except socket.timeout:
+            return False
+        except OSError:
+            return True
+        if not got:
+            return True
+        data += got
+        while len(data) >= 9:
+            length = int.from_bytes(data[:3], "big")
+            if len(data) < 9 + length:
+                break
+            kind = data[3]
+            stream = int.from_bytes(data[5:9], "big") & 0x7FFFFFFF
+            data = data[9 + length:]
+            if kind == 3 and stream == 1:
+                return True
+    return False
+
+
 def check_unread_answers_hold_calls(server_command, tmp, env, servers):
-    """An inference answer holds its --grpc-threads slot until it is
+    """An inference answer holds its --grpc-threads place until it is
     written: clients that read none of their answers, unary or on a
     stream, make the server refuse calls past that many
-    (RESOURCE_EXHAUSTED) rather than hold ever more answers; once those
-    clients are gone, their slots are free again."""
+    (RESOURCE_EXHAUSTED) rather than hold ever more answers. A client gone
+    frees its place; and with every place held, a refused call has the
+    calls whose answers went unread for 5 s cancelled, so that a retry is
+    served while those clients are still connected (a fresher one is
+    not cut off)."""
     import grpc
     import numpy as np
     from tritonclient.grpc import service_pb2_grpc
@@ -3287,14 +3318,18 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
     servers.append(server)
     _, y = demo_data()
     infer = demo_grpc_request
-    sockets = [unread_grpc_call(server.grpc_port,
+
+    def unread(i):
+        sock = unread_grpc_call(server.grpc_port,
                                 ("ModelInfer", "ModelStreamInfer")[i % 2],
                                 infer("unread%d" % i).SerializeToString())
-               for i in range(4)]
-    deadline = time.time() + 30
-    while (not all("id=unread%d status=OK" % i in server.log_tail()
-                   for i in range(4)) and time.time() < deadline):
-        time.sleep(0.05)
+        deadline = time.time() + 30
+        while ("id=unread%d status=OK" % i not in server.log_tail() and
+               time.time() < deadline):
+            time.sleep(0.05)
+        return sock
+    sockets = [unread(i) for i in range(4)]
+    answered = time.time()
     channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
     stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
 
@@ -3306,24 +3341,122 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
             return "OK" if ok else why
         except grpc.RpcError as e:
             return "%s %s" % (e.code().name, e.details())
+
+    def until_ok(seconds):
+        result = outcome()
+        deadline = time.time() + seconds
+        while result != "OK" and time.time() < deadline:
+            time.sleep(0.2)
+            result = outcome()
+        return result
     held = outcome()
+    early = time.time() - answered < 4
+    sockets[0].close()
+    # Free once gRPC has seen the connection end.
+    freed = until_ok(30)
+    # Every place held again, one of them fresh: a refused call has the
+    # three unread for 5 s cancelled.
+    sockets[0] = unread(4)
+    fresh = time.time()
+    time.sleep(max(0, answered + 5.2 - time.time()))
+    reclaimed = until_ok(15)
+    fresh_spared = time.time() - fresh < 4
+    reset = [grpc_reset_seen(sock, 10) for sock in sockets[1:]]
+    fresh_reset = grpc_reset_seen(sockets[0], 0.5)
     for sock in sockets:
         sock.close()
-    # Free once gRPC has seen the connections end.
-    freed = outcome()
-    deadline = time.time() + 30
-    while freed != "OK" and time.time() < deadline:
-        time.sleep(0.1)
-        freed = outcome()
     channel.close()
     code = server.stop()
+    text = server.log_tail()
     R.check(held.startswith("RESOURCE_EXHAUSTED") and
-            "--grpc-threads" in held and freed == "OK" and code == 0,
+            "--grpc-threads" in held and
+            (not early or "being cancelled" not in held) and
+            freed == "OK" and code == 0,
             "grpc: unwritten answers (unary and stream) hold their "
-            "--grpc-threads slots; a call past them is RESOURCE_EXHAUSTED, "
-            "and their slots are free once their clients are gone",
+            "--grpc-threads places; a call past them is RESOURCE_EXHAUSTED, "
+            "and a place is free once its client is gone",
             "while held: %s; after: %s; exit %s\n%s" % (
-                held, freed, code, server.log_tail()))
+                held, freed, code, text))
+    R.check(reclaimed == "OK" and all(reset) and
+            (not fresh_spared or not fresh_reset) and
+            "went unread for 5 s" in text,
+            "grpc: every place held, the calls whose answers went unread "
+            "for 5 s (unary and stream) are cancelled when a call is "
+            "refused, and a retry is served; an answer made since is not",
+            "retry: %s; reset: %s; fresh one reset: %s\n%s" % (
+                reclaimed, reset, fresh_reset, text))
+
+
+def check_unread_http_answers(server_command, tmp, env, servers,
+                              half_model):
+    """--http-threads 2, both connections taken by clients reading their
+    17 MB answers at 1 MB/s (each read restarting the idle timeout): both
+    are closed 5 s after their answers were handed over, with a warning,
+    rather than held for the 17 s they would take, and the next client is
+    served."""
+    import numpy as np
+    repo = one_model_repo(tmp, "repo_unread_http", "half", half_model)
+    server = Server(server_command, repo,
+                    os.path.join(tmp, "unread_http.log"),
+                    ["--http-threads", "2"], env=env)
+    servers.append(server)
+    rows = 200000
+    # Values whose JSON is long: the answer is about 17 MB.
+    values = np.random.default_rng(7).random((rows, 3), "float32")
+    x16 = values.astype("float16")
+    xb16 = (values.view("uint32") >> 16).astype("uint16")  # bfloat16
+    header = json.dumps({"inputs": [
+        {"name": "x16", "shape": [rows, 3], "datatype": "FP16",
+         "parameters": {"binary_data_size": x16.nbytes}},
+        {"name": "xb16", "shape": [rows, 3], "datatype": "BF16",
+         "parameters": {"binary_data_size": xb16.nbytes}}]}).encode()
+    body = header + x16.tobytes() + xb16.tobytes()
+    infer = (b"POST /v2/models/half/infer HTTP/1.1\r\nHost: x\r\n"
+             b"Inference-Header-Content-Length: %d\r\n"
+             b"Content-Length: %d\r\n\r\n" % (len(header), len(body)) +
+             body)
+    got = [0, 0]
+    ended = [None, None]
+
+    def slow_reader(i):
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        start = time.time()
+        try:
+            sock.sendall(infer)
+            sock.settimeout(60)
+            while time.time() - start < 60:
+                want = got[i] + 500000
+                while got[i] < want:
+                    data = sock.recv(want - got[i])
+                    if not data:
+                        raise EOFError
+                    got[i] += len(data)
+                time.sleep(0.5)
+        except (OSError, EOFError):
+            pass
+        ended[i] = time.time() - start
+        sock.close()
+    readers = [threading.Thread(target=slow_reader, args=(i,))
+               for i in range(2)]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join(timeout=90)
+    status, _, _ = request(server.port, "GET", "/v2/health/live")
+    code = server.stop()
+    with open(server.log_path, errors="replace") as f:
+        text = f.read()
+    # Their answers (about 17 MB of JSON) were cut short, well before a
+    # reader at 1 MB/s would be done.
+    R.check(all(e is not None and e < 30 for e in ended) and
+            all(0 < g < 16000000 for g in got) and status == 200 and
+            code == 0 and "went unread for 5 s" in text and
+            "the connection ended before the answer was written" in text,
+            "HTTP: every connection taken by slow readers, each is closed "
+            "5 s after its answer was handed over, and the next client is "
+            "served",
+            "read %s bytes, ended after %s s, next: %s, exit %s\n%s" % (
+                got, ended, status, code, text[-1500:]))
 
 
 def check_exit_timeout(server_command, tmp, env, servers, loop_model):
@@ -3752,6 +3885,8 @@ def main():
                                       servers)
         check_unread_answers_hold_calls([args.server], tmp, openmp_unset,
                                         servers)
+        check_unread_http_answers([args.server], tmp, openmp_unset, servers,
+                                  os.path.abspath(args.half_model))
         check_slow_clients([args.server], tmp, openmp_unset, servers)
         check_header_timeout([args.server], tmp, openmp_unset, servers)
         check_grpc_control_calls([args.server], tmp, openmp_unset, servers,
