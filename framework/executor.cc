@@ -445,7 +445,10 @@ void Executor::Run(int block_idx, Scope* scope) {
     ForgetPlans(state, /*scope_alive=*/false);
   }
   if (!options_.plan_replay) {
-    // The pool checks the memory limits (ExecutorOptions).
+    // The pool checks the memory limits (ExecutorOptions). Every run holds
+    // its tensors to the next; with a limit, it lets them go first, so that
+    // a run is charged the same whatever ran before it.
+    if (options_.max_run_bytes != 0) ReleaseLeftovers(state, scope);
     platform::ScopedHostAllocator pooled(host_pool_);
     stats_ = RunStats();
     stats_.ops_inferred = static_cast<int>(state.block.ops.size());
@@ -534,6 +537,9 @@ struct Executor::Lifetimes {
   std::unordered_map<std::string, int> last_read;
   std::unordered_map<std::string, int> last_write;
   std::set<std::string> feeds, fetches;
+  // Those whose first use writes them without reading them: what a run
+  // finds in them is an earlier run's, never the caller's.
+  std::set<std::string> written_first;
 };
 
 Executor::Lifetimes Executor::ComputeLifetimes(
@@ -551,8 +557,17 @@ Executor::Lifetimes Executor::ComputeLifetimes(
   };
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
     const OperatorBase& op = *ops[i].op;
+    std::set<std::string> unseen_outputs;
+    for (auto& kv : op.Outputs()) {
+      for (auto& name : kv.second) {
+        if (!lives.span.count(name)) unseen_outputs.insert(name);
+      }
+    }
     for (auto& kv : op.Inputs()) {
-      for (auto& name : kv.second) use(name, i, true);
+      for (auto& name : kv.second) {
+        use(name, i, true);
+        unseen_outputs.erase(name);
+      }
     }
     for (auto& kv : op.Outputs()) {
       for (auto& name : kv.second) use(name, i, false);
@@ -561,8 +576,10 @@ Executor::Lifetimes Executor::ComputeLifetimes(
       for (auto& name : SubBlockNames(program, sub, /*written_only=*/false,
                                       &sub_block_names)) {
         use(name, i, true);
+        unseen_outputs.erase(name);
       }
     }
+    lives.written_first.insert(unseen_outputs.begin(), unseen_outputs.end());
     if (op.Type() == "feed") lives.feeds.insert(op.Output("Out"));
     if (op.Type() == "fetch") lives.fetches.insert(op.Input("X"));
   }
@@ -650,6 +667,24 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     state.plans.splice(state.plans.begin(), state.plans, it);
     Plan& plan = *state.plans.front();
     budget_->Touch(plan.budget_id);
+    // Pinned while it runs, and unpinned however the run ends: a replay
+    // that throws (an input a kernel refuses) would otherwise leave them
+    // pinned for good, filling the budget with what it may never evict.
+    struct Unpin {
+      Executor* executor;
+      BlockState& state;
+      Plan& plan;
+      bool done = false;
+      void Now() {
+        if (done) return;
+        done = true;
+        executor->budget_->SetPinned(plan.budget_id, false);
+        for (auto& a : state.arenas) {
+          executor->budget_->SetPinned(a.second.budget_id, false);
+        }
+      }
+      ~Unpin() { Now(); }
+    } unpin{this, state, plan};
     budget_->SetPinned(plan.budget_id, true);
     PlaceInArenas(state, plan);
     for (auto& p : plan.tensors) {
@@ -689,8 +724,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
     stats_.graph_refusal = plan.graph_refusal;
     stats_.arena_bytes = plan.arena_bytes;
     stats_.unplanned_bytes = plan.unplanned_bytes;
-    budget_->SetPinned(plan.budget_id, false);
-    for (auto& a : state.arenas) budget_->SetPinned(a.second.budget_id, false);
+    unpin.Now();  // before the budget is trimmed
     EndMainRun(state);
     return;
   }
@@ -702,6 +736,12 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // its limit. A replay puts its plan's tensors back in place.
   ResetStrays(state, nullptr);
   state.arena_owner = nullptr;
+  // Nor does it find buffers an earlier run of other shapes left (kept
+  // outputs, tensors written in place): counted as held, they made the
+  // run's limit depend on what ran before (14% more for dqn_conv_fluid at
+  // batch 8 after batch 6), and a tensor growing takes its new buffer
+  // before it frees the old.
+  ReleaseLeftovers(state, scope);
   // A new signature: run with full shape inference, recording what replay
   // needs, then plan the memory for the next run of these shapes.
   // Each intermediate whose last use is only a read goes after that op, so the
@@ -895,6 +935,26 @@ void Executor::ResetStrays(BlockState& state, const Plan* keep) {
   }
 }
 
+void Executor::ReleaseLeftovers(BlockState& state, Scope* scope) {
+  PrepareLifetimes(state);
+  const Lifetimes& lives = *state.lifetimes;
+  for (auto& var : program_.blocks[0].vars) {
+    // Not an input the caller set in the scope (a variable read before
+    // any op writes it), nor a feed's (the caller's memory).
+    if (var.persistable || !var.is_tensor() ||
+        !lives.written_first.count(var.name) || lives.feeds.count(var.name)) {
+      continue;
+    }
+    Variable* v = scope->FindLocalVar(var.name);
+    if (v == nullptr || !v->IsType<Tensor>()) continue;
+    Tensor* t = v->GetMutable<Tensor>();
+    // A buffer shared (a view, the caller's outputs list) is not the
+    // variable's to let go.
+    if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
+    t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+  }
+}
+
 void Executor::DropEvicted(BlockState& state) {
   std::vector<std::string> gone;
   for (auto& kv : state.arenas) {
@@ -1033,7 +1093,10 @@ bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
     RunOp(ops[i], state.contexts[i], scope, 0, plan.infer_shape[i]);
   }
   // Feeds go to fixed device buffers (the graph reads them there), on the
-  // device's stream.
+  // device's stream: those already on the device too, which the caller's
+  // memory may hold (ShareExternalData), another buffer at each run. The
+  // graph kept reading the buffer it was captured with, left unchanged or
+  // freed.
   device->MakeCurrent();
   const platform::Place place = device->GetPlace();
   for (size_t i = 0; i < first_kernel; ++i) {
@@ -1042,9 +1105,7 @@ bool Executor::RunAsGraph(BlockState& state, Plan& plan, Scope* scope) {
         Variable* var = scope->FindVar(name);
         if (var == nullptr || !var->IsType<Tensor>()) continue;
         Tensor* t = var->GetMutable<Tensor>();
-        if (!t->IsInitialized() || platform::SameKind(t->place(), place)) {
-          continue;
-        }
+        if (!t->IsInitialized()) continue;
         const size_t bytes = t->memory_size();
         auto& staged = plan.staged_feeds[name];
         if (!staged || staged->size() < bytes) {

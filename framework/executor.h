@@ -230,6 +230,11 @@ class Executor {
   static bool InArena(const BlockState& state, const Tensor& t);
   /// Lets go of arena regions held by variables `keep` does not place.
   void ResetStrays(BlockState& state, const Plan* keep);
+  /// Lets go of the buffers an earlier run left in the main block's
+  /// variables that a run writes before reading (not weights, feeds or
+  /// what the caller set), so that a run is charged the same against the
+  /// memory limits whatever ran before it.
+  void ReleaseLeftovers(BlockState& state, Scope* scope);
 
   const ProgramDesc& program_;
   // The weights the program's ops write, with their first writer

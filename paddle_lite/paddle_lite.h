@@ -106,6 +106,8 @@ class Config {
   /// ago goes (and is rebuilt if needed again), so memory stays flat when
   /// every input has a new shape. 0 (default): 224 MB. Per predictor; a
   /// Clone() gets its own. RunStats::cache_bytes shows what each holds.
+  /// Make-ahead's clone (EnableMakeAhead) keeps up to 16 MB more, apart,
+  /// not shown there: what it makes goes on into the caches above.
   void SetCacheBudget(size_t bytes) { cache_budget_ = bytes; }
   size_t cache_budget() const { return cache_budget_; }
   /// Making a new input shape's oneDNN primitives ahead (on by default).
@@ -122,8 +124,11 @@ class Config {
   /// nothing per shape; if they cost at most 1.5x the made oneDNN kernels
   /// per input element, every shape not made yet runs on them for good
   /// (no per-shape memory), else they take a shape's runs while make-ahead
-  /// makes it, when faster. Results agree within float rounding. Off, or
-  /// PDLITE_GENERIC_KERNELS=0: every run on the preferred kernels.
+  /// makes it, when faster. Results agree within float rounding. Only
+  /// with MKLDNN among the kernel libraries (without it every run is on
+  /// the plain kernels already), for a program that writes none of its
+  /// inputs. Off, or PDLITE_GENERIC_KERNELS=0: every run on the preferred
+  /// kernels.
   void EnableGenericKernels(bool enable = true) { generic_kernels_ = enable; }
   bool generic_kernels_enabled() const { return generic_kernels_; }
   /// A warm-up run at load (on by default, CPU only). When every input
@@ -135,7 +140,8 @@ class Config {
   /// classifier: about 2 ms more load; its first two runs of new widths
   /// 1.3-1.9x a steady run rather than 2.5-4x). A first shape much larger
   /// than the declared one still faults in its own memory. Inputs are left
-  /// unset; programs with sub-blocks are not warmed. Off, or
+  /// unset; programs with sub-blocks, inputs other than float32, and
+  /// kernel libraries without MKLDNN are not warmed. Off, or
   /// PDLITE_WARMUP=0: the first run pays for it.
   void EnableWarmup(bool enable = true) { warmup_ = enable; }
   bool warmup_enabled() const { return warmup_; }
@@ -166,6 +172,11 @@ class Config {
   /// A shape past either (a hostile model, a huge input) is a
   /// ResourceExhausted error naming the op and the shape, not an attempt.
   /// 0 (default): a quarter and a half of the machine's physical memory.
+  /// Counted: the tensors a run of new shapes allocates (whatever ran
+  /// before it); a later run of the same shapes reuses that layout, in a
+  /// block no limit counts again. Not counted in `run_bytes`: the inputs
+  /// (mutable_data and CopyFromCpu check each against `tensor_bytes`),
+  /// and the weights.
   void SetMemoryLimits(size_t tensor_bytes, size_t run_bytes) {
     max_tensor_bytes_ = tensor_bytes;
     max_run_bytes_ = run_bytes;
@@ -324,7 +335,8 @@ enum class PlaceType { kCPU, kGPU };
 
 /// A handle to one input or output of a predictor. Valid while the
 /// predictor lives. Input handles write the input; output handles read the
-/// result of the last Run().
+/// result of the last Run(): after a Run() that threw, reading an output
+/// is PreconditionNotMet (no output of the run before is left).
 class Tensor {
  public:
   ~Tensor();
@@ -345,7 +357,8 @@ class Tensor {
   T* mutable_data();
   /// Inputs: runs on `data` itself, host memory (kCPU) or memory of the
   /// predictor's CUDA device (kGPU), without a copy. It must stay valid
-  /// and unchanged until Run() returns.
+  /// and unchanged until Run() returns; null only for a shape of no
+  /// elements.
   template <typename T>
   void ShareExternalData(const T* data,
                          const std::vector<int64_t>& shape,

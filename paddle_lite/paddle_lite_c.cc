@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -156,7 +157,18 @@ PD_Status Guard(const char* function, Body&& body) noexcept {
                 "a memory allocation failed.");
   } catch (const std::length_error& e) {
     // A size past what a container can hold: an argument's doing.
-    return Fail(PD_INVALID_ARGUMENT, "InvalidArgument", function, e.what());
+    std::string message;
+    try {
+      message = std::string("a size given is more than memory can hold (") +
+                e.what() + ").";
+    } catch (...) {
+    }
+    return Fail(PD_INVALID_ARGUMENT, "InvalidArgument", function,
+                message.empty() ? e.what() : message.c_str());
+  } catch (const std::system_error& e) {
+    // The system refused a resource: a thread the predictor starts
+    // (EAGAIN), say.
+    return Fail(PD_RESOURCE_EXHAUSTED, "ResourceExhausted", function, e.what());
   } catch (const std::exception& e) {
     return Fail(PD_UNKNOWN, "Unknown", function, e.what());
   } catch (...) {
@@ -409,8 +421,7 @@ PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms) {
   return Guard(__func__, [&] {
     NotNull(config, "config");
     if (!(ms >= 0)) {
-      Throw(ErrorCode::kInvalidArgument, "PD_ConfigSetNarrowRunLimit: ", ms,
-            " ms; the limit must be >= 0.");
+      Throw(ErrorCode::kInvalidArgument, ms, " ms; the limit must be >= 0.");
     }
     config->config.SetNarrowRunLimit(ms);
   });
@@ -429,8 +440,7 @@ PD_Status PD_ConfigSetMaxLoopIterations(PD_Config* config, int64_t iterations) {
   return Guard(__func__, [&] {
     NotNull(config, "config");
     if (iterations < 0) {
-      Throw(ErrorCode::kInvalidArgument,
-            "PD_ConfigSetMaxLoopIterations: ", iterations,
+      Throw(ErrorCode::kInvalidArgument, iterations,
             "; the limit must be >= 0 (0: no limit).");
     }
     config->config.SetMaxLoopIterations(iterations);

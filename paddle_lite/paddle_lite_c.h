@@ -14,7 +14,8 @@
 // any other value names the kind of error, and PD_GetLastError() gives the
 // message. No C++ exception crosses this interface, and a failed call
 // leaves its out-parameters and the objects it was given as they were
-// (except PD_PredictorRun: the outputs are then undefined).
+// (except PD_PredictorRun: the outputs then have no value, and reading
+// one is PD_PRECONDITION_NOT_MET).
 //
 // Ownership: each handle made by a Create, Clone or Get...Handle function
 // is owned by the caller and released with its Destroy function (Destroy
@@ -262,7 +263,9 @@ PD_Status PD_TensorCopyToCpu(const PD_Tensor* tensor, void* data, size_t bytes);
 
 /// The number of dimensions in `*ndim`. Outputs have a shape once the
 /// predictor ran; an input has the one last given to PD_TensorReshape on
-/// this handle, else that of its data.
+/// this handle, else that of its data. 0 (no dims) for an output before a
+/// run or after a failed one, and an input with neither: not a scalar, as
+/// PD_TensorCopyToCpu's PD_PRECONDITION_NOT_MET shows.
 PD_Status PD_TensorGetNumDims(const PD_Tensor* tensor, size_t* ndim);
 /// The shape, in `dims[0 .. ndim)`; `capacity` is the room in `dims`, an
 /// error when less than the number of dimensions.

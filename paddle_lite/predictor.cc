@@ -178,6 +178,9 @@ struct Predictor::Impl {
   fw::NarrowRunPolicy narrow_policy{1};  // set in Init
   bool narrow_possible = false;          // decided in Init
   bool last_run_narrow = false;
+  // The last Run() threw: its outputs have no value (Tensor::data says
+  // why).
+  bool last_run_failed = false;
   // Where each input shape runs. A small shape goes to one thread at its
   // first sight and keeps that side when it follows another shape (moving
   // between the sides would make it anew on the other). Run back to back,
@@ -765,6 +768,14 @@ struct Tensor::Impl {
   const std::string& name() const {
     return is_input ? predictor->feed_names[col] : predictor->fetch_names[col];
   }
+  // Why the tensor has no data to read.
+  std::string NoData() const {
+    if (is_input) return "Input '" + name() + "' has no data yet.";
+    if (predictor->last_run_failed) {
+      return "Output '" + name() + "' has no value: the last Run() failed.";
+    }
+    return "Output '" + name() + "' has no value yet: call Run() first.";
+  }
   void CheckInput(const char* what) const {
     PADDLE_ENFORCE(is_input, platform::errors::PreconditionNotMet(
                                  what, ": '", name(),
@@ -939,13 +950,20 @@ void Predictor::Run() {
                          " (Tensor::SetLoD)."));
     }
   }
+  // No output of an earlier run outlives this one: after a run that
+  // throws, the outputs had read the run before's values (or, after a
+  // replay that failed midway, values partly overwritten) as if new.
+  // Nor do they hold buffers the next run would be charged for.
+  for (auto& out : impl_->fetches()) out = fw::Tensor();
+  impl_->last_run_failed = true;
   if (impl_->RunsNarrow()) {
     impl_->RunNarrow();
-    return;
+  } else {
+    impl_->last_run_narrow = false;
+    impl_->Run();
+    if (impl_->narrow_trial) impl_->LearnFromWideTrial();
   }
-  impl_->last_run_narrow = false;
-  impl_->Run();
-  if (impl_->narrow_trial) impl_->LearnFromWideTrial();
+  impl_->last_run_failed = false;
 }
 
 bool Predictor::Impl::RunsNarrow() {
@@ -1038,6 +1056,7 @@ void Predictor::Impl::Run() {
   const Clock::time_point start = Clock::now();
   last_run_generic = route == Route::kGeneric;
   last_own_ms = -1;
+  bool generic_refused = false;
   if (route == Route::kGeneric) {
     try {
       RunGeneric();
@@ -1051,12 +1070,10 @@ void Predictor::Impl::Run() {
       }
       return;
     } catch (const std::exception&) {
-      // The plain kernels refused what the specialised ones may take: no
-      // more generic runs, and this one again where it would have gone
-      // (an input the model rejects fails there too, as it should).
-      generic_possible = false;
+      // Again where it would have gone otherwise. An input the model rejects
+      // fails there too, as it should, and the generic kernels stay.
+      generic_refused = true;
       last_run_generic = false;
-      for (auto& kv : seen_shapes) kv.second.generic_for_good = false;
     }
   }
   const int64_t making_before = fw::MakingTime();
@@ -1064,6 +1081,13 @@ void Predictor::Impl::Run() {
   // Run() is synchronous: a device's queued work (and errors) end here,
   // and staged feeds may be reused once it returns.
   device_context->Wait();
+  if (generic_refused) {
+    // The plain kernels refused what the specialised ones took: no more
+    // generic runs. (On any failure, one request with a bad value had
+    // turned them off for the predictor's life.)
+    generic_possible = false;
+    for (auto& kv : seen_shapes) kv.second.generic_for_good = false;
+  }
   if (!generic_possible && !narrow_possible) return;
   const double run_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -1224,15 +1248,16 @@ void Tensor::ShareExternalData(const T* data,
                                const std::vector<int64_t>& shape,
                                PlaceType place) {
   impl_->CheckInput("ShareExternalData");
-  PADDLE_ENFORCE(
-      data != nullptr || shape.empty() || fw::Product(fw::DDim(shape)) == 0,
-      platform::errors::InvalidArgument("ShareExternalData of input '", name_,
-                                        "': data is null."));
   for (auto d : shape) {
     PADDLE_ENFORCE(d >= 0, platform::errors::InvalidArgument(
                                "ShareExternalData of input '", name_,
                                "' with shape ", shape, ": dims must be >= 0."));
   }
+  // Null only for no elements: a rank-0 shape holds one.
+  PADDLE_ENFORCE(data != nullptr || fw::Product(fw::DDim(shape)) == 0,
+                 platform::errors::InvalidArgument(
+                     "ShareExternalData of input '", name_, "' with shape ",
+                     shape, ": data is null."));
   platform::Place where = platform::CPUPlace{};
   if (place == PlaceType::kGPU) {
     where = impl_->predictor->executor->preference().place;
@@ -1263,6 +1288,9 @@ const T* Tensor::data(PlaceType place, int64_t* size) const {
                      "data(kGPU) of input '", name_,
                      "': inputs are read on the host; use ShareExternalData "
                      "to pass device memory."));
+  // Not the run before's result, which the variable still holds.
+  PADDLE_ENFORCE(!impl_->predictor->last_run_failed,
+                 platform::errors::PreconditionNotMet(impl_->NoData()));
   // The fetch list holds a host copy; the output variable itself still
   // holds the device result of the last run.
   const auto& program = *impl_->predictor->program;
@@ -1314,8 +1342,7 @@ template <typename T>
 const T* Tensor::data(int64_t* size) const {
   const fw::Tensor& t = impl_->tensor();
   PADDLE_ENFORCE(t.IsInitialized(),
-                 platform::errors::PreconditionNotMet("Tensor '", name_,
-                                                      "' has no data yet."));
+                 platform::errors::PreconditionNotMet(impl_->NoData()));
   PADDLE_ENFORCE(t.dtype() == fw::ToDataType<T>(),
                  platform::errors::InvalidArgument(
                      "Tensor '", name_, "' holds ", t.dtype(),

@@ -5,7 +5,8 @@
 # against that prefix (find_package(paddle_lite), -DCMAKE_PREFIX_PATH),
 # and checks the installed package itself: its headers need nothing but
 # the prefix (no protobuf, Eigen, glog, oneDNN), and pkg-config builds the
-# C++ API example. Called by scripts/test.sh after the main ctest.
+# C++ API example and the C API's test. Called by scripts/test.sh after the
+# main ctest.
 #   scripts/test_examples.sh [BUILD_DIR]     (default: build)
 # PDLITE_JOBS sets the build parallelism (default: nproc).
 set -uo pipefail
@@ -86,17 +87,29 @@ else
   passed=$((passed + 1))
 fi
 
-# pkg-config: the README's C++ API example, built without CMake.
+# pkg-config: the README's C++ API example, built without CMake (the
+# language standard is the program's to choose); and the C API's test, a
+# C program, whose compiler must take the same flags without a word (a C
+# compiler refuses, or warns of, a C++ flag such as -std=c++17).
 echo "--- pkg-config"
 if command -v pkg-config >/dev/null; then
   flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs paddle_lite)
   # shellcheck disable=SC2086
-  if c++ "$root/examples/cpp_api/main.cc" -o "$work/cpp_api_example" $flags &&
+  if c++ -std=c++17 "$root/examples/cpp_api/main.cc" -o "$work/cpp_api_example" $flags &&
      "$work/cpp_api_example" "$root/models/demo_convnet" \
         "$root/models/demo_convnet/input_x.npy"; then
     passed=$((passed + 1))
   else
     echo "FAILED: examples/cpp_api with pkg-config flags: $flags"
+    failed=$((failed + 1))
+  fi
+  # shellcheck disable=SC2086
+  if cc -std=c11 -Werror "$root/unittests/c_api/c_api_test.c" \
+        -o "$work/c_api_test" $flags -lm -pthread &&
+     "$work/c_api_test" "$root/models/demo_convnet" >/dev/null; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: the C API's test, a C program, with pkg-config flags: $flags"
     failed=$((failed + 1))
   fi
 else

@@ -174,6 +174,55 @@ TEST(CudaPlace, ZeroCopyDeviceInputAndOutput) {
   ExpectClose(got, want, 1e-4f);
 }
 
+// A captured graph reads each run's device input: the caller's device
+// buffers change between runs (ShareExternalData), and inputs move from
+// the host to the device and back. The graph had kept reading the buffer
+// it was captured with.
+TEST(CudaPlace, GraphReplaysReadEachRunsDeviceInput) {
+  auto p = GpuPredictor(Config(testing::DemoModelDir()));
+  SKIP_WITHOUT_GPU(p);
+  framework::Tensor x =
+      framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
+  framework::Tensor doubled;
+  doubled.Resize(x.dims());
+  float* twice_x = doubled.mutable_data<float>(platform::CPUPlace{});
+  for (int64_t i = 0; i < x.numel(); ++i) twice_x[i] = 2.f * x.data<float>()[i];
+  const std::vector<float> want_x = CpuResult(testing::DemoModelDir(), x);
+  const std::vector<float> want_doubled =
+      CpuResult(testing::DemoModelDir(), doubled);
+  const platform::Place gpu = platform::CUDAPlace{0};
+  auto on_device = [&gpu](const framework::Tensor& t) {
+    auto buffer = platform::GetAllocator(gpu)->Allocate(t.memory_size());
+    platform::Memcpy(gpu, buffer->ptr(), platform::CPUPlace{}, t.raw_data(),
+                     t.memory_size());
+    return buffer;
+  };
+  auto x_buffer = on_device(x);
+  auto doubled_buffer = on_device(doubled);
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  for (int run = 0; run < 8; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    const bool twice = run % 2 == 1;
+    if (run == 5) {  // from the host, once
+      in->Reshape(x.dims());
+      in->CopyFromCpu(x.data<float>());
+    } else {
+      in->ShareExternalData(
+          static_cast<const float*>((twice ? doubled_buffer : x_buffer)->ptr()),
+          x.dims(), PlaceType::kGPU);
+    }
+    p->Run();
+    auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+    std::vector<float> got(framework::Product(framework::DDim(out->shape())));
+    out->CopyToCpu(got.data());
+    ExpectClose(got, twice && run != 5 ? want_doubled : want_x, 1e-4f);
+    if (run >= 3) {
+      const RunStats stats = p->last_run_stats();
+      EXPECT_TRUE(stats.graph_replayed) << stats.graph_refusal;
+    }
+  }
+}
+
 TEST(CudaPlace, CudaGraphReplayEqualsEager) {
   Config eager_config(kCls);
   eager_config.EnableCudaGraph(false);

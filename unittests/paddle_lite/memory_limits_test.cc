@@ -224,6 +224,38 @@ TEST(MemoryLimits, AShapeThatRunsOnceRunsAgainWhateverRanBefore) {
   }
 }
 
+// A run's charge does not depend on the shapes that ran before it, run
+// once or not replayed at all: the tensors an earlier run left (outputs,
+// tensors written in place), counted as held, had made a first run of a
+// shape fail after another shape's run at the limit it passed alone (and
+// with memory optim off, every run kept the last one's tensors).
+TEST(MemoryLimits, ARunPassesTheLimitItPassesAloneAfterAnyOtherShape) {
+  const std::vector<int64_t> shape = {16, 3, 32, 32};
+  for (bool memory_optim : {true, false}) {
+    auto passes = [memory_optim, &shape](size_t run_bytes,
+                                         const std::vector<int64_t>& before) {
+      Config config(testing::DemoModelDir());
+      config.EnableMemoryOptim(memory_optim);
+      config.SetMemoryLimits(0, run_bytes);
+      auto p = CreatePredictor(config);
+      if (!before.empty()) {
+        Feed(p.get(), before);
+        EXPECT_EQ(RunError(p.get()), "") << "the shape before";
+      }
+      Feed(p.get(), shape);
+      return RunError(p.get()).empty();
+    };
+    const size_t high =
+        SmallestLimit([&](size_t bytes) { return passes(bytes, {}); });
+    SCOPED_TRACE("memory optim " + std::string(memory_optim ? "on" : "off") +
+                 ", run limit " + std::to_string(high));
+    for (const auto& before : std::vector<std::vector<int64_t>>{
+             {8, 3, 32, 32}, {12, 3, 32, 32}, {1, 3, 32, 32}}) {
+      EXPECT_TRUE(passes(high, before)) << "after batch " << before[0];
+    }
+  }
+}
+
 // A run of new shapes is charged all its tensors, also where the last
 // plan's arena could hold them: written there in place, they were free,
 // and a run passed the limit that it fails on a fresh predictor (then its

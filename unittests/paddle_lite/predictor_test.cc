@@ -14,6 +14,7 @@
 #include "framework/npy.h"
 #include "framework/program_builder.h"
 #include "paddle_lite/paddle_lite.h"
+#include "unittests/test_utils/embedding_model.h"
 #include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
@@ -450,6 +451,71 @@ TEST(Predictor, CopiesHalfPrecisionTensorsInAndOut) {
   // Reading an output as another type is refused.
   float wrong = 0;
   EXPECT_THROW(sum16->CopyToCpu(&wrong), Exception);
+}
+
+// After a Run() that threw, an output handle reads no value: not the run
+// before's (which it had read as if new, with no error), and, after a
+// replay that failed midway, not values partly overwritten. The next good
+// run reads its own.
+TEST(Predictor, AfterARunThatThrowsOutputsHaveNoValue) {
+  testing::ScratchDir dir("failed_run_outputs");
+  testing::SaveEmbeddingModel(dir.path() + "/model");
+  Config config(dir.path() + "/model.pdmodel", dir.path() + "/model.pdiparams");
+  auto p = CreatePredictor(config);
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  for (int run = 0; run < 3; ++run) {  // recorded, then replayed
+    SCOPED_TRACE("run " + std::to_string(run));
+    auto want = testing::EmbeddingRow(9);
+    want.insert(want.end(), want.begin(), want.end());
+    EXPECT_EQ(testing::RunEmbedding(p.get(), 2, 9), want);
+    EXPECT_TRUE(testing::RunEmbedding(p.get(), 2, 99).empty()) << "ran";
+    try {
+      out->data<float>();
+      FAIL() << "read an output of the run that failed";
+    } catch (const Exception& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kPreconditionNotMet);
+      EXPECT_NE(std::string(e.what()).find("the last Run() failed"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(testing::RunEmbedding(p.get(), 1, 3), testing::EmbeddingRow(3));
+}
+
+// A replay that throws (an id past the embedding's rows) leaves its plan
+// and arenas unpinned: they had stayed pinned for good, so that after a
+// few such requests the budget held plans it could never evict, and new
+// shapes no longer replayed. The budget then holds what it holds after
+// the same shapes' runs that all succeed.
+TEST(Predictor, AReplayThatThrowsLeavesNothingPinnedInTheBudget) {
+  testing::ScratchDir dir("failed_replay_pins");
+  testing::SaveEmbeddingModel(dir.path() + "/model");
+  auto after = [&dir](int64_t second_id) {
+    Config config(dir.path() + "/model.pdmodel",
+                  dir.path() + "/model.pdiparams");
+    config.SetCacheBudget(size_t{64} << 10);
+    config.EnableGenericKernels(false);
+    config.EnableMakeAhead(false);
+    auto p = CreatePredictor(config);
+    for (int64_t rows = 1; rows <= 300; ++rows) {
+      EXPECT_FALSE(testing::RunEmbedding(p.get(), rows, 2).empty()) << rows;
+      // The second run of the shape replays its plan.
+      testing::RunEmbedding(p.get(), rows, second_id);
+    }
+    int replays = 0;
+    for (int run = 0; run < 3; ++run) {
+      auto got = testing::RunEmbedding(p.get(), 500, 4);
+      EXPECT_EQ(got.size(), size_t{500 * testing::kEmbeddingWidth});
+      if (p->last_run_stats().replayed) ++replays;
+    }
+    EXPECT_EQ(replays, 2) << "second id " << second_id;
+    return p->last_run_stats();
+  };
+  RunStats failed = after(99);
+  RunStats succeeded = after(3);
+  EXPECT_EQ(failed.plans_cached, succeeded.plans_cached);
+  EXPECT_EQ(failed.cache_bytes["plans"], succeeded.cache_bytes["plans"]);
+  EXPECT_EQ(failed.cache_bytes["arena"], succeeded.cache_bytes["arena"]);
 }
 
 }  // namespace

@@ -13,6 +13,10 @@ std::vector<float> RunFilled(Predictor* predictor,
   float* data = in->mutable_data<float>();
   for (int64_t i = 0; i < n; ++i) data[i] = value * ((i % 11) - 5);
   predictor->Run();
+  return FirstOutput(predictor);
+}
+
+std::vector<float> FirstOutput(Predictor* predictor) {
   auto out = predictor->GetOutputHandle(predictor->GetOutputNames()[0]);
   int64_t size = 0;
   const float* o = out->data<float>(&size);

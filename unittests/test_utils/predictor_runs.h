@@ -15,5 +15,8 @@ std::vector<float> RunFilled(Predictor* predictor,
                              const std::vector<int64_t>& shape,
                              float value);
 
+/// The predictor's first output, as floats, after a Run().
+std::vector<float> FirstOutput(Predictor* predictor);
+
 }  // namespace testing
 }  // namespace paddle_lite
