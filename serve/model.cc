@@ -858,20 +858,30 @@ void ModelVersion::ExpireLoop() {
     // expired ones; a worker, the rest.
     std::vector<std::shared_ptr<Pending>> expired;
     const auto now = Clock::now();
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      if (now >= (*it)->deadline) {
-        expired.push_back(*it);
-        it = queue_.erase(it);
-      } else {
-        ++it;
+    try {
+      for (auto it = queue_.begin(); it != queue_.end();) {
+        if (now >= (*it)->deadline) {
+          expired.push_back(*it);
+          it = queue_.erase(it);
+        } else {
+          ++it;
+        }
       }
+    } catch (const std::bad_alloc&) {
+      // Those taken go now; the others stay queued, for the next round.
     }
     if (expired.empty()) continue;
     // A worker may have waited for the front, left to a forming batch; or,
     // once stopping, for the queue to empty.
     work_ready_.notify_all();
     lock.unlock();
-    for (auto& p : expired) Expire(p.get());
+    for (auto& p : expired) {
+      try {
+        Expire(p.get());
+      } catch (...) {
+        AnswerUnanswered(p.get());
+      }
+    }
     lock.lock();
   }
 }
@@ -1022,9 +1032,35 @@ void ModelVersion::WorkerLoop(Instance* instance) {
     auto group = TakeWork(instance, &lock);
     if (group.empty()) return;
     lock.unlock();
-    RunGroup(instance, group);
+    try {
+      RunGroup(instance, group);
+    } catch (...) {
+      for (const auto& p : group) AnswerUnanswered(p.get());
+    }
     lock.lock();
     instance->busy = false;
+  }
+}
+
+void ModelVersion::AnswerUnanswered(Pending* pending) noexcept {
+  // Answered already (its `done` is taken before it is called).
+  if (!pending->done) return;
+  InferResponse failed;
+  failed.status.code = StatusCode::kResourceExhausted;
+  try {
+    failed.model = name_;
+    failed.version = version_;
+    failed.status.message = "model '" + name_ + "' version " + version_ +
+                            ": the server ran out of memory answering this "
+                            "request";
+  } catch (...) {
+    // The code alone, then.
+  }
+  Done done = std::move(pending->done);
+  try {
+    done(std::move(failed));
+  } catch (...) {
+    // Its caller's own failure: nothing more to answer with.
   }
 }
 

@@ -181,6 +181,11 @@ class ModelVersion {
   // abandoned); Drop answers such a request CANCELLED.
   static bool Abandoned(const Pending& pending);
   void Drop(Pending* pending);
+  // Answers `pending`, unless answered already, RESOURCE_EXHAUSTED, after
+  // a worker's work threw (memory running out while it answered, recorded
+  // a metric or built a message): a thread's exception would end the
+  // process, and a request never answered would hold its caller.
+  void AnswerUnanswered(Pending* pending) noexcept;
   // Runs one request alone, timing it and counting a batch of one.
   InferResponse RunTimed(Instance* instance, Pending* pending);
   void WorkerLoop(Instance* instance);

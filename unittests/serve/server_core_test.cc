@@ -847,6 +847,51 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   }
 }
 
+// Work of a worker or of the deadline thread that throws (memory running
+// out while a request is answered, its metrics recorded or its message
+// made) answers the request RESOURCE_EXHAUSTED, and the threads go on: the
+// exception had ended the process. A request whose answering throws
+// stands in for memory running out there.
+TEST(ServerCore, AWorkerWhoseAnswerThrowsAnswersAndGoesOn) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  InferenceServer server(repo.path());
+  auto throwing = [](int64_t timeout_us) {
+    InferRequest r = DemoRequest(1, 0);
+    r.timeout_us = timeout_us;
+    r.before_answer = [](InferResponse*) { throw std::bad_alloc(); };
+    return r;
+  };
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  // A long run holds the only instance; meanwhile one request expires in
+  // the queue (the deadline thread answers it) and one waits for the
+  // worker.
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(DemoRequest(8000, 0)); });
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  auto expiring = std::async(std::launch::async,
+                             [&] { return server.Infer(throwing(1000)); });
+  auto queued =
+      std::async(std::launch::async, [&] { return server.Infer(throwing(0)); });
+  for (std::future<InferResponse>* answer : {&expiring, &queued}) {
+    InferResponse r = answer->get();
+    EXPECT_EQ(r.status.code, StatusCode::kResourceExhausted)
+        << r.status.message;
+    EXPECT_NE(r.status.message.find("ran out of memory"), std::string::npos)
+        << r.status.message;
+  }
+  EXPECT_TRUE(busy.get().status.ok());
+  // Both threads still serve.
+  for (int64_t timeout_us : {int64_t{0}, int64_t{60000000}}) {
+    InferRequest r = DemoRequest(1, 1);
+    r.timeout_us = timeout_us;
+    InferResponse ok = server.Infer(std::move(r));
+    EXPECT_TRUE(ok.status.ok()) << ok.status.message;
+  }
+}
+
 // An unload stops the version once no caller holds it, and its workers
 // then answer what it queued: a queued request whose deadline passes
 // meanwhile is answered then, not when a worker reaches it.
