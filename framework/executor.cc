@@ -938,6 +938,7 @@ void Executor::ResetStrays(BlockState& state, const Plan* keep) {
 void Executor::ReleaseLeftovers(BlockState& state, Scope* scope) {
   PrepareLifetimes(state);
   const Lifetimes& lives = *state.lifetimes;
+  std::unordered_map<const platform::Allocation*, std::vector<Tensor*>> holders;
   for (auto& var : program_.blocks[0].vars) {
     // Not an input the caller set in the scope (a variable read before
     // any op writes it), nor a feed's (the caller's memory).
@@ -948,10 +949,21 @@ void Executor::ReleaseLeftovers(BlockState& state, Scope* scope) {
     Variable* v = scope->FindLocalVar(var.name);
     if (v == nullptr || !v->IsType<Tensor>()) continue;
     Tensor* t = v->GetMutable<Tensor>();
-    // A buffer shared (a view, the caller's outputs list) is not the
-    // variable's to let go.
-    if (!t->IsInitialized() || t->holder().use_count() != 1) continue;
-    t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+    if (!t->IsInitialized()) continue;
+    holders[t->holder().get()].push_back(t);
+  }
+  // A buffer goes once every tensor holding it does: one shared with
+  // what stays (the caller's outputs list, a weight) is not these
+  // variables' to let go; one only views share among them (a reshape's
+  // output and its input) is.
+  for (auto& [holder, tensors] : holders) {
+    if (tensors.front()->holder().use_count() !=
+        static_cast<long>(tensors.size())) {
+      continue;
+    }
+    for (Tensor* t : tensors) {
+      t->ResetHolder(nullptr, 0, t->dtype(), t->place());
+    }
   }
 }
 

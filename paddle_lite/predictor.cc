@@ -445,6 +445,13 @@ struct Predictor::Impl {
   fw::TensorList& fetches() {
     return *scope->FindVar("fetch")->GetMutable<fw::TensorList>();
   }
+  // Lets go of the last run's outputs, so that nothing reads them as the
+  // next run's, and the next run (its memory limit) is not charged for the
+  // buffers they share. A narrow or generic clone's list is cleared before
+  // its run too: this list's copies of its outputs share them.
+  void ClearOutputs() {
+    for (auto& out : fetches()) out = fw::Tensor();
+  }
 };
 
 // A new input shape costs its first run the making of every oneDNN
@@ -744,6 +751,7 @@ void Predictor::Impl::MaybeStartGeneric(bool first_run) {
 }
 
 void Predictor::Impl::RunGeneric() {
+  generic->ClearOutputs();
   ShareFeedsWith(generic.get());
   generic->executor->Run(0, generic->scope);
   generic->device_context->Wait();
@@ -933,6 +941,12 @@ std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
 }
 
 void Predictor::Run() {
+  // No output of an earlier run outlives this one, however it ends (its
+  // inputs refused included): after a run that throws, the outputs had
+  // read the run before's values (or, after a replay that failed midway,
+  // values partly overwritten) as if new.
+  impl_->ClearOutputs();
+  impl_->last_run_failed = true;
   for (size_t i = 0; i < impl_->feed_names.size(); ++i) {
     PADDLE_ENFORCE(impl_->feeds()[i].IsInitialized(),
                    platform::errors::PreconditionNotMet(
@@ -950,12 +964,6 @@ void Predictor::Run() {
                          " (Tensor::SetLoD)."));
     }
   }
-  // No output of an earlier run outlives this one: after a run that
-  // throws, the outputs had read the run before's values (or, after a
-  // replay that failed midway, values partly overwritten) as if new.
-  // Nor do they hold buffers the next run would be charged for.
-  for (auto& out : impl_->fetches()) out = fw::Tensor();
-  impl_->last_run_failed = true;
   if (impl_->RunsNarrow()) {
     impl_->RunNarrow();
   } else {
@@ -1034,6 +1042,7 @@ bool Predictor::Impl::MakeNarrow() {
 
 void Predictor::Impl::RunNarrow() {
   last_run_narrow = true;
+  narrow->ClearOutputs();
   ShareFeedsWith(narrow.get());
   const int64_t making_before = fw::MakingTime();
   const auto start = std::chrono::steady_clock::now();

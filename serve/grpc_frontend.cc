@@ -978,7 +978,12 @@ class GrpcFrontend::Service final : public RawCallbackService {
       return true;
     }
     open_infer_calls_.fetch_sub(1);
-    const int cancelled = CancelUnreadAnswers();
+    int cancelled = 0;
+    try {
+      cancelled = CancelUnreadAnswers();
+    } catch (const std::exception&) {
+      // Memory for the log line, or a lock: refused all the same.
+    }
     refused->code = StatusCode::kResourceExhausted;
     try {
       refused->message = "the server is taking " +
@@ -1498,6 +1503,13 @@ class GrpcFrontend::Service final : public RawCallbackService {
           return false;
         }
         if (why == Stall::kStopping && (!closing_ || in_flight_ > 0)) {
+          return false;
+        }
+        // Wanted for its places: one whose unwritten answers hold none
+        // (refusals) would free nothing.
+        if (why == Stall::kPlacesHeld &&
+            std::none_of(writes_.begin(), writes_.end(),
+                         [](const Unwritten& w) { return w.holds_call; })) {
           return false;
         }
         stall_cancelled_ = true;

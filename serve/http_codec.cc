@@ -102,8 +102,12 @@ bool Convert(dom::element v, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.get_bool().get(*out) == simdjson::SUCCESS;
   } else if constexpr (kIsHalf<T>) {
-    // Rounded once to T, to nearest even, through a float rounded to odd;
-    // a value that would round to infinity is refused, as for FP32.
+    // The number as simdjson reads it (an integer exactly, a decimal as the
+    // nearest double), then rounded once to T, to nearest even, through a
+    // float rounded to odd; a value that would round to infinity is
+    // refused, as for FP32. (A decimal of more than 17 digits within a
+    // double's rounding of a tie between two T values may round the other
+    // way, as with any reader that goes through a double: Triton's too.)
     long double exact;  // holds any int64, uint64 or double exactly
     int64_t i;
     uint64_t u;
@@ -243,6 +247,28 @@ bool Flatten(dom::element data,
   bytes->resize(count * sizeof(T));
   char* at = bytes->data();
   return WriteElements<T>(data, &at, index, bad);
+}
+
+// Whether a "data" array is regular: at each depth, arrays all of one
+// length, or values, not both. A ragged one ([[1, 2], [3]]) has no one
+// row-major order: read flat, its values would be laid out otherwise than
+// its sender meant. A regular one of other dims than the input's shape
+// is read as a reshape, as numpy's would be. `lengths` holds each depth's
+// length (-1: values), as first seen.
+bool IsRegular(dom::element data, size_t depth, std::vector<int64_t>* lengths) {
+  dom::array array;
+  const bool is_array = data.get_array().get(array) == simdjson::SUCCESS;
+  const int64_t length = is_array ? static_cast<int64_t>(array.size()) : -1;
+  if (lengths->size() == depth) {
+    lengths->push_back(length);
+  } else if ((*lengths)[depth] != length) {
+    return false;
+  }
+  if (!is_array) return true;
+  for (dom::element v : array) {
+    if (!IsRegular(v, depth + 1, lengths)) return false;
+  }
+  return true;
 }
 
 // Flattens a JSON array of `type` values into its bytes, row major.
@@ -415,6 +441,14 @@ Status DecodeInput(dom::element in,
     }
     return Bad(what + why);
   }
+  std::vector<int64_t> lengths;
+  if (!IsRegular(data, 0, &lengths)) {
+    return Bad(what +
+               "\"data\" is ragged (arrays of different lengths, or arrays "
+               "beside values, at one depth); give the values flat, or "
+               "nested as shape " +
+               ShapeString(t->shape) + " nests them");
+  }
   return Status{};
 }
 
@@ -573,9 +607,14 @@ Status DecodeInferRequest(const std::string& body,
                           WireOptions* options) {
   if (json_length > static_cast<int64_t>(body.size()) || json_length == 0 ||
       json_length < -1) {
-    return Bad("Inference-Header-Content-Length is " +
-               std::to_string(json_length) + ", but the body has " +
-               std::to_string(body.size()) + " bytes");
+    return Bad(json_length < -1
+                   ? std::string("Inference-Header-Content-Length is not a "
+                                 "byte count")
+                   : "Inference-Header-Content-Length is " +
+                         std::to_string(json_length) +
+                         ", which must be at least 1 (the JSON header's "
+                         "bytes) and at most the body's " +
+                         std::to_string(body.size()) + " bytes");
   }
   const size_t header_size =
       json_length < 0 ? body.size() : static_cast<size_t>(json_length);

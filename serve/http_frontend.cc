@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
@@ -155,13 +155,17 @@ bool HasToken(const char* value, const char* token) {
   return false;
 }
 
-// A header's value as a byte count: -1 when absent, -2 when not a count.
+// A header's value as a byte count: -1 when absent, -2 when not a count
+// (digits only, as HTTP writes lengths: no sign, no spaces).
 int64_t ByteCount(const char* value) {
   if (value == nullptr) return -1;
-  char* end = nullptr;
-  errno = 0;
-  const long long parsed = std::strtoll(value, &end, 10);
-  if (*value == '\0' || *end != '\0' || errno != 0 || parsed < 0) return -2;
+  const char* end = value + std::strlen(value);
+  int64_t parsed = 0;
+  const auto [stop, error] = std::from_chars(value, end, parsed);
+  if (value == end || *value < '0' || *value > '9' || stop != end ||
+      error != std::errc()) {
+    return -2;
+  }
   return parsed;
 }
 

@@ -34,9 +34,20 @@ const char* ProtocolTypeName(DataType type) {
 }
 
 Status TensorData::CopyElements(char* out) const {
-  if (read_shared_memory) return read_shared_memory(out);
-  const std::string_view from = elements();
-  if (!from.empty()) std::memcpy(out, from.data(), from.size());
+  if (read_shared_memory) {
+    Status read = read_shared_memory(out);
+    if (!read.ok()) return read;
+  } else {
+    const std::string_view from = elements();
+    if (!from.empty()) std::memcpy(out, from.data(), from.size());
+  }
+  // A BOOL is one byte that kernels read as a C++ bool, 0 or 1: another
+  // byte from binary data or shared memory would be undefined there. Any
+  // nonzero byte is true, as the C API takes it.
+  if (type == DataType::BOOL) {
+    const size_t n = element_bytes();
+    for (size_t i = 0; i < n; ++i) out[i] = out[i] != 0 ? 1 : 0;
+  }
   return Status{};
 }
 

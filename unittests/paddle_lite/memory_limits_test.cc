@@ -231,11 +231,16 @@ TEST(MemoryLimits, AShapeThatRunsOnceRunsAgainWhateverRanBefore) {
 // with memory optim off, every run kept the last one's tensors).
 TEST(MemoryLimits, ARunPassesTheLimitItPassesAloneAfterAnyOtherShape) {
   const std::vector<int64_t> shape = {16, 3, 32, 32};
-  for (bool memory_optim : {true, false}) {
-    auto passes = [memory_optim, &shape](size_t run_bytes,
-                                         const std::vector<int64_t>& before) {
+  // Two threads: small runs go to the one-thread clone, whose own outputs
+  // list had kept the run before's outputs.
+  for (auto [memory_optim, threads] :
+       {std::make_pair(true, 1), std::make_pair(false, 1),
+        std::make_pair(true, 2)}) {
+    auto passes = [memory_optim = memory_optim, threads = threads, &shape](
+                      size_t run_bytes, const std::vector<int64_t>& before) {
       Config config(testing::DemoModelDir());
       config.EnableMemoryOptim(memory_optim);
+      config.SetCpuThreads(threads);
       config.SetMemoryLimits(0, run_bytes);
       auto p = CreatePredictor(config);
       if (!before.empty()) {
@@ -248,7 +253,8 @@ TEST(MemoryLimits, ARunPassesTheLimitItPassesAloneAfterAnyOtherShape) {
     const size_t high =
         SmallestLimit([&](size_t bytes) { return passes(bytes, {}); });
     SCOPED_TRACE("memory optim " + std::string(memory_optim ? "on" : "off") +
-                 ", run limit " + std::to_string(high));
+                 ", " + std::to_string(threads) + " thread(s), run limit " +
+                 std::to_string(high));
     for (const auto& before : std::vector<std::vector<int64_t>>{
              {8, 3, 32, 32}, {12, 3, 32, 32}, {1, 3, 32, 32}}) {
       EXPECT_TRUE(passes(high, before)) << "after batch " << before[0];

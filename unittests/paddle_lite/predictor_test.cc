@@ -480,6 +480,18 @@ TEST(Predictor, AfterARunThatThrowsOutputsHaveNoValue) {
     }
   }
   EXPECT_EQ(testing::RunEmbedding(p.get(), 1, 3), testing::EmbeddingRow(3));
+  // Nor when Run() refuses its inputs before running (a LoD past the rows).
+  auto in = p->GetInputHandle("ids");
+  in->SetLoD({{0, 5}});
+  EXPECT_THROW(p->Run(), Exception);
+  try {
+    out->data<float>();
+    FAIL() << "read an output after a Run() that refused its inputs";
+  } catch (const Exception& e) {
+    EXPECT_NE(std::string(e.what()).find("the last Run() failed"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A replay that throws (an id past the embedding's rows) leaves its plan

@@ -167,6 +167,15 @@ TEST(HttpCodec, RefusalsNameTheInputAndTheBadElement) {
   EXPECT_REFUSED(OneInput("FP32", "[1]",
                           std::string(65, '[') + "1" + std::string(65, ']')),
                  "it nests more than 64 arrays deep");
+  // A ragged array has no one row-major order; a regular one of other
+  // dims is read as a reshape.
+  for (const char* ragged :
+       {"[[1,2],[3]]", "[[],[1],[[2]],[],[3]]", "[[1,2],3]", "[1,[2,3]]"}) {
+    EXPECT_REFUSED(OneInput("FP32", "[1,3]", ragged),
+                   "input 'x': \"data\" is ragged");
+  }
+  EXPECT_EQ(Decoded<float>("FP32", "[1,3]", "[[1],[2],[3]]"),
+            (std::vector<float>{1, 2, 3}));
   EXPECT_REFUSED(OneInput("FP32", "[-2]", "[]"), "integers >= 0, got [-2]");
   EXPECT_REFUSED(OneInput("FP32", "[1.5]", "[]"), "integers >= 0, got [1.5]");
   EXPECT_REFUSED(OneInput("BYTES", "[1]", R"(["a"])"),

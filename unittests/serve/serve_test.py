@@ -1118,10 +1118,14 @@ def bad_requests(port, x):
                                   "parameters": {"binary_data_size":
                                                  xs.nbytes}}]}).encode()
     raw = xs.astype("<f4").tobytes()
+    flat = xs.flatten().tolist()
     return [
         ("wrong datatype", p, infer([dict(good, datatype="INT64",
                                           data=[1] * xs.size)]), {},
          400, "datatype INT64, expected FP32"),
+        ("ragged data", p, infer([dict(good, data=[flat[:100],
+                                                   flat[100:]])]), {},
+         400, "is ragged"),
         ("unsupported datatype", p, infer([dict(good, datatype="BYTES")]),
          {}, 400, "'BYTES' is not supported"),
         ("wrong rank", p, infer([dict(good, shape=[3, 32, 32])]), {},
@@ -1157,6 +1161,9 @@ def bad_requests(port, x):
          "Inference-Header-Content-Length is 300000000"),
         ("header length not a number", p, hdr + raw,
          {"Inference-Header-Content-Length": "12x"}, 400,
+         "is not a byte count"),
+        ("header length with a sign", p, hdr + raw,
+         {"Inference-Header-Content-Length": "+%d" % len(hdr)}, 400,
          "is not a byte count"),
         ("body over --max-body-mb", p, b"{" + b" " * (9 << 20) + b"}", {},
          413, "over the limit"),
@@ -3328,7 +3335,9 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
                time.time() < deadline):
             time.sleep(0.05)
         return sock
-    sockets = [unread(i) for i in range(4)]
+    sockets = [unread(0)]
+    first_answered = time.time()
+    sockets += [unread(i) for i in range(1, 4)]
     answered = time.time()
     channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
     stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
@@ -3350,7 +3359,8 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
             result = outcome()
         return result
     held = outcome()
-    early = time.time() - answered < 4
+    # Refused before any answer was 5 s old: nothing to cancel yet.
+    early = time.time() - first_answered < 4
     sockets[0].close()
     # Free once gRPC has seen the connection end.
     freed = until_ok(30)
@@ -3390,10 +3400,11 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
 def check_unread_http_answers(server_command, tmp, env, servers,
                               half_model):
     """--http-threads 2, both connections taken by clients reading their
-    17 MB answers at 1 MB/s (each read restarting the idle timeout): both
-    are closed 5 s after their answers were handed over, with a warning,
-    rather than held for the 17 s they would take, and the next client is
-    served."""
+    17 MB answers at 1 MB/s (each read restarting the idle timeout): 5 s
+    after an answer was handed over, its connection is closed, with a
+    warning, rather than held for the 17 s it would take, and the next
+    client is served. (Once one is closed the server is no longer full:
+    the other, its answer handed over later, may then be spared.)"""
     import numpy as np
     repo = one_model_repo(tmp, "repo_unread_http", "half", half_model)
     server = Server(server_command, repo,
@@ -3446,13 +3457,13 @@ def check_unread_http_answers(server_command, tmp, env, servers,
     code = server.stop()
     with open(server.log_path, errors="replace") as f:
         text = f.read()
-    # Their answers (about 17 MB of JSON) were cut short, well before a
-    # reader at 1 MB/s would be done.
-    R.check(all(e is not None and e < 30 for e in ended) and
-            all(0 < g < 16000000 for g in got) and status == 200 and
+    # An answer (about 17 MB of JSON) was cut short, well before a reader
+    # at 1 MB/s would be done.
+    R.check(all(e is not None for e in ended) and
+            any(0 < g < 16000000 for g in got) and status == 200 and
             code == 0 and "went unread for 5 s" in text and
             "the connection ended before the answer was written" in text,
-            "HTTP: every connection taken by slow readers, each is closed "
+            "HTTP: every connection taken by slow readers, one is closed "
             "5 s after its answer was handed over, and the next client is "
             "served",
             "read %s bytes, ended after %s s, next: %s, exit %s\n%s" % (

@@ -1354,6 +1354,34 @@ TEST(ServerCore, AModelWhoseBatchesFailWhereItsRequestsDoNotStopsBatching) {
   EXPECT_EQ(m->Served().max_batch_size, 0);
 }
 
+// A BOOL element sent as a byte other than 0 or 1 (binary data, shared
+// memory) is true, as any nonzero byte: the kernels read a C++ bool, for
+// which another byte is undefined (a cast gave 2 and 255).
+TEST(ServerCore, BoolBytesOtherThanZeroAndOneAreTrue) {
+  using paddle_lite::framework::DataType;
+  BuiltModel model("bools", "", [](paddle_lite::framework::ProgramBuilder& b) {
+    auto x = b.AddInput("x", DataType::kBool, {-1, 4});
+    auto y = b.AddVar("y");
+    b.AddOp("cast", {{"X", {x}}}, {{"Out", {y}}},
+            {{"in_dtype", static_cast<int32_t>(DataType::kBool)},
+             {"out_dtype", static_cast<int32_t>(DataType::kFloat32)}});
+    b.AddOutput(y);
+  });
+  InferenceServer server(model.repository());
+  InferRequest r;
+  r.model = "bools";
+  TensorData x;
+  x.name = "x";
+  x.type = paddle_lite::DataType::BOOL;
+  x.shape = {2, 4};
+  x.bytes = std::string("\x00\x01\x02\xff\x80\x00\x10\x01", 8);
+  r.inputs.push_back(x);
+  InferResponse answer = server.Infer(r);
+  ASSERT_TRUE(answer.status.ok()) << answer.status.message;
+  EXPECT_EQ(AsFloats(answer.outputs.at(0)),
+            (std::vector<float>{0, 1, 1, 1, 1, 0, 1, 1}));
+}
+
 // An output declared with a fixed dim 0 (here a constant [2, 4]) is not
 // split by rows, even when a batch's rows match it: the model is not
 // batched, and each request gets the whole output.
