@@ -121,10 +121,11 @@ void LoadPlugin(const std::string& given_path) {
       init();
       SetCurrentRegistrant("core");
     }
-  } catch (const Exception& e) {
+  } catch (...) {
     SetCurrentRegistrant("core");
     // Kernels it did register point into its code: take them back before
-    // the library goes.
+    // the library goes, whatever its init threw (a std::exception of its
+    // own too: left registered, its kernels would outlive the library).
     KernelRegistry::Instance().EraseRegistrant(path);
     for (auto& type : OpInfoMap::Instance().Types()) {
       if (OpInfoMap::Instance().Find(type)->registrant == path) {
@@ -132,7 +133,18 @@ void LoadPlugin(const std::string& given_path) {
       }
     }
     dlclose(handle);
-    platform::RethrowWithContext(e, "Plugin '" + path + "' refused: ");
+    try {
+      throw;
+    } catch (const Exception& e) {
+      platform::RethrowWithContext(e, "Plugin '" + path + "' refused: ");
+    } catch (const std::exception& e) {
+      PADDLE_THROW(errors::PreconditionNotMet(
+          "Plugin '", path, "' refused: its init threw ", e.what()));
+    } catch (...) {
+      PADDLE_THROW(errors::PreconditionNotMet(
+          "Plugin '", path,
+          "' refused: its init threw an exception of unknown type"));
+    }
   }
   loaded.push_back(path);
 }

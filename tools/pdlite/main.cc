@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <new>
@@ -256,6 +257,14 @@ bool SplitAssignment(const std::string& text,
 
 }  // namespace pdlite
 
+namespace {
+
+// Whether a command-line word is a flag ("--x"), not a value: "-1" and
+// "-" are values.
+bool IsFlag(const char* word) { return std::strncmp(word, "--", 2) == 0; }
+
+}  // namespace
+
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
@@ -281,7 +290,13 @@ int main(int argc, char** argv) {
                      : flag == "--lod" ? &repeated.lods
                                        : &repeated.plugins;
       if (arg == flag) {
-        if (i + 1 >= argc) return pdlite::Usage(flag + " needs a value");
+        if (i + 1 >= argc || IsFlag(argv[i + 1])) {
+          return pdlite::Usage(
+              flag + " needs a value" +
+              (i + 1 < argc
+                   ? ", got the flag '" + std::string(argv[i + 1]) + "'"
+                   : std::string()));
+        }
         target->push_back(argv[++i]);
         arg.clear();
         break;
@@ -315,7 +330,18 @@ int main(int argc, char** argv) {
     } else if (info.type == "bool") {
       value = "true";
     } else {
-      if (i + 1 >= argc) return pdlite::Usage("--" + name + " needs a value");
+      // A flag in the value's place is a value left out (`--output-dir
+      // --report` had made a folder named --report); give a value that
+      // starts with "--" as --flag=value.
+      const std::string typed = "--" + arg.substr(2);
+      if (i + 1 >= argc || IsFlag(argv[i + 1])) {
+        return pdlite::Usage(
+            typed + " needs a value" +
+            (i + 1 < argc ? ", got the flag '" + std::string(argv[i + 1]) +
+                                "' (write " + typed +
+                                "=VALUE for a value that starts with --)"
+                          : std::string()));
+      }
       value = argv[++i];
     }
     // gflags checks the value's form here (ParseCommandLineFlags would
@@ -346,15 +372,19 @@ int main(int argc, char** argv) {
     }
   }
   if (int code = pdlite::CheckFlagRanges()) return code;
+  if (given.count("shapes") && FLAGS_shapes.empty()) {
+    return pdlite::Usage(
+        "--shapes needs a stream, such as NAME=1x3x[320:928:32]x640");
+  }
   if (!repeated.inputs.empty() || !repeated.lods.empty()) {
     if (command != "run" && command != "bench") {
       return pdlite::Usage("--input and --lod belong to `run` and `bench`");
     }
   }
-  if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
   // The commands report the runtime's own errors; anything else (memory
   // running out) still ends with a message and exit 1, not an abort.
   try {
+    if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
     if (command == "run") return pdlite::RunCommand(repeated);
     if (command == "bench") return pdlite::BenchCommand(repeated);
     if (command == "inspect") return pdlite::InspectCommand();

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -107,6 +109,26 @@ double At(const fw::Tensor& t, int64_t i) {
       v = static_cast<float>(x);
     } else {
       v = static_cast<double>(x);
+    }
+  });
+  return v;
+}
+
+// Whether elements of `type` are integers (bool included).
+bool IsInteger(fw::DataType type) {
+  bool integer = false;
+  fw::VisitDataType(
+      type, [&](auto zero) { integer = std::is_integral_v<decltype(zero)>; });
+  return integer;
+}
+
+// Element `i` of an integer (or bool) tensor, exactly.
+int64_t AtInteger(const fw::Tensor& t, int64_t i) {
+  int64_t v = 0;
+  fw::VisitDataType(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      v = static_cast<int64_t>(static_cast<const T*>(t.raw_data())[i]);
     }
   });
   return v;
@@ -258,16 +280,32 @@ int64_t Compare(const std::string& name,
   }
   int64_t bad = 0;
   double worst = 0;
+  // Integers are compared as integers: through a double, int64 values past
+  // 2^53 that differ by one would match.
+  const bool integers = IsInteger(got.dtype()) && IsInteger(expected.dtype());
   for (int64_t i = 0; i < got.numel(); ++i) {
     double g = At(got, i), e = At(expected, i);
     double err = std::fabs(g - e);
-    if (std::isnan(g) && std::isnan(e)) continue;
-    if (!(err <= FLAGS_atol + FLAGS_rtol * std::fabs(e))) {
+    bool match;
+    if (integers) {
+      match = AtInteger(got, i) == AtInteger(expected, i);
+    } else if (std::isnan(g) || std::isnan(e)) {
+      match = std::isnan(g) && std::isnan(e);
+    } else if (std::isinf(g) || std::isinf(e)) {
+      // The tolerance of an infinity is infinite: any value would match
+      // it. An infinity matches only itself.
+      match = g == e;
+      err = match ? 0 : std::numeric_limits<double>::infinity();
+    } else {
+      match = err <= FLAGS_atol + FLAGS_rtol * std::fabs(e);
+    }
+    if (!match) {
       if (bad < 3) {
         std::cout << "  MISMATCH " << name << "[" << i << "]: got " << g
                   << ", expected " << e << "\n";
       }
       ++bad;
+      if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
     }
     if (err > worst) worst = err;
   }
@@ -292,12 +330,23 @@ void AddInputsFromFolder(const std::string& dir,
       continue;
     }
     (*files)[name] = base + ".npy";
+    if (lods->count(name)) continue;  // --lod gives it
     std::ifstream lod_file(base + ".lod.txt");
     std::string line;
     paddle_lite::LoD lod;
     for (int line_number = 1; std::getline(lod_file, line); ++line_number) {
+      // Offsets apart by commas, spaces or both; a line may end in "\r".
+      std::replace_if(
+          line.begin(), line.end(),
+          [](char c) { return c == ' ' || c == '\t' || c == '\r'; }, ',');
+      std::string joined;
+      for (char c : line) {
+        if (c == ',' && (joined.empty() || joined.back() == ',')) continue;
+        joined += c;
+      }
+      if (!joined.empty() && joined.back() == ',') joined.pop_back();
+      line = joined;
       if (line.empty()) continue;
-      std::replace(line.begin(), line.end(), ' ', ',');
       paddle_lite::LoD level;
       // A line dropped here would surface later as an op's LoD error.
       if (!ParseLoDText(line, &level) || level.size() != 1) {
@@ -308,7 +357,7 @@ void AddInputsFromFolder(const std::string& dir,
       }
       lod.push_back(level[0]);
     }
-    if (!lod.empty() && !lods->count(name)) (*lods)[name] = lod;
+    if (!lod.empty()) (*lods)[name] = lod;
   }
 }
 
@@ -444,6 +493,9 @@ int RunCommand(const RepeatedFlags& repeated) {
             // Checked, as the .npy is: a LoD that cannot be written fails.
             fw::WriteStringToFile(FLAGS_output_dir + "/" + file + ".lod.txt",
                                   lod.str());
+          } else {
+            // Not an earlier run's, read as this output's.
+            std::remove((FLAGS_output_dir + "/" + file + ".lod.txt").c_str());
           }
         }
         if (!FLAGS_expected.empty()) {

@@ -145,6 +145,20 @@ TEST(Plugin, FailingInitTakesItsKernelsBack) {
   EXPECT_FALSE(IsLoaded(path));
 }
 
+// An init that throws an exception of its own (a std::runtime_error):
+// refused as any failing init, its kernels taken back. It had escaped
+// LoadPlugin's cleanup, its kernels left pointing into a library that
+// pdlite then aborted over.
+TEST(Plugin, InitThrowingItsOwnExceptionTakesItsKernelsBack) {
+  const std::string path = PluginPath("pdlite_test_init_throws_plugin");
+  auto before = RegistrySnapshot::Take();
+  ExpectError([&] { LoadPlugin(path); }, ErrorCode::kPreconditionNotMet,
+              {"Plugin '" + path + "' refused", "its init threw",
+               "the device is missing"});
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+  EXPECT_FALSE(IsLoaded(path));
+}
+
 TEST(Plugin, LibraryWithoutPdlitePluginIsRefused) {
   const std::string path = PluginPath("pdlite_test_not_a_plugin");
   ExpectError([&] { LoadPlugin(path); }, ErrorCode::kPreconditionNotMet,

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Command-line behaviour of pdlite: exit codes, usage, outputs written.
-#   pdlite_test.sh PDLITE SOURCE_DIR HALF_MODEL_DIR LOOP_MODEL_DIR
-# (the models of unittests/test_utils/half_model.h and loop_model.h, which
-# unittests/CMakeLists.txt writes into the build tree.)
+#   pdlite_test.sh PDLITE SOURCE_DIR HALF_MODEL_DIR LOOP_MODEL_DIR PLUGIN_DIR
+# (the models of unittests/test_utils/half_model.h and loop_model.h, and
+# the test plugins of unittests/plugins, which unittests/CMakeLists.txt
+# writes into the build tree.)
 set -u
 pdlite="$1"
 demo="$2/models/demo_convnet"
 half="$3"
 loop="$4"
+plugins="$5"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -65,6 +67,16 @@ expect 0 "OK" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp
 size=$(stat -c %s "$tmp/ref/expected_softmax.tmp_0.npy")
 printf '\x3f' | dd of="$tmp/ref/expected_softmax.tmp_0.npy" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
 expect 3 "MISMATCH softmax.tmp_0\[19\]" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp/ref" --threads 3
+# An expected infinity matches only itself (its tolerance is infinite: any
+# value had matched it).
+printf '\x00\x00\x80\x7f' | dd of="$tmp/ref/expected_softmax.tmp_0.npy" bs=1 seek=$((size - 4)) conv=notrunc 2>/dev/null
+expect 3 "MISMATCH softmax.tmp_0\[19\]: got [0-9.e-]+, expected inf" -- "$pdlite" run --model "$demo" --inputs "$demo" --expected "$tmp/ref"
+# A flag where a value belongs is a value left out, not a value.
+expect 2 "--output-dir needs a value, got the flag '--report'" -- "$pdlite" run --model "$demo" --inputs "$demo" --output-dir --report
+expect 2 "--input needs a value, got the flag '--report'" -- "$pdlite" run --model "$demo" --input --report
+expect 2 "--shapes needs a stream" -- "$pdlite" bench --model "$demo" --shapes ''
+# A plugin whose init throws an exception of its own: exit 1, named.
+expect 1 "init_throws_plugin.so' refused: its init threw the device is missing" -- "$pdlite" kernels --plugin "$plugins/libpdlite_test_init_throws_plugin.so"
 # Without a warm-up at load, a one-off run of a small input goes to the
 # generic kernels (on CPUs with AVX2 and FMA), and --report says so; with
 # them off, or after the warm-up (the default), it does not.
@@ -285,6 +297,13 @@ mkdir -p "$tmp/badlod"
 cp "$demo/input_x.npy" "$tmp/badlod/input_x.npy"
 printf '0,2\n0,abc,7\n' > "$tmp/badlod/input_x.lod.txt"
 expect 1 "input_x.lod.txt line 2: expected offsets" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/badlod"
+# --lod takes the place of the file, which is then not read.
+expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/badlod" --lod x=0,2
+# Offsets apart by commas and spaces, lines ending in CRLF.
+printf '0, 2\r\n' > "$tmp/badlod/input_x.lod.txt"
+expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run \
   --model "$demo" --inputs "$tmp/badlod"
 # A .npy header padded past 40,000 bytes (std::regex overflowed the stack).
 python3 - "$demo/input_x.npy" "$tmp/padded.npy" <<'PY'
