@@ -18,6 +18,7 @@
 #include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/predictor_runs.h"
 #include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
@@ -528,6 +529,62 @@ TEST(Predictor, AReplayThatThrowsLeavesNothingPinnedInTheBudget) {
   EXPECT_EQ(failed.plans_cached, succeeded.plans_cached);
   EXPECT_EQ(failed.cache_bytes["plans"], succeeded.cache_bytes["plans"]);
   EXPECT_EQ(failed.cache_bytes["arena"], succeeded.cache_bytes["arena"]);
+}
+
+// A resize whose Scale comes from a tensor resamples at each run's ratio:
+// a scale of 2.01 gives the same 80x80 output as 2.0, but not the same
+// values. The oneDNN kernel had kept its first run's call, matched by the
+// dims alone, and replayed it at ratio 1/2.0.
+TEST(Predictor, AResizeByAScaleTensorFollowsItsValues) {
+  for (const char* op : {"bilinear_interp_v2", "nearest_interp_v2"}) {
+    SCOPED_TRACE(op);
+    testing::ScratchDir dir("scale_tensor_resize");
+    {
+      framework::ProgramBuilder b;
+      auto x = b.AddInput("x", framework::DataType::kFloat32, {1, 8, 40, 40});
+      auto scale = b.AddInput("s", framework::DataType::kFloat32, {1});
+      auto y = b.AddVar("y");
+      b.AddOp(op, {{"X", {x}}, {"Scale", {scale}}}, {{"Out", {y}}},
+              {{"align_corners", false},
+               {"align_mode", 0},
+               {"interp_method",
+                std::string(op[0] == 'b' ? "bilinear" : "nearest")}});
+      b.AddOutput(y);
+      b.Save(dir.path() + "/model");
+    }
+    auto predictor = [&dir](bool plain) {
+      Config config(dir.path() + "/model.pdmodel",
+                    dir.path() + "/model.pdiparams");
+      config.EnableGenericKernels(false);
+      if (plain) config.SetKernelLibraries({"PLAIN"});
+      return CreatePredictor(config);
+    };
+    auto run = [](Predictor* p, float scale) {
+      std::vector<float> x(8 * 40 * 40);
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = static_cast<float>(static_cast<int>(i * 7919 % 601) - 300) / 100;
+      }
+      auto in = p->GetInputHandle("x");
+      in->Reshape({1, 8, 40, 40});
+      in->CopyFromCpu(x.data());
+      auto s = p->GetInputHandle("s");
+      s->Reshape({1});
+      s->CopyFromCpu(&scale);
+      p->Run();
+      return testing::FirstOutput(p);
+    };
+    auto p = predictor(false);
+    for (float scale : {2.0f, 2.01f, 2.0f, 2.01f}) {
+      auto want = run(predictor(true).get(), scale);
+      auto got = run(p.get(), scale);
+      ASSERT_EQ(got.size(), size_t{8 * 80 * 80}) << scale;
+      float worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        worst = std::max(worst, std::fabs(got[i] - want[i]));
+      }
+      EXPECT_LE(worst, 1e-5f) << "scale " << scale;
+    }
+  }
 }
 
 }  // namespace

@@ -66,8 +66,14 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     const auto* x = ctx.Input<framework::Tensor>("X");
     auto* out = ctx.Output<framework::Tensor>("Out");
     // The output size may come from tensors (OutSize, SizeTensor, Scale);
-    // the output's dims, set before the kernel runs, stand for them.
-    if (RunKeptUnary<T>(ctx)) return;
+    // the output's dims, set before the kernel runs, stand for them. Not
+    // the Scale tensor's values, though: they set the sampling ratio (also
+    // where OutSize sets the size), which may change with the dims alike,
+    // and whether oneDNN's resampling matches Paddle's at all. With one,
+    // nothing is kept (the kept call had resampled at the first run's
+    // ratio).
+    const bool scale_tensor = ctx.HasInput("Scale");
+    if (!scale_tensor && RunKeptUnary<T>(ctx)) return;
     const operators::InterpGeometry g = operators::ResolveInterp(ctx);
     operators::CheckInterpOutput(*out, g, ctx.op().Type());
     const bool align_corners = ctx.Attr<bool>("align_corners");
@@ -141,7 +147,7 @@ class MkldnnInterpKernel : public framework::OpKernel<T> {
     RunPrimitive(resampling->prim, mk.stream(), args);
     mk.stream().wait();
     // Kept only if X was read as it came (the signature still holds).
-    if (signature.Matches(ctx, {x})) {
+    if (!scale_tensor && signature.Matches(ctx, {x})) {
       KeepUnary(ctx, signature, resampling->dst_layout, resampling->pd,
                 resampling->prim, std::move(args));
     }
