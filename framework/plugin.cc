@@ -1,5 +1,6 @@
 #include "framework/plugin.h"
 
+#include <cxxabi.h>
 #include <dirent.h>
 #include <dlfcn.h>
 
@@ -114,6 +115,12 @@ void LoadPlugin(const std::string& given_path) {
         plugin_abi, " but this runtime has ABI version ", PDLITE_ABI_VERSION,
         "; rebuild it against the installed paddle_lite headers."));
   }
+  // What its init threw, taken in while the library is still loaded: an
+  // exception class of its own has its type, what() and destructor in the
+  // plugin's code.
+  bool failed = true;
+  ErrorCode failure_code = ErrorCode::kPreconditionNotMet;
+  std::string failure;
   try {
     CommitPending(path);
     if (init) {
@@ -121,7 +128,19 @@ void LoadPlugin(const std::string& given_path) {
       init();
       SetCurrentRegistrant("core");
     }
+    failed = false;
+  } catch (const abi::__forced_unwind&) {
+    SetCurrentRegistrant("core");
+    throw;  // the thread is being cancelled: not the plugin's failure
+  } catch (const Exception& e) {
+    failure_code = e.code();
+    failure = e.message();
+  } catch (const std::exception& e) {
+    failure = std::string("its init threw ") + e.what();
   } catch (...) {
+    failure = "its init threw an exception of unknown type";
+  }
+  if (failed) {
     SetCurrentRegistrant("core");
     // Kernels it did register point into its code: take them back before
     // the library goes, whatever its init threw (a std::exception of its
@@ -133,18 +152,7 @@ void LoadPlugin(const std::string& given_path) {
       }
     }
     dlclose(handle);
-    try {
-      throw;
-    } catch (const Exception& e) {
-      platform::RethrowWithContext(e, "Plugin '" + path + "' refused: ");
-    } catch (const std::exception& e) {
-      PADDLE_THROW(errors::PreconditionNotMet(
-          "Plugin '", path, "' refused: its init threw ", e.what()));
-    } catch (...) {
-      PADDLE_THROW(errors::PreconditionNotMet(
-          "Plugin '", path,
-          "' refused: its init threw an exception of unknown type"));
-    }
+    throw Exception(failure_code, "Plugin '" + path + "' refused: " + failure);
   }
   loaded.push_back(path);
 }

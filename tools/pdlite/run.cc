@@ -114,6 +114,18 @@ double At(const fw::Tensor& t, int64_t i) {
   return v;
 }
 
+// Whether `got` matches `expected` within --atol and --rtol. NaN matches
+// NaN, and an infinity only itself: its tolerance is infinite, and any
+// value would match it.
+bool Close(double got, double expected) {
+  if (std::isnan(got) || std::isnan(expected)) {
+    return std::isnan(got) && std::isnan(expected);
+  }
+  if (std::isinf(got) || std::isinf(expected)) return got == expected;
+  return std::fabs(got - expected) <=
+         FLAGS_atol + FLAGS_rtol * std::fabs(expected);
+}
+
 // Whether elements of `type` are integers (bool included).
 bool IsInteger(fw::DataType type) {
   bool integer = false;
@@ -250,7 +262,7 @@ int64_t CompareRowSets(const std::string& name,
       bool close = true;
       for (int64_t c = 1; c < cols && close; ++c) {
         double x = At(got, g * cols + c), y = At(expected, e * cols + c);
-        close = std::fabs(x - y) <= FLAGS_atol + FLAGS_rtol * std::fabs(y);
+        close = Close(x, y);
       }
       if (close) used[g] = found = true;
     }
@@ -289,20 +301,21 @@ int64_t Compare(const std::string& name,
     bool match;
     if (integers) {
       match = AtInteger(got, i) == AtInteger(expected, i);
-    } else if (std::isnan(g) || std::isnan(e)) {
-      match = std::isnan(g) && std::isnan(e);
-    } else if (std::isinf(g) || std::isinf(e)) {
-      // The tolerance of an infinity is infinite: any value would match
-      // it. An infinity matches only itself.
-      match = g == e;
-      err = match ? 0 : std::numeric_limits<double>::infinity();
     } else {
-      match = err <= FLAGS_atol + FLAGS_rtol * std::fabs(e);
+      match = Close(g, e);
+      if (!std::isfinite(g) || !std::isfinite(e)) {
+        err = match ? 0 : std::numeric_limits<double>::infinity();
+      }
     }
     if (!match) {
       if (bad < 3) {
-        std::cout << "  MISMATCH " << name << "[" << i << "]: got " << g
-                  << ", expected " << e << "\n";
+        std::cout << "  MISMATCH " << name << "[" << i << "]: got ";
+        if (integers) {
+          std::cout << AtInteger(got, i) << ", expected "
+                    << AtInteger(expected, i) << "\n";
+        } else {
+          std::cout << g << ", expected " << e << "\n";
+        }
       }
       ++bad;
       if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
@@ -313,6 +326,26 @@ int64_t Compare(const std::string& name,
             << " of " << got.numel() << " outside atol " << FLAGS_atol
             << " + rtol " << FLAGS_rtol << "\n";
   return bad;
+}
+
+// A line of offsets apart by commas, blanks or both ("0, 3 5"; it may end
+// in "\r"), as "0,3,5" for ParseLoDText; "" when blank. Blanks beside a
+// comma go; other runs of blanks part offsets. Empty items ("0,,2") stay,
+// for ParseLoDText to refuse.
+std::string OffsetsLine(const std::string& raw) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  std::string out;
+  bool gap = false;  // blanks since the last character kept
+  for (char c : raw) {
+    if (blank(c)) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty() && out.back() != ',' && c != ',') out += ',';
+    gap = false;
+    out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -335,17 +368,7 @@ void AddInputsFromFolder(const std::string& dir,
     std::string line;
     paddle_lite::LoD lod;
     for (int line_number = 1; std::getline(lod_file, line); ++line_number) {
-      // Offsets apart by commas, spaces or both; a line may end in "\r".
-      std::replace_if(
-          line.begin(), line.end(),
-          [](char c) { return c == ' ' || c == '\t' || c == '\r'; }, ',');
-      std::string joined;
-      for (char c : line) {
-        if (c == ',' && (joined.empty() || joined.back() == ',')) continue;
-        joined += c;
-      }
-      if (!joined.empty() && joined.back() == ',') joined.pop_back();
-      line = joined;
+      line = OffsetsLine(line);
       if (line.empty()) continue;
       paddle_lite::LoD level;
       // A line dropped here would surface later as an op's LoD error.

@@ -587,5 +587,36 @@ TEST(Predictor, AResizeByAScaleTensorFollowsItsValues) {
   }
 }
 
+// ShareExternalData on the host runs on the caller's memory, as a copy
+// would; null data is refused unless the shape holds no elements (a
+// rank-0 shape holds one: it had been taken, for a kernel to read through
+// null), and so are negative dims.
+TEST(Predictor, ShareExternalDataRunsOnTheCallersMemory) {
+  framework::Tensor x =
+      framework::ReadNpy(testing::DemoModelDir() + "/input_x.npy");
+  auto p = CreatePredictor(Config(testing::DemoModelDir()));
+  const std::vector<float> want = RunDemo(p.get(), x);
+  auto in = p->GetInputHandle("x");
+  std::vector<float> mine(x.data<float>(), x.data<float>() + x.numel());
+  std::vector<int64_t> shape(x.dims().begin(), x.dims().end());
+  in->ShareExternalData(mine.data(), shape);
+  p->Run();
+  EXPECT_EQ(testing::FirstOutput(p.get()), want);
+  auto refused = [&](const float* data, std::vector<int64_t> dims) {
+    try {
+      in->ShareExternalData(data, dims);
+    } catch (const Exception& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused(nullptr, {}).find("data is null"), std::string::npos);
+  EXPECT_NE(refused(nullptr, {2, 3}).find("data is null"), std::string::npos);
+  EXPECT_NE(refused(mine.data(), {2, -3}).find("dims must be >= 0"),
+            std::string::npos);
+  EXPECT_EQ(refused(nullptr, {0, 3, 32, 32}), "");
+}
+
 }  // namespace
 }  // namespace paddle_lite

@@ -305,6 +305,13 @@ expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run \
 printf '0, 2\r\n' > "$tmp/badlod/input_x.lod.txt"
 expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run \
   --model "$demo" --inputs "$tmp/badlod"
+printf '0 2\n' > "$tmp/badlod/input_x.lod.txt"
+expect 0 "softmax.tmp_0: float32 \[2, 10\]" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/badlod"
+# An offset left out is not read past.
+printf '0,,2\n' > "$tmp/badlod/input_x.lod.txt"
+expect 1 "input_x.lod.txt line 1: expected offsets" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/badlod"
 # A .npy header padded past 40,000 bytes (std::regex overflowed the stack).
 python3 - "$demo/input_x.npy" "$tmp/padded.npy" <<'PY'
 import struct, sys
