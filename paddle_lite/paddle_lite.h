@@ -140,8 +140,8 @@ class Config {
   /// classifier: about 2 ms more load; its first two runs of new widths
   /// 1.3-1.9x a steady run rather than 2.5-4x). A first shape much larger
   /// than the declared one still faults in its own memory. Inputs are left
-  /// unset; programs with sub-blocks, inputs other than float32, and
-  /// kernel libraries without MKLDNN are not warmed. Off, or
+  /// unset; programs with sub-blocks, inputs other than float32 or with a
+  /// LoD, and kernel libraries without MKLDNN are not warmed. Off, or
   /// PDLITE_WARMUP=0: the first run pays for it.
   void EnableWarmup(bool enable = true) { warmup_ = enable; }
   bool warmup_enabled() const { return warmup_; }
@@ -173,8 +173,8 @@ class Config {
   /// ResourceExhausted error naming the op and the shape, not an attempt.
   /// 0 (default): a quarter and a half of the machine's physical memory.
   /// Counted: the tensors a run of new shapes allocates (whatever ran
-  /// before it); a later run of the same shapes reuses that layout, in a
-  /// block no limit counts again. Not counted in `run_bytes`: the inputs
+  /// before it); with memory optim (the default), a later run of the same
+  /// shapes reuses that layout, in a block no limit counts again. Not counted in `run_bytes`: the inputs
   /// (mutable_data and CopyFromCpu check each against `tensor_bytes`),
   /// and the weights.
   void SetMemoryLimits(size_t tensor_bytes, size_t run_bytes) {

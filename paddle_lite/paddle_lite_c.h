@@ -64,7 +64,8 @@ typedef enum PD_Status PD_ENUM_AS_INT {
   /// An index past the end.
   PD_OUT_OF_RANGE = 3,
   PD_ALREADY_EXISTS = 4,
-  /// Over a configured memory limit (PD_ConfigSetMemoryLimits).
+  /// Over a configured limit (PD_ConfigSetMemoryLimits, the loop limit),
+  /// or a resource the system refused (a thread).
   PD_RESOURCE_EXHAUSTED = 5,
   /// A call out of order, e.g. reading an output before the first run.
   PD_PRECONDITION_NOT_MET = 6,
@@ -263,8 +264,9 @@ PD_Status PD_TensorCopyToCpu(const PD_Tensor* tensor, void* data, size_t bytes);
 
 /// The number of dimensions in `*ndim`. Outputs have a shape once the
 /// predictor ran; an input has the one last given to PD_TensorReshape on
-/// this handle, else that of its data. 0 (no dims) for an output before a
-/// run or after a failed one, and an input with neither: not a scalar, as
+/// this handle, else that of its data. PD_PRECONDITION_NOT_MET for an
+/// output before the predictor's first run; 0 (no dims) for one after a
+/// failed run, and for an input with neither: not a scalar, as
 /// PD_TensorCopyToCpu's PD_PRECONDITION_NOT_MET shows.
 PD_Status PD_TensorGetNumDims(const PD_Tensor* tensor, size_t* ndim);
 /// The shape, in `dims[0 .. ndim)`; `capacity` is the room in `dims`, an

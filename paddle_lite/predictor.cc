@@ -1382,6 +1382,9 @@ DataType Tensor::type() const {
         impl_->predictor->program->FindVarRecursive(0, impl_->name());
     if (desc) return ToPublic(desc->dtype, impl_->name());
   }
+  // An output with no value has no type yet (not an "undefined" one).
+  PADDLE_ENFORCE(t.IsInitialized() || impl_->is_input,
+                 platform::errors::PreconditionNotMet(impl_->NoData()));
   return ToPublic(t.dtype(), impl_->name());
 }
 

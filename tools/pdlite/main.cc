@@ -109,14 +109,18 @@ void PrintUsage(std::ostream& out) {
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
          the folders of PDLITE_PLUGIN_PATH); the device defaults to
          PDLITE_DEVICE when --device is not given; [--v N] logs more
-         (glog's verbosity). A flag another command takes is refused.
+         (glog's verbosity). A flag another command takes is refused, and
+         so is a flag where a value belongs: write --flag=VALUE for a
+         value that starts with --.
 
 run      runs the model on .npy inputs, prints each output's name, shape,
          dtype and statistics, and writes DIR/<output>.npy ('/' in names
          becomes '__'; a LoD output also gets <output>.lod.txt). With
-         --expected it compares with DIR/expected_<output>.npy and exits 3
-         on a mismatch. --inputs DIR takes input_<name>.npy (and
-         input_<name>.lod.txt) from DIR for every input not given.
+         --expected it compares with DIR/expected_<output>.npy (integers
+         exactly, an infinity only with itself) and exits 3 on a
+         mismatch. --inputs DIR takes input_<name>.npy (and
+         input_<name>.lod.txt, one level a line, unless --lod gives it)
+         from DIR for every input not given.
          .npy has no bfloat16: a float32 .npy feeds a bfloat16 (or
          float16) input, rounded to it, and a bfloat16 output is written
          as float32.
@@ -293,9 +297,10 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc || IsFlag(argv[i + 1])) {
           return pdlite::Usage(
               flag + " needs a value" +
-              (i + 1 < argc
-                   ? ", got the flag '" + std::string(argv[i + 1]) + "'"
-                   : std::string()));
+              (i + 1 < argc ? ", got the flag '" + std::string(argv[i + 1]) +
+                                  "' (write " + flag +
+                                  "=VALUE for a value that starts with --)"
+                            : std::string()));
         }
         target->push_back(argv[++i]);
         arg.clear();

@@ -466,6 +466,29 @@ static void TestLoD(const Demo* demo) {
               "level_sizes is NULL");
   CHECK_ERROR(PD_TensorSetLoD(in, 1, level_sizes, NULL), PD_INVALID_ARGUMENT,
               "offsets is NULL");
+  // After a run that fails (a LoD past the input's rows), the outputs of
+  // the run before are not read as its: PD_PRECONDITION_NOT_MET.
+  float* got_out = malloc(demo->expected_count * sizeof(float));
+  CHECK(got_out != NULL && RunAndRead(predictor, demo, got_out));
+  const size_t one_level[] = {2};
+  const size_t past_rows[] = {0, 7};
+  CHECK(PD_TensorSetLoD(in, 1, one_level, past_rows) == PD_OK);
+  CHECK_ERROR(PD_PredictorRun(predictor), PD_INVALID_ARGUMENT, "'x'");
+  PD_Tensor* out = NULL;
+  CHECK(PD_PredictorGetOutputHandle(predictor, "softmax.tmp_0", &out) ==
+        PD_OK);
+  if (got_out != NULL) {
+    CHECK_ERROR(
+        PD_TensorCopyToCpu(out, got_out, demo->expected_count * sizeof(float)),
+        PD_PRECONDITION_NOT_MET, "the last Run() failed");
+  }
+  PD_DataType dtype = PD_FLOAT32;
+  CHECK_ERROR(PD_TensorGetDataType(out, &dtype), PD_PRECONDITION_NOT_MET,
+              "the last Run() failed");
+  size_t ndim = 9;
+  CHECK(PD_TensorGetNumDims(out, &ndim) == PD_OK && ndim == 0);
+  PD_TensorDestroy(out);
+  free(got_out);
   PD_TensorDestroy(in);
   PD_PredictorDestroy(predictor);
 }

@@ -470,14 +470,20 @@ TEST(Predictor, AfterARunThatThrowsOutputsHaveNoValue) {
     want.insert(want.end(), want.begin(), want.end());
     EXPECT_EQ(testing::RunEmbedding(p.get(), 2, 9), want);
     EXPECT_TRUE(testing::RunEmbedding(p.get(), 2, 99).empty()) << "ran";
-    try {
-      out->data<float>();
-      FAIL() << "read an output of the run that failed";
-    } catch (const Exception& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kPreconditionNotMet);
-      EXPECT_NE(std::string(e.what()).find("the last Run() failed"),
-                std::string::npos)
-          << e.what();
+    for (const char* read : {"data", "type"}) {
+      try {
+        if (read[0] == 'd') {
+          out->data<float>();
+        } else {
+          out->type();
+        }
+        FAIL() << read << " of an output of the run that failed";
+      } catch (const Exception& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kPreconditionNotMet) << read;
+        EXPECT_NE(std::string(e.what()).find("the last Run() failed"),
+                  std::string::npos)
+            << e.what();
+      }
     }
   }
   EXPECT_EQ(testing::RunEmbedding(p.get(), 1, 3), testing::EmbeddingRow(3));
