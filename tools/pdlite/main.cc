@@ -263,9 +263,19 @@ bool SplitAssignment(const std::string& text,
 
 namespace {
 
-// Whether a command-line word is a flag ("--x"), not a value: "-1" and
-// "-" are values.
-bool IsFlag(const char* word) { return std::strncmp(word, "--", 2) == 0; }
+// Why `flag` (argv[i]) has no value after it, as a usage message; "" when
+// it has one. A flag in the value's place is a value left out
+// (`--output-dir --report` had made a folder named --report): a value that
+// starts with "--" is given as --flag=VALUE. "-1" and "-" are values.
+std::string MissingValue(const std::string& flag,
+                         int argc,
+                         char** argv,
+                         int i) {
+  if (i + 1 >= argc) return flag + " needs a value";
+  if (std::strncmp(argv[i + 1], "--", 2) != 0) return "";
+  return flag + " needs a value, got the flag '" + argv[i + 1] + "' (write " +
+         flag + "=VALUE for a value that starts with --)";
+}
 
 }  // namespace
 
@@ -294,14 +304,8 @@ int main(int argc, char** argv) {
                      : flag == "--lod" ? &repeated.lods
                                        : &repeated.plugins;
       if (arg == flag) {
-        if (i + 1 >= argc || IsFlag(argv[i + 1])) {
-          return pdlite::Usage(
-              flag + " needs a value" +
-              (i + 1 < argc ? ", got the flag '" + std::string(argv[i + 1]) +
-                                  "' (write " + flag +
-                                  "=VALUE for a value that starts with --)"
-                            : std::string()));
-        }
+        const std::string missing = MissingValue(flag, argc, argv, i);
+        if (!missing.empty()) return pdlite::Usage(missing);
         target->push_back(argv[++i]);
         arg.clear();
         break;
@@ -335,18 +339,8 @@ int main(int argc, char** argv) {
     } else if (info.type == "bool") {
       value = "true";
     } else {
-      // A flag in the value's place is a value left out (`--output-dir
-      // --report` had made a folder named --report); give a value that
-      // starts with "--" as --flag=value.
-      const std::string typed = "--" + arg.substr(2);
-      if (i + 1 >= argc || IsFlag(argv[i + 1])) {
-        return pdlite::Usage(
-            typed + " needs a value" +
-            (i + 1 < argc ? ", got the flag '" + std::string(argv[i + 1]) +
-                                "' (write " + typed +
-                                "=VALUE for a value that starts with --)"
-                          : std::string()));
-      }
+      const std::string missing = MissingValue(arg, argc, argv, i);
+      if (!missing.empty()) return pdlite::Usage(missing);
       value = argv[++i];
     }
     // gflags checks the value's form here (ParseCommandLineFlags would

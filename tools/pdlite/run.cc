@@ -297,15 +297,12 @@ int64_t Compare(const std::string& name,
   const bool integers = IsInteger(got.dtype()) && IsInteger(expected.dtype());
   for (int64_t i = 0; i < got.numel(); ++i) {
     double g = At(got, i), e = At(expected, i);
+    const bool match =
+        integers ? AtInteger(got, i) == AtInteger(expected, i) : Close(g, e);
+    // Past an infinity or a NaN, the difference is 0 or infinite.
     double err = std::fabs(g - e);
-    bool match;
-    if (integers) {
-      match = AtInteger(got, i) == AtInteger(expected, i);
-    } else {
-      match = Close(g, e);
-      if (!std::isfinite(g) || !std::isfinite(e)) {
-        err = match ? 0 : std::numeric_limits<double>::infinity();
-      }
+    if (!std::isfinite(err)) {
+      err = match ? 0 : std::numeric_limits<double>::infinity();
     }
     if (!match) {
       if (bad < 3) {
@@ -318,7 +315,6 @@ int64_t Compare(const std::string& name,
         }
       }
       ++bad;
-      if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
     }
     if (err > worst) worst = err;
   }
