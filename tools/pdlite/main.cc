@@ -115,7 +115,8 @@ every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
 
 run      runs the model on .npy inputs, prints each output's name, shape,
          dtype and statistics, and writes DIR/<output>.npy ('/' in names
-         becomes '__'; a LoD output also gets <output>.lod.txt). With
+         becomes '__', and names that would share a file are refused; a
+         LoD output also gets <output>.lod.txt). With
          --expected it compares with DIR/expected_<output>.npy (integers
          exactly, an infinity only with itself) and exits 3 on a
          mismatch. --inputs DIR takes input_<name>.npy (and

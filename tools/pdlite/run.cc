@@ -36,6 +36,26 @@ std::string FileSafeName(std::string name) {
   return name;
 }
 
+// Two names that FileSafeName maps to one file ("a/b" and "a__b") would
+// share it: one's file written or read for the other's. 0, or 2 after
+// saying which names.
+int RefuseSharedFileNames(const std::vector<std::string>& names,
+                          const std::string& kind,
+                          const std::string& files) {
+  std::map<std::string, std::string> owner;
+  for (auto& name : names) {
+    auto [it, added] = owner.emplace(FileSafeName(name), name);
+    if (!added) {
+      std::cerr << "pdlite: the model's " << kind << "s '" << it->second
+                << "' and '" << name << "' would share the file "
+                << FileSafeName(name) << " in " << files
+                << " ('/' is written '__')\n";
+      return 2;
+    }
+  }
+  return 0;
+}
+
 // Rounds float32 values to a 16-bit float type (to nearest even).
 template <typename Half>
 std::vector<Half> Narrowed(const float* values, int64_t count) {
@@ -432,6 +452,9 @@ paddle_lite::Config ConfigFromFlags() {
 int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs) {
   auto names = predictor->GetInputNames();
   if (!FLAGS_inputs.empty()) {
+    if (int code = RefuseSharedFileNames(names, "input", FLAGS_inputs)) {
+      return code;
+    }
     AddInputsFromFolder(FLAGS_inputs, names, &specs->files, &specs->lods);
   }
   for (auto& kv : specs->files) {
@@ -483,6 +506,13 @@ int RunCommand(const RepeatedFlags& repeated) {
     paddle_lite::Config config = ConfigFromFlags();
     auto predictor = paddle_lite::CreatePredictor(config);
     if (int code = FeedInputs(predictor.get(), &specs)) return code;
+    for (auto* dir : {&FLAGS_output_dir, &FLAGS_expected}) {
+      if (dir->empty()) continue;
+      if (int code = RefuseSharedFileNames(predictor->GetOutputNames(),
+                                           "output", *dir)) {
+        return code;
+      }
+    }
     auto detections = DetectionOutputs(FLAGS_model, FLAGS_params);
     // The most elements that differed in one round, and in which.
     int64_t mismatches = 0;

@@ -10,6 +10,7 @@ demo="$2/models/demo_convnet"
 half="$3"
 loop="$4"
 plugins="$5"
+slash_names="$6"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -210,6 +211,27 @@ PY
 then passed=$((passed + 1)); else
   echo "FAIL: run wrote sum16 not as <f2 or sumb16 not as <f4"
   failed=$((failed + 1)); fi
+
+# Outputs "a/b" and "a__b" would both be written as a__b.npy: refused,
+# not one written over the other; without files both are shown.
+python3 - "$tmp/slash_x.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }"
+header += " " * (63 - len(header) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+    f.write(header.encode("latin1") + struct.pack("<3f", 1, 2, 3))
+PY
+expect 2 "outputs 'a/b' and 'a__b' would share the file a__b" -- \
+  "$pdlite" run --model "$slash_names" --input x="$tmp/slash_x.npy" \
+  --output-dir "$tmp/slash_out"
+expect 2 "outputs 'a/b' and 'a__b' would share the file a__b" -- \
+  "$pdlite" run --model "$slash_names" --input x="$tmp/slash_x.npy" \
+  --expected "$tmp"
+expect 0 "a__b: float32 \[1, 3\].*first \[3, 6, 9\]" -- \
+  "$pdlite" run --model "$slash_names" --input x="$tmp/slash_x.npy"
+[ ! -e "$tmp/slash_out" ] && passed=$((passed + 1)) || {
+  echo "FAIL: a refused run made $tmp/slash_out"; failed=$((failed + 1)); }
 
 # Limits on what one run may do (a hostile or broken model): the loop
 # model counts to n, and a 16x3x128x128 input makes the demo's first conv
