@@ -218,6 +218,8 @@ struct ModelVersion::Pending {
   bool deadline_is_callers = false;
   // Answered without running because its caller had gone.
   bool caller_gone = false;
+  // Counted in the metrics (Complete got that far).
+  bool recorded = false;
   Clock::time_point started;
   int64_t timeout_us = 0;
   double compute_s = 0;
@@ -344,7 +346,11 @@ ModelVersion::~ModelVersion() { Stop(); }
 
 size_t ModelVersion::queued() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return queue_.size();
+  return Waiting();
+}
+
+size_t ModelVersion::Waiting() const {
+  return queue_.size() + forming_members_;
 }
 
 void ModelVersion::Stop() {
@@ -575,6 +581,7 @@ void ModelVersion::Complete(Pending* pending, InferResponse response) {
                             Seconds(now - pending->enqueued),
                             pending->caller_gone);
   }
+  pending->recorded = true;
   {
     auto ns = [](Clock::duration d) {
       return static_cast<uint64_t>(
@@ -609,7 +616,15 @@ InferResponse ModelVersion::Refusal(Status status) const {
   return response;
 }
 
-void ModelVersion::Expire(Pending* pending) {
+void ModelVersion::Expire(Pending* pending) noexcept {
+  try {
+    ExpireOrThrow(pending);
+  } catch (...) {
+    AnswerUnanswered(pending);
+  }
+}
+
+void ModelVersion::ExpireOrThrow(Pending* pending) {
   std::string why;
   // Counted as gone also when the queue's timeout came first.
   pending->caller_gone = Abandoned(*pending);
@@ -633,13 +648,17 @@ bool ModelVersion::Abandoned(const Pending& pending) {
   return pending.request.abandoned && pending.request.abandoned();
 }
 
-void ModelVersion::Drop(Pending* pending) {
+void ModelVersion::Drop(Pending* pending) noexcept {
   pending->caller_gone = true;
-  Complete(pending,
-           Refusal(Status::Error(StatusCode::kCancelled,
-                                 "model '" + name_ + "' version " + version_ +
-                                     ": the caller cancelled the request "
-                                     "while it was queued (not run)")));
+  try {
+    Complete(pending,
+             Refusal(Status::Error(StatusCode::kCancelled,
+                                   "model '" + name_ + "' version " + version_ +
+                                       ": the caller cancelled the request "
+                                       "while it was queued (not run)")));
+  } catch (...) {
+    AnswerUnanswered(pending);
+  }
 }
 
 InferResponse ModelVersion::RunTimed(Instance* instance, Pending* pending) {
@@ -826,9 +845,13 @@ void ModelVersion::InferAsync(InferRequest request, Done done) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) {
-      queued = Status::Error(StatusCode::kUnavailable,
-                             "the server is shutting down");
-    } else if (queue_.size() >= static_cast<size_t>(config_.queue_limit)) {
+      // Stopped by an unload that gave up waiting for the request's
+      // holder, or by a shutdown.
+      queued = Status::Error(
+          StatusCode::kUnavailable,
+          "model '" + name_ + "' version " + version_ +
+              ": stopped (unloaded, or the server is shutting down)");
+    } else if (Waiting() >= static_cast<size_t>(config_.queue_limit)) {
       queued = Status::Error(
           StatusCode::kResourceExhausted,
           "model '" + name_ + "' version " + version_ +
@@ -875,13 +898,7 @@ void ModelVersion::ExpireLoop() {
     // once stopping, for the queue to empty.
     work_ready_.notify_all();
     lock.unlock();
-    for (auto& p : expired) {
-      try {
-        Expire(p.get());
-      } catch (...) {
-        AnswerUnanswered(p.get());
-      }
-    }
+    for (auto& p : expired) Expire(p.get());
     lock.lock();
   }
 }
@@ -966,6 +983,7 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
             } else {
               rows += (*it)->rows;
               group.push_back(*it);
+              if (forming_ == first.get()) ++forming_members_;
             }
             it = queue_.erase(it);
           } else {
@@ -982,7 +1000,10 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     // One worker waits out the delay at a time; while it does, the others
     // take only what cannot join its batch, and run it without waiting.
     const bool waits = forming_ == nullptr && config_.batch_delay_us > 0;
-    if (waits) forming_ = first.get();
+    if (waits) {
+      forming_ = first.get();
+      forming_members_ = group.size();
+    }
     const auto until =
         first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
     while (waits && rows < config_.max_batch_size && !stopping_) {
@@ -999,7 +1020,11 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     }
     if (!waits) return group;  // each member checked as it was taken
     forming_ = nullptr;
-    if (!queue_.empty()) work_ready_.notify_all();
+    forming_members_ = 0;
+    // What is queued may have waited for this batch; and once stopping,
+    // a worker that slept while its requests were queued must see the
+    // queue empty, or Stop's join waits for it for good.
+    if (stopping_ || !queue_.empty()) work_ready_.notify_all();
     // Members whose deadline passed, or whose caller went away, while the
     // batch formed are answered without running.
     std::vector<std::shared_ptr<Pending>> expired, gone;
@@ -1055,6 +1080,22 @@ void ModelVersion::AnswerUnanswered(Pending* pending) noexcept {
                             "request";
   } catch (...) {
     // The code alone, then.
+  }
+  // Counted as a failure, unless Complete counted it before it threw.
+  try {
+    const Clock::duration took = Clock::now() - pending->enqueued;
+    if (metrics_ && !pending->recorded) {
+      metrics_->RecordRequest(name_, version_, false, Seconds(took),
+                              pending->compute_s, Seconds(took),
+                              pending->caller_gone);
+    }
+    if (!pending->recorded) {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      stats_.fail.Add(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
+    }
+  } catch (...) {
+    // Uncounted, then; the answer matters more.
   }
   Done done = std::move(pending->done);
   try {

@@ -151,8 +151,9 @@ class ModelVersion {
 
   VersionStatistics Statistics() const;
 
-  /// Requests waiting in the queue, and whether an instance is running
-  /// one (for tests and metrics).
+  /// Requests waiting in the queue or in a batch that waits for more
+  /// (batch_delay_us), and whether an instance is running one (for tests
+  /// and metrics).
   size_t queued() const;
   bool busy() const;
 
@@ -168,6 +169,8 @@ class ModelVersion {
   };
 
   Status Validate(const InferRequest& request) const;
+  // queued(), with mutex_ held.
+  size_t Waiting() const;
   // Replaces the outputs the request asks to classify by their classes.
   void ClassifyOutputs(const InferRequest& request,
                        InferResponse* response) const;
@@ -175,16 +178,20 @@ class ModelVersion {
   void Complete(Pending* pending, InferResponse response);
   // An answer of this version with `status` and no outputs.
   InferResponse Refusal(Status status) const;
-  // Answers a request whose deadline passed in the queue.
-  void Expire(Pending* pending);
+  // Answers a request whose deadline passed in the queue. Expire and
+  // Drop run on the workers and the deadline thread, so they throw
+  // nothing: an answer that cannot be made is AnswerUnanswered's.
+  void Expire(Pending* pending) noexcept;
+  void ExpireOrThrow(Pending* pending);
   // Whether the caller of a queued request has gone (InferRequest::
   // abandoned); Drop answers such a request CANCELLED.
   static bool Abandoned(const Pending& pending);
-  void Drop(Pending* pending);
+  void Drop(Pending* pending) noexcept;
   // Answers `pending`, unless answered already, RESOURCE_EXHAUSTED, after
   // a worker's work threw (memory running out while it answered, recorded
   // a metric or built a message): a thread's exception would end the
-  // process, and a request never answered would hold its caller.
+  // process, and a request never answered would hold its caller. Counted
+  // as a failure, unless Complete counted it first.
   void AnswerUnanswered(Pending* pending) noexcept;
   // Runs one request alone, timing it and counting a batch of one.
   InferResponse RunTimed(Instance* instance, Pending* pending);
@@ -249,6 +256,8 @@ class ModelVersion {
   // on another instance.
   const Pending* forming_ = nullptr;
   int64_t forming_rows_ = 0;
+  // Its requests, which wait as queued ones do (queue_limit counts them).
+  size_t forming_members_ = 0;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::thread expirer_;
   // The statistics extension's figures. Batch sizes past kMaxBatchStats

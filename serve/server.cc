@@ -363,7 +363,14 @@ std::shared_ptr<ModelVersion> InferenceServer::FindShared(
     return nullptr;
   }
   const auto& versions = it->second;
-  if (version.empty()) return versions.rbegin()->second;
+  if (version.empty()) {
+    // The highest version that is ready, as Triton chooses; the highest,
+    // to say why, when none is.
+    for (auto v = versions.rbegin(); v != versions.rend(); ++v) {
+      if (v->second->ready()) return v->second;
+    }
+    return versions.rbegin()->second;
+  }
   if (IsVersionName(version)) {
     auto v = versions.find(std::stoll(version));
     if (v != versions.end()) return v->second;

@@ -415,6 +415,12 @@ TEST(ServerCore, TheVersionPolicyChoosesWhichVersionsServe) {
   EXPECT_NE(m->error().find("names version 4, but there is no folder"),
             std::string::npos)
       << m->error();
+  // Without a version, the highest that is ready serves.
+  InferResponse unversioned = server.Infer(DemoRequest(1, 0, "missing"));
+  EXPECT_TRUE(unversioned.status.ok()) << unversioned.status.message;
+  EXPECT_EQ(unversioned.version, "2");
+  ASSERT_TRUE(server.Find("missing", "", &m).ok());
+  EXPECT_EQ(m->version(), "2");
   for (const char* name : {"bad", "zero"}) {
     ASSERT_TRUE(server.Find(name, "", &m).ok()) << name;
     EXPECT_FALSE(m->ready());
@@ -847,6 +853,37 @@ TEST(ServerCore, FullQueueIsRefusedAtOnceAndTimeoutsExpireInTheQueue) {
   }
 }
 
+// Requests gathered into a batch that waits for more (batch_delay_us)
+// are waiting too: queue_limit counts them, as it counts queued ones.
+// (They had left the queue, so any number could wait there.)
+TEST(ServerCore, ABatchThatWaitsCountsAgainstTheQueueLimit) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"queue_limit": 2, "max_batch_size": 8, )"
+           R"("batch_delay_us": 2000000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  auto first = std::async(std::launch::async,
+                          [&] { return server.Infer(DemoRequest(1, 0)); });
+  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(1000);
+  ASSERT_EQ(m->queued(), 1u);
+  auto second = std::async(std::launch::async,
+                           [&] { return server.Infer(DemoRequest(1, 1)); });
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
+  ASSERT_EQ(m->queued(), 2u);
+  InferResponse refused = server.Infer(DemoRequest(1, 0));
+  EXPECT_EQ(refused.status.code, StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status.message.find("queue is full (2 requests waiting"),
+            std::string::npos)
+      << refused.status.message;
+  // The two run as one batch once the delay is out.
+  EXPECT_TRUE(first.get().status.ok());
+  EXPECT_TRUE(second.get().status.ok());
+  EXPECT_EQ(m->queued(), 0u);
+  EXPECT_EQ(Runs(&server, "demo"), 1);
+}
+
 // Work of a worker or of the deadline thread that throws (memory running
 // out while a request is answered, its metrics recorded or its message
 // made) answers the request RESOURCE_EXHAUSTED, and the threads go on: the
@@ -875,7 +912,13 @@ TEST(ServerCore, AWorkerWhoseAnswerThrowsAnswersAndGoesOn) {
                              [&] { return server.Infer(throwing(1000)); });
   auto queued =
       std::async(std::launch::async, [&] { return server.Infer(throwing(0)); });
-  for (std::future<InferResponse>* answer : {&expiring, &queued}) {
+  // One whose caller has gone: the worker that takes it drops it.
+  auto dropped = std::async(std::launch::async, [&] {
+    InferRequest r = throwing(0);
+    r.abandoned = [] { return true; };
+    return server.Infer(std::move(r));
+  });
+  for (std::future<InferResponse>* answer : {&expiring, &queued, &dropped}) {
     InferResponse r = answer->get();
     EXPECT_EQ(r.status.code, StatusCode::kResourceExhausted)
         << r.status.message;
@@ -883,12 +926,67 @@ TEST(ServerCore, AWorkerWhoseAnswerThrowsAnswersAndGoesOn) {
         << r.status.message;
   }
   EXPECT_TRUE(busy.get().status.ok());
+  // Each counted once, as a failure.
+  EXPECT_NE(
+      server.metrics().Render().find(
+          "pdlite_inference_failures_total{model=\"demo\",version=\"1\"} 3\n"),
+      std::string::npos)
+      << server.metrics().Render();
   // Both threads still serve.
   for (int64_t timeout_us : {int64_t{0}, int64_t{60000000}}) {
     InferRequest r = DemoRequest(1, 1);
     r.timeout_us = timeout_us;
     InferResponse ok = server.Infer(std::move(r));
     EXPECT_TRUE(ok.status.ok()) << ok.status.message;
+  }
+}
+
+// Stop ends every worker while one forms a batch: a request that joins
+// the batch leaves another worker asleep (it is the former's to take),
+// and when the former takes it and the queue is empty, the sleeper must
+// be woken to see that. Stop came between the request's arrival and its
+// gathering; it hung in join now and then (a race: many rounds).
+TEST(ServerCore, StopEndsEveryWorkerWhileABatchForms) {
+  ModelConfig config;
+  config.instances = 4;
+  config.max_batch_size = 64;
+  config.batch_delay_us = 60000000;
+  Metrics metrics;
+  constexpr int kRounds = 200;
+  for (int round = 0; round < kRounds; ++round) {
+    auto version = std::make_shared<ModelVersion>("demo", "1", DemoModelDir(),
+                                                  config, &metrics);
+    ASSERT_TRUE(version->ready()) << version->error();
+    auto answered = std::make_shared<std::atomic<int>>(0);
+    auto ok = std::make_shared<std::atomic<int>>(0);
+    auto done = [answered, ok](InferResponse r) {
+      if (r.status.ok()) ++*ok;
+      ++*answered;
+    };
+    version->InferAsync(DemoRequest(1, 0), done);
+    for (int i = 0; i < kWaitMs && !version->busy(); ++i) usleep(1000);
+    ASSERT_TRUE(version->busy());
+    // Stop on its own thread, spinning until the request is queued, so
+    // that it comes before the batch's worker wakes. Detached: a Stop
+    // that hangs fails the test instead of hanging it (the version is
+    // then left to that thread).
+    auto queued = std::make_shared<std::atomic<bool>>(false);
+    auto stopped = std::make_shared<std::promise<void>>();
+    std::future<void> stop_ended = stopped->get_future();
+    std::thread([version, queued, stopped] {
+      while (!*queued) {
+      }
+      version->Stop();
+      stopped->set_value();
+    }).detach();
+    InferRequest joining = DemoRequest(1, 1);
+    version->InferAsync(std::move(joining), done);
+    *queued = true;
+    ASSERT_EQ(stop_ended.wait_for(std::chrono::milliseconds(kWaitMs)),
+              std::future_status::ready)
+        << "Stop hung in round " << round;
+    EXPECT_EQ(*answered, 2);
+    EXPECT_EQ(*ok, 2);
   }
 }
 
@@ -1108,7 +1206,8 @@ TEST(ServerCore, BatchMembersExpireAndAreDroppedWhileTheBatchWaits) {
   leaving.abandoned = [gone] { return gone->load(); };
   auto dropped =
       std::async(std::launch::async, [&] { return server.Infer(leaving); });
-  for (int i = 0; i < kWaitMs && m->queued() > 0; ++i) usleep(1000);
+  // Both waiting (queued() counts a waiting batch's members too).
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
   usleep(50000);  // taken into the batch by now
   *gone = true;
   InferResponse not_run = dropped.get();
@@ -2136,6 +2235,15 @@ TEST(ServerCore, AVersionUnloadedWhileHeldLosesItsMetricsOnceReleased) {
   std::shared_ptr<ModelVersion> held;
   ASSERT_TRUE(server.FindToRun("demo", "", &held).ok());
   ASSERT_TRUE(server.Unload("demo").ok());  // gives up after 100 ms
+  // The holder's request is refused, saying why (nothing shuts down).
+  InferResponse refused;
+  held->InferAsync(DemoRequest(1, 0),
+                   [&](InferResponse r) { refused = std::move(r); });
+  EXPECT_EQ(refused.status.code, StatusCode::kUnavailable);
+  EXPECT_NE(refused.status.message.find(
+                "model 'demo' version 1: stopped (unloaded, or"),
+            std::string::npos)
+      << refused.status.message;
   EXPECT_NE(server.RenderMetrics().find(series), std::string::npos);
   held.reset();
   EXPECT_EQ(server.RenderMetrics().find(series), std::string::npos)
