@@ -156,6 +156,13 @@ struct Executor::BlockState {
   // For planning, also fixed for the block: how many ops write each
   // variable, and the names of the weights.
   std::unordered_map<std::string, int> writers;
+  // Whether an op writes a variable an earlier op wrote, without reading
+  // it (not in place): a view of the first value (a reshape's output)
+  // then shares the buffer the second write may reuse. Whether it does
+  // depends on the buffer's size, so such a block does not replay plans
+  // (whose buffers are sized for the largest write) and lets its
+  // variables' buffers go before each run: every run is as the first.
+  bool rewrites_unread = false;
   // Per op of the block: the names the blocks it runs write.
   std::vector<std::vector<std::string>> sub_block_writes;
   std::unordered_set<std::string> persistable;
@@ -444,11 +451,14 @@ void Executor::Run(int block_idx, Scope* scope) {
     state.resolved_scope = scope;
     ForgetPlans(state, /*scope_alive=*/false);
   }
-  if (!options_.plan_replay) {
+  PrepareLifetimes(state);
+  if (!options_.plan_replay || state.rewrites_unread) {
     // The pool checks the memory limits (ExecutorOptions). Every run holds
     // its tensors to the next; with a limit, it lets them go first, so that
     // a run is charged the same whatever ran before it.
-    if (options_.max_run_bytes != 0) ReleaseLeftovers(state, scope);
+    if (options_.max_run_bytes != 0 || state.rewrites_unread) {
+      ReleaseLeftovers(state, scope);
+    }
     platform::ScopedHostAllocator pooled(host_pool_);
     stats_ = RunStats();
     stats_.ops_inferred = static_cast<int>(state.block.ops.size());
@@ -589,6 +599,21 @@ Executor::Lifetimes Executor::ComputeLifetimes(
 // When each variable of the main block is used, and what a recording run
 // frees after each op: made once per block, at Prepare for a predictor
 // (a tenth of its first specialised run when made there).
+namespace {
+
+// Whether `op` lists `name` among its inputs.
+bool Reads(const OperatorBase& op, const std::string& name) {
+  for (const auto& kv : op.Inputs()) {
+    if (std::find(kv.second.begin(), kv.second.end(), name) !=
+        kv.second.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void Executor::PrepareLifetimes(BlockState& state) {
   if (state.lifetimes != nullptr) return;
   const auto& ops = state.block.ops;
@@ -619,7 +644,14 @@ void Executor::PrepareLifetimes(BlockState& state) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!ops[i].op) continue;
     for (auto& kv : ops[i].op->Outputs()) {
-      for (auto& name : kv.second) ++state.writers[name];
+      for (auto& name : kv.second) {
+        if (state.writers[name]++ > 0 && !Reads(*ops[i].op, name)) {
+          // A tensor's (not the fetch list, which each fetch writes).
+          const VarDesc* var = program_.blocks[0].FindVar(name);
+          state.rewrites_unread =
+              state.rewrites_unread || (var != nullptr && var->is_tensor());
+        }
+      }
     }
     std::set<std::string> written;
     for (int sub : BlocksRun(ops[i].op->Attrs())) {
@@ -1238,9 +1270,12 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
       for (auto& name : records[i].read_vars) {
         reads_unfixed = reads_unfixed || !fixed(name);
       }
-      bool infer = (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
-                   (records[i].read_values && reads_unfixed) ||
-                   records[i].kernel_set_dims;
+      bool infer =
+          (!op.IsKernelOp() && !op.OutputShapesFollowInputShapes()) ||
+          (records[i].read_values && reads_unfixed) ||
+          records[i].kernel_set_dims ||
+          (op.IsKernelOp() &&
+           static_cast<const OperatorWithKernel&>(op).KernelSetsOutputDims());
       bool inputs_fixed = op.IsKernelOp();
       bool inputs_dynamic = false;
       for (auto& kv : op.Inputs()) {

@@ -172,6 +172,12 @@ class OperatorWithKernel : public OperatorBase {
   virtual DataLayout IndicateDataLayout(const KernelTypeContext&) const {
     return DataLayout::kAnyLayout;
   }
+  /// True for an op whose kernel sets outputs' dims from input values
+  /// (NMS keeps some rows), beyond what InferShape can know. A recorded
+  /// run's plan replays it with its shapes inferred again, and the ops
+  /// after it: otherwise a first run whose kernel happened to keep
+  /// InferShape's dims (no rows kept) would fix them for every replay.
+  virtual bool KernelSetsOutputDims() const { return false; }
 };
 
 /// Everything a kernel sees when it runs: inputs, outputs, attributes and

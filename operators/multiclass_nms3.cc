@@ -16,6 +16,8 @@ namespace operators {
 class MulticlassNms3Op : public framework::OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
+  // How many rows NMS keeps is known only once it has run.
+  bool KernelSetsOutputDims() const override { return true; }
   void InferShape(framework::InferShapeContext* ctx) const override {
     const framework::DDim box_dims = ctx->GetInputDim("BBoxes");
     const framework::DDim score_dims = ctx->GetInputDim("Scores");

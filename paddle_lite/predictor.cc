@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "framework/executor.h"
 #include "framework/first_sight_policy.h"
@@ -100,6 +101,8 @@ struct Predictor::Impl {
   fw::Scope* scope = nullptr;  // this predictor's child of `weights`
   std::vector<std::string> feed_names;
   std::vector<std::string> fetch_names;
+  // The inputs an op writes (a loop's counter, an op in place), by col.
+  std::vector<size_t> written_feed_cols;
   platform::Place staging_place;  // where input handles put their data
   // Host memory of the inputs the handles stage (closed with the Impl).
   // Inputs change size with every shape: through glibc's heap they
@@ -320,6 +323,7 @@ struct Predictor::Impl {
   void Init() {
     feed_names = program->FeedTargetNames();
     fetch_names = program->FetchTargetNames();
+    written_feed_cols = WrittenFeedCols();
     platform::DeviceContextOptions context_options;
     context_options.num_threads = config.cpu_threads();
     context_options.allow_tf32 = config.tf32_enabled();
@@ -398,22 +402,27 @@ struct Predictor::Impl {
   }
 
   // Whether an op writes a variable the inputs are fed into (a while
-  // loop's counter, an op in place): the feeds share the caller's buffers,
-  // so a generic run that failed part way would have changed the inputs
-  // of the run tried again on the specialised kernels.
-  bool WritesAnInput() const {
-    const std::set<std::string> fed(feed_names.begin(), feed_names.end());
+  // loop's counter, an op in place). Each run of the executor gets copies
+  // of those (WrittenInputCopies); still, the generic kernels stay off:
+  // a generic run that failed part way would have to be tried again
+  // on fresh copies, which is not worth it for such programs.
+  bool WritesAnInput() const { return !written_feed_cols.empty(); }
+
+  std::vector<size_t> WrittenFeedCols() const {
+    std::set<std::string> written;
     for (const auto& block : program->blocks) {
       for (const auto& op : block.ops) {
         if (op.type == "feed") continue;
         for (const auto& [slot, args] : op.outputs) {
-          for (const auto& arg : args) {
-            if (fed.count(arg) != 0) return true;
-          }
+          written.insert(args.begin(), args.end());
         }
       }
     }
-    return false;
+    std::vector<size_t> cols;
+    for (size_t col = 0; col < feed_names.size(); ++col) {
+      if (written.count(feed_names[col]) != 0) cols.push_back(col);
+    }
+    return cols;
   }
 
   // Make-ahead needs it wanted, a CPU core the predictor's threads leave
@@ -445,6 +454,37 @@ struct Predictor::Impl {
   fw::TensorList& fetches() {
     return *scope->FindVar("fetch")->GetMutable<fw::TensorList>();
   }
+  // For one executor run: the inputs an op writes, copied, so that the
+  // caller's memory keeps its values (ShareExternalData's may even be
+  // read-only) and a next Run of the same inputs starts from them again;
+  // the caller's tensors are back in the list once the run ends.
+  class WrittenInputCopies {
+   public:
+    explicit WrittenInputCopies(Impl* impl) : feeds_(impl->feeds()) {
+      try {
+        for (size_t col : impl->written_feed_cols) {
+          fw::Tensor copy;
+          fw::TensorCopy(feeds_[col], feeds_[col].place(), &copy);
+          given_.emplace_back(col, std::move(feeds_[col]));
+          feeds_[col] = std::move(copy);
+        }
+      } catch (...) {
+        Restore();
+        throw;
+      }
+    }
+    ~WrittenInputCopies() { Restore(); }
+    WrittenInputCopies(const WrittenInputCopies&) = delete;
+    WrittenInputCopies& operator=(const WrittenInputCopies&) = delete;
+
+   private:
+    void Restore() {
+      for (auto& [col, tensor] : given_) feeds_[col] = std::move(tensor);
+      given_.clear();
+    }
+    fw::TensorList& feeds_;
+    std::vector<std::pair<size_t, fw::Tensor>> given_;
+  };
   // Lets go of the last run's outputs, so that nothing reads them as the
   // next run's, and the next run (its memory limit) is not charged for the
   // buffers they share. A narrow or generic clone's list is cleared before
@@ -753,6 +793,7 @@ void Predictor::Impl::MaybeStartGeneric(bool first_run) {
 void Predictor::Impl::RunGeneric() {
   generic->ClearOutputs();
   ShareFeedsWith(generic.get());
+  WrittenInputCopies copies(generic.get());
   generic->executor->Run(0, generic->scope);
   generic->device_context->Wait();
   fetches() = generic->fetches();
@@ -1086,10 +1127,13 @@ void Predictor::Impl::Run() {
     }
   }
   const int64_t making_before = fw::MakingTime();
-  executor->Run(0, scope);
-  // Run() is synchronous: a device's queued work (and errors) end here,
-  // and staged feeds may be reused once it returns.
-  device_context->Wait();
+  {
+    WrittenInputCopies copies(this);
+    executor->Run(0, scope);
+    // Run() is synchronous: a device's queued work (and errors) end here,
+    // and staged feeds may be reused once it returns.
+    device_context->Wait();
+  }
   if (generic_refused) {
     // The plain kernels refused what the specialised ones took: no more
     // generic runs. (On any failure, one request with a bad value had

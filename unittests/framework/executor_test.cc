@@ -291,6 +291,84 @@ TEST(Executor, SizeAndBoundTensorsFromInputsAreReinferred) {
   EXPECT_TRUE(r.executor.last_run_stats().replayed);
 }
 
+// An op whose kernel chooses its outputs' rows from values (NMS): a
+// first run of a signature that keeps no box leaves the dims its shape
+// inference gave ({0, 6}); a replay that keeps boxes must still size
+// what follows from them (a scale kept the 0 rows it was recorded with,
+// and wrote past its buffer).
+TEST(Executor, OutputsWhoseRowsTheValuesChooseAreReinferredOnReplay) {
+  ProgramBuilder builder;
+  auto boxes = builder.AddInput("boxes", DataType::kFloat32, {1, 2, 4});
+  auto scores = builder.AddInput("scores", DataType::kFloat32, {1, 1, 2});
+  auto kept = builder.AddVar("kept");
+  auto index = builder.AddVar("index", DataType::kInt32);
+  auto count = builder.AddVar("count", DataType::kInt32);
+  auto scaled = builder.AddVar("scaled");
+  builder.AddOp("multiclass_nms3", {{"BBoxes", {boxes}}, {"Scores", {scores}}},
+                {{"Out", {kept}}, {"Index", {index}}, {"NmsRoisNum", {count}}},
+                {{"score_threshold", 0.5f},
+                 {"nms_top_k", -1},
+                 {"keep_top_k", -1},
+                 {"nms_threshold", 0.5f},
+                 {"background_label", -1}});
+  builder.AddOp("scale", {{"X", {kept}}}, {{"Out", {scaled}}},
+                {{"scale", 2.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+  builder.AddOutput(scaled);
+  Runner r(builder.Build());
+  // Two boxes apart; scores below the threshold keep none, above it both.
+  const std::vector<float> box_values = {0, 0, 1, 1, 5, 5, 6, 6};
+  for (float score : {0.1f, 0.9f, 0.1f, 0.9f}) {
+    r.Feed(0, MakeTensor<float>({1, 2, 4}, box_values));
+    r.Feed(1, MakeTensor<float>({1, 1, 2}, {score, score}));
+    r.executor.Run(0, &r.scope);
+    const Tensor& out = r.Fetched(0);
+    const int64_t rows = score > 0.5f ? 2 : 0;
+    ASSERT_EQ(out.dims(), (DDim{rows, 6})) << "score " << score;
+    for (int64_t i = 0; i < rows; ++i) {
+      EXPECT_EQ(out.data<float>()[i * 6 + 1], 2 * score);  // the score
+    }
+  }
+  EXPECT_TRUE(r.executor.last_run_stats().replayed);
+}
+
+// A view of a variable that a later op writes again, larger: the view
+// keeps what it saw (the first run put the larger write in a new buffer),
+// and so must every later run (a replay wrote both into the plan's
+// buffer, sized for the larger).
+TEST(Executor, AViewKeepsItsValuesWhenItsVariableIsWrittenAgainLarger) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {2, 3});
+  auto a = builder.AddVar("a");
+  auto v = builder.AddVar("v");
+  auto xshape = builder.AddVar("v.xshape");
+  auto w = builder.AddVar("w");
+  builder.AddOp("relu", {{"X", {x}}}, {{"Out", {a}}});
+  builder.AddOp("reshape2", {{"X", {a}}}, {{"Out", {v}}, {"XShape", {xshape}}},
+                {{"shape", std::vector<int32_t>{3, 2}}});
+  builder.AddOp("concat", {{"X", {x, x}}}, {{"Out", {a}}}, {{"axis", 0}});
+  builder.AddOp("scale", {{"X", {v}}}, {{"Out", {w}}},
+                {{"scale", 1.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+  builder.AddOutput(w);
+  builder.AddOutput(a);
+  Runner r(builder.Build());
+  const std::vector<float> in = {-1, 2, -3, 4, -5, 6};
+  const std::vector<float> relu = {0, 2, 0, 4, 0, 6};
+  for (int run = 0; run < 3; ++run) {
+    // As a Predictor does, the last run's outputs go first.
+    r.scope.Var("fetch")->GetMutable<TensorList>()->clear();
+    r.Feed(0, MakeTensor<float>({2, 3}, in));
+    r.executor.Run(0, &r.scope);
+    const Tensor& out = r.Fetched(0);
+    ASSERT_EQ(out.dims(), (DDim{3, 2})) << "run " << run;
+    EXPECT_EQ(std::vector<float>(out.data<float>(), out.data<float>() + 6),
+              relu)
+        << "run " << run;
+    EXPECT_EQ(r.Fetched(1).dims(), (DDim{4, 3})) << "run " << run;
+  }
+  // Every run as the first: such a block replays no plan.
+  EXPECT_FALSE(r.executor.last_run_stats().replayed);
+}
+
 // A test op whose shape inference reads a value for some input shapes
 // only: Out is X when X has one row, else N[0] rows of X's width (N read
 // then). Recording runs of its signatures record different reads.

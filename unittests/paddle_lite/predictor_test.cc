@@ -16,6 +16,7 @@
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/embedding_model.h"
 #include "unittests/test_utils/half_model.h"
+#include "unittests/test_utils/loop_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
 #include "unittests/test_utils/predictor_runs.h"
@@ -622,6 +623,35 @@ TEST(Predictor, ShareExternalDataRunsOnTheCallersMemory) {
   EXPECT_NE(refused(mine.data(), {2, -3}).find("dims must be >= 0"),
             std::string::npos);
   EXPECT_EQ(refused(nullptr, {0, 3, 32, 32}), "");
+}
+
+// An input the program writes (a loop's counter) is written on a copy:
+// memory given by ShareExternalData keeps its values (it may be
+// read-only: a const object's), and so does a copied input, so that runs
+// of the same inputs give the same outputs.
+TEST(Predictor, AnInputTheProgramWritesIsLeftAsGiven) {
+  const std::string program = testing::CountingLoopProgram();
+  Config config;
+  config.SetModelBuffer(program.data(), program.size(), nullptr, 0);
+  auto p = CreatePredictor(config);
+  static const int64_t kZero = 0;  // read-only memory
+  const std::vector<int64_t> n = {5};
+  p->GetInputHandle("i")->ShareExternalData(&kZero, {1});
+  p->GetInputHandle("n")->ShareExternalData(n.data(), {1});
+  for (int run = 0; run < 2; ++run) {
+    p->Run();
+    EXPECT_EQ(p->GetOutputHandle("i")->data<int64_t>()[0], 5) << "run " << run;
+    EXPECT_EQ(kZero, 0);
+    EXPECT_EQ(p->GetInputHandle("i")->data<int64_t>()[0], 0);
+  }
+  auto i = p->GetInputHandle("i");
+  i->Reshape({1});
+  i->CopyFromCpu(&kZero);
+  for (int run = 0; run < 2; ++run) {
+    p->Run();
+    EXPECT_EQ(p->GetOutputHandle("i")->data<int64_t>()[0], 5) << "run " << run;
+    EXPECT_EQ(i->data<int64_t>()[0], 0);
+  }
 }
 
 }  // namespace
