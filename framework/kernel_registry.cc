@@ -120,6 +120,7 @@ KernelRegistry& KernelRegistry::Instance() {
 void KernelRegistry::Register(const std::string& op_type,
                               const OpKernelType& key,
                               KernelEntry entry) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   auto& kernels = kernels_[op_type];
   auto it = kernels.find(key);
   PADDLE_ENFORCE(it == kernels.end(),
@@ -133,6 +134,7 @@ void KernelRegistry::Register(const std::string& op_type,
 }
 
 void KernelRegistry::EraseRegistrant(const std::string& registrant) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   for (auto op = kernels_.begin(); op != kernels_.end();) {
     for (auto k = op->second.begin(); k != op->second.end();) {
       k = k->second->registrant == registrant ? op->second.erase(k)
@@ -144,6 +146,7 @@ void KernelRegistry::EraseRegistrant(const std::string& registrant) {
 
 void KernelRegistry::Erase(const std::string& op_type,
                            const OpKernelType& key) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   auto op = kernels_.find(op_type);
   if (op == kernels_.end()) return;
   op->second.erase(key);
@@ -152,6 +155,7 @@ void KernelRegistry::Erase(const std::string& op_type,
 
 const KernelEntry* KernelRegistry::Find(const std::string& op_type,
                                         const OpKernelType& key) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   auto op = kernels_.find(op_type);
   if (op == kernels_.end()) return nullptr;
   auto k = op->second.find(key);
@@ -160,6 +164,7 @@ const KernelEntry* KernelRegistry::Find(const std::string& op_type,
 
 std::vector<std::pair<OpKernelType, const KernelEntry*>>
 KernelRegistry::KernelsOf(const std::string& op_type) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   std::vector<std::pair<OpKernelType, const KernelEntry*>> out;
   auto op = kernels_.find(op_type);
   if (op == kernels_.end()) return out;
@@ -168,6 +173,7 @@ KernelRegistry::KernelsOf(const std::string& op_type) const {
 }
 
 std::vector<std::string> KernelRegistry::OpTypes() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   std::vector<std::string> types;
   for (auto& kv : kernels_) types.push_back(kv.first);
   return types;
@@ -195,6 +201,7 @@ void RegisterKernelOrDie(const std::string& op_type,
 
 bool KernelRegistry::HasLibraryOn(LibraryType library,
                                   const std::string& kind) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   for (auto& op : kernels_) {
     for (auto& kv : op.second) {
       if (kv.first.library == library && kv.first.place.KindName() == kind) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,10 @@ class KernelRegistry {
   bool HasLibraryOn(LibraryType library, const std::string& kind) const;
 
  private:
+  // Plugins register and erase kernels while predictors choose theirs.
+  // An entry found stays valid: only a plugin whose load failed erases
+  // its own, which nothing chose.
+  mutable std::shared_mutex mutex_;
   std::map<std::string, std::map<OpKernelType, std::unique_ptr<KernelEntry>>>
       kernels_;
 };

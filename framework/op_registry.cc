@@ -12,6 +12,7 @@ OpInfoMap& OpInfoMap::Instance() {
 }
 
 void OpInfoMap::Insert(const std::string& type, OpInfo info) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = map_.find(type);
   PADDLE_ENFORCE(it == map_.end(),
                  errors::AlreadyExists(
@@ -22,14 +23,19 @@ void OpInfoMap::Insert(const std::string& type, OpInfo info) {
   map_[type] = std::make_unique<OpInfo>(std::move(info));
 }
 
-void OpInfoMap::Erase(const std::string& type) { map_.erase(type); }
+void OpInfoMap::Erase(const std::string& type) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  map_.erase(type);
+}
 
 const OpInfo* OpInfoMap::Find(const std::string& type) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   auto it = map_.find(type);
   return it == map_.end() ? nullptr : it->second.get();
 }
 
 std::vector<std::string> OpInfoMap::Types() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   std::vector<std::string> types;
   for (auto& kv : map_) types.push_back(kv.first);
   return types;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ class OpInfoMap {
   std::vector<std::string> Types() const;
 
  private:
+  // Plugins insert and erase ops while predictors create theirs.
+  mutable std::shared_mutex mutex_;
   std::map<std::string, std::unique_ptr<OpInfo>> map_;
 };
 

@@ -62,6 +62,21 @@ void Config::SetCpuThreads(int threads) {
   cpu_threads_ = threads;
 }
 
+void Config::SetNarrowRunLimit(double ms) {
+  PADDLE_ENFORCE(
+      ms >= 0, platform::errors::InvalidArgument(
+                   "SetNarrowRunLimit: ", ms, " ms; the limit must be >= 0."));
+  narrow_run_ms_ = ms;
+}
+
+void Config::SetMaxLoopIterations(int64_t iterations) {
+  PADDLE_ENFORCE(iterations >= 0,
+                 platform::errors::InvalidArgument(
+                     "SetMaxLoopIterations: ", iterations,
+                     "; the limit must be >= 0 (0: no limit)."));
+  max_loop_iterations_ = iterations;
+}
+
 void Config::SetDevice(const std::string& place) {
   device_ = platform::ParsePlace(place).ToString();  // validates
   device_set_ = true;

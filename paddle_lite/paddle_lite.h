@@ -164,8 +164,9 @@ class Config {
   void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
   bool narrow_runs_enabled() const { return narrow_runs_; }
   /// The one-thread estimate, in ms, under which a run goes to one thread
-  /// (default 2; where cores share data cheaply, less pays).
-  void SetNarrowRunLimit(double ms) { narrow_run_ms_ = ms; }
+  /// (default 2; where cores share data cheaply, less pays). Throws
+  /// InvalidArgument unless >= 0.
+  void SetNarrowRunLimit(double ms);
   double narrow_run_limit() const { return narrow_run_ms_; }
   /// Host memory a run may use, checked before allocating: `tensor_bytes`
   /// for any one tensor, `run_bytes` for all tensors a run holds at once.
@@ -188,10 +189,9 @@ class Config {
   /// its loops together; past it the run is a ResourceExhausted error
   /// naming the loop's condition, so a program whose loop never ends, or
   /// whose loops nest to multiply (a hostile or broken model), cannot hold
-  /// the calling thread forever. Default 1048576; 0: no limit.
-  void SetMaxLoopIterations(int64_t iterations) {
-    max_loop_iterations_ = iterations;
-  }
+  /// the calling thread forever. Default 1048576; 0: no limit. Throws
+  /// InvalidArgument if negative.
+  void SetMaxLoopIterations(int64_t iterations);
   int64_t max_loop_iterations() const { return max_loop_iterations_; }
   /// CUDA place: the most device memory this process's allocator may
   /// hold, in use and cached together, in bytes; 0 (default) leaves the

@@ -82,7 +82,8 @@ typedef enum PD_Status PD_ENUM_AS_INT {
 } PD_Status;
 
 /// The message of the last call on this thread that returns a PD_Status:
-/// "<Kind>: <what and where>" after a failure, "" after a success. Valid
+/// "<Kind>: <function>: <what and where>" after a failure, "" after a
+/// success (e.g. "InvalidArgument: PD_ConfigSetCpuThreads: ..."). Valid
 /// until the thread's next such call; never NULL.
 const char* PD_GetLastError(void);
 

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <dnnl.hpp>
@@ -1301,10 +1302,19 @@ void Tensor::ShareExternalData(const T* data,
                                const std::vector<int64_t>& shape,
                                PlaceType place) {
   impl_->CheckInput("ShareExternalData");
+  int64_t elements = 1;
   for (auto d : shape) {
     PADDLE_ENFORCE(d >= 0, platform::errors::InvalidArgument(
                                "ShareExternalData of input '", name_,
                                "' with shape ", shape, ": dims must be >= 0."));
+    // Its bytes described as a wrapped-around size would let kernels read
+    // past the caller's memory.
+    PADDLE_ENFORCE(
+        !__builtin_mul_overflow(elements, d, &elements) &&
+            elements <= static_cast<int64_t>(PTRDIFF_MAX / sizeof(T)),
+        platform::errors::InvalidArgument("ShareExternalData of input '", name_,
+                                          "' with shape ", shape,
+                                          ": more bytes than memory holds."));
   }
   // Null only for no elements: a rank-0 shape holds one.
   PADDLE_ENFORCE(data != nullptr || fw::Product(fw::DDim(shape)) == 0,
@@ -1323,7 +1333,7 @@ void Tensor::ShareExternalData(const T* data,
   fw::Tensor shared;
   shared.Resize(shape);
   shared.set_lod(impl_->tensor().lod());
-  const size_t bytes = fw::Product(shared.dims()) * sizeof(T);
+  const size_t bytes = static_cast<size_t>(elements) * sizeof(T);
   // Not owned: the Allocation only describes the caller's memory.
   auto holder = std::make_shared<platform::Allocation>(const_cast<T*>(data),
                                                        bytes, where);

@@ -5,9 +5,11 @@
 // built as MODULE libraries into PDLITE_TEST_PLUGIN_DIR.
 #include "framework/plugin.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "framework/kernel_registry.h"
@@ -157,6 +159,29 @@ TEST(Plugin, InitThrowingItsOwnExceptionTakesItsKernelsBack) {
                "the device is missing"});
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
   EXPECT_FALSE(IsLoaded(path));
+}
+
+// Plugins load (and a refused one takes its kernels back) while other
+// threads choose kernels and create ops: the registries are locked
+// (ThreadSanitizer reported the maps read while written).
+TEST(Plugin, LoadsWhileOtherThreadsReadTheRegistries) {
+  const std::string path = PluginPath("pdlite_test_init_throws_plugin");
+  std::atomic<bool> loading{true};
+  std::thread reader([&] {
+    OpKernelType relu_key;  // float32, any layout, PLAIN
+    relu_key.place = platform::CPUPlace{};
+    while (loading) {
+      EXPECT_NE(OpInfoMap::Instance().Find("relu"), nullptr);
+      EXPECT_NE(KernelRegistry::Instance().Find("relu", relu_key), nullptr);
+      EXPECT_FALSE(KernelRegistry::Instance().KernelsOf("relu").empty());
+      KernelRegistry::Instance().OpTypes();
+    }
+  });
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_THROW(LoadPlugin(path), Exception);
+  }
+  loading = false;
+  reader.join();
 }
 
 TEST(Plugin, LibraryWithoutPdlitePluginIsRefused) {

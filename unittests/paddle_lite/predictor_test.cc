@@ -142,6 +142,11 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
          "cuda:x");
   expect([] { Config().SetCpuThreads(0); }, ErrorCode::kInvalidArgument,
          "threads");
+  // Refused as the C API refuses them.
+  expect([] { Config().SetMaxLoopIterations(-1); }, ErrorCode::kInvalidArgument,
+         "SetMaxLoopIterations: -1");
+  expect([] { Config().SetNarrowRunLimit(-0.5); }, ErrorCode::kInvalidArgument,
+         "SetNarrowRunLimit: -0.5");
   // A misspelt kernel library, which would leave every op on PLAIN.
   Config misspelt(testing::DemoModelDir());
   misspelt.SetKernelLibraries({"MKLDMN"});
@@ -621,6 +626,12 @@ TEST(Predictor, ShareExternalDataRunsOnTheCallersMemory) {
   EXPECT_NE(refused(nullptr, {}).find("data is null"), std::string::npos);
   EXPECT_NE(refused(nullptr, {2, 3}).find("data is null"), std::string::npos);
   EXPECT_NE(refused(mine.data(), {2, -3}).find("dims must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(refused(mine.data(), {int64_t{1} << 62})
+                .find("more bytes than memory holds"),
+            std::string::npos);
+  EXPECT_NE(refused(mine.data(), {int64_t{1} << 40, int64_t{1} << 40})
+                .find("more bytes than memory holds"),
             std::string::npos);
   EXPECT_EQ(refused(nullptr, {0, 3, 32, 32}), "");
 }
