@@ -157,11 +157,12 @@ struct Executor::BlockState {
   // variable, and the names of the weights.
   std::unordered_map<std::string, int> writers;
   // Whether an op writes a variable an earlier op wrote, without reading
-  // it (not in place): a view of the first value (a reshape's output)
-  // then shares the buffer the second write may reuse. Whether it does
-  // depends on the buffer's size, so such a block does not replay plans
-  // (whose buffers are sized for the largest write) and lets its
-  // variables' buffers go before each run: every run is as the first.
+  // it (not in place), while what an op between made of the first value
+  // (a reshape's view) is read after: the view shares the buffer the
+  // second write may reuse, and whether it does depends on the buffer's
+  // size. So such a block does not replay plans (whose buffers are sized
+  // for the largest write) and lets its variables' buffers go before each
+  // run: every run is as the first.
   bool rewrites_unread = false;
   // Per op of the block: the names the blocks it runs write.
   std::vector<std::vector<std::string>> sub_block_writes;
@@ -612,6 +613,31 @@ bool Reads(const OperatorBase& op, const std::string& name) {
   return false;
 }
 
+// Whether an op between `first_write` and `rewrite` (two ops writing
+// `name`, the second without reading it) reads `name` into an output that
+// is read after the rewrite: a view (a reshape's output) would share the
+// buffer that the rewrite may write in place, so what it reads would
+// depend on the buffers' sizes.
+bool ReadAcrossRewrite(
+    const std::vector<PreparedOp>& ops,
+    const std::unordered_map<std::string, std::vector<int>>& readers,
+    const std::string& name,
+    int first_write,
+    int rewrite) {
+  for (int k = first_write + 1; k < rewrite; ++k) {
+    if (!ops[k].op || !Reads(*ops[k].op, name)) continue;
+    for (auto& kv : ops[k].op->Outputs()) {
+      for (auto& out : kv.second) {
+        auto r = readers.find(out);
+        if (out != name && r != readers.end() && r->second.back() > rewrite) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void Executor::PrepareLifetimes(BlockState& state) {
@@ -641,16 +667,26 @@ void Executor::PrepareLifetimes(BlockState& state) {
   // does not list, and the ops reading it after must infer its shape anew.
   std::map<int, std::set<std::string>> sub_block_writes;
   state.sub_block_writes.assign(ops.size(), {});
+  std::unordered_map<std::string, std::vector<int>> readers;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].op) continue;
+    for (auto& kv : ops[i].op->Inputs()) {
+      for (auto& name : kv.second) readers[name].push_back(static_cast<int>(i));
+    }
+  }
+  std::unordered_map<std::string, int> last_writer;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!ops[i].op) continue;
     for (auto& kv : ops[i].op->Outputs()) {
       for (auto& name : kv.second) {
-        if (state.writers[name]++ > 0 && !Reads(*ops[i].op, name)) {
-          // A tensor's (not the fetch list, which each fetch writes).
-          const VarDesc* var = program_.blocks[0].FindVar(name);
-          state.rewrites_unread =
-              state.rewrites_unread || (var != nullptr && var->is_tensor());
+        ++state.writers[name];
+        auto earlier = last_writer.find(name);
+        if (earlier != last_writer.end() && !Reads(*ops[i].op, name) &&
+            !state.rewrites_unread) {
+          state.rewrites_unread = ReadAcrossRewrite(
+              ops, readers, name, earlier->second, static_cast<int>(i));
         }
+        last_writer[name] = static_cast<int>(i);
       }
     }
     std::set<std::string> written;

@@ -121,16 +121,31 @@ void KernelRegistry::Register(const std::string& op_type,
                               const OpKernelType& key,
                               KernelEntry entry) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
-  auto& kernels = kernels_[op_type];
-  auto it = kernels.find(key);
-  PADDLE_ENFORCE(it == kernels.end(),
+  CheckAbsentLocked(op_type, key, entry);
+  kernels_[op_type].emplace(key,
+                            std::make_unique<KernelEntry>(std::move(entry)));
+}
+
+void KernelRegistry::CheckAbsent(const std::string& op_type,
+                                 const OpKernelType& key,
+                                 const KernelEntry& entry) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  CheckAbsentLocked(op_type, key, entry);
+}
+
+void KernelRegistry::CheckAbsentLocked(const std::string& op_type,
+                                       const OpKernelType& key,
+                                       const KernelEntry& entry) const {
+  auto op = kernels_.find(op_type);
+  if (op == kernels_.end()) return;
+  auto it = op->second.find(key);
+  PADDLE_ENFORCE(it == op->second.end(),
                  errors::AlreadyExists(
                      "Kernel ", key.ToString(), " of op '", op_type,
                      "' is registered twice: by ",
-                     it == kernels.end() ? "" : it->second->registrant, " (",
-                     it == kernels.end() ? "" : it->second->file, ") and by ",
-                     entry.registrant, " (", entry.file, ")."));
-  kernels.emplace(key, std::make_unique<KernelEntry>(std::move(entry)));
+                     it == op->second.end() ? "" : it->second->registrant, " (",
+                     it == op->second.end() ? "" : it->second->file,
+                     ") and by ", entry.registrant, " (", entry.file, ")."));
 }
 
 void KernelRegistry::EraseRegistrant(const std::string& registrant) {
@@ -185,8 +200,12 @@ void RegisterKernelOrDie(const std::string& op_type,
                          const char* file) {
   KernelEntry entry{std::move(fn), file, CurrentRegistrant()};
   if (Pending().deferring) {
-    Pending().kernels.push_back([op_type, key, entry]() {
-      KernelRegistry::Instance().Register(op_type, key, entry);
+    Pending().kernels.push_back([op_type, key, entry](bool check_only) {
+      if (check_only) {
+        KernelRegistry::Instance().CheckAbsent(op_type, key, entry);
+      } else {
+        KernelRegistry::Instance().Register(op_type, key, entry);
+      }
     });
     return;
   }

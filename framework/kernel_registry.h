@@ -87,6 +87,10 @@ class KernelRegistry {
   void Register(const std::string& op_type,
                 const OpKernelType& key,
                 KernelEntry entry);
+  /// Throws what Register would if `key` of `op_type` is registered.
+  void CheckAbsent(const std::string& op_type,
+                   const OpKernelType& key,
+                   const KernelEntry& entry) const;
   /// Removes every kernel a registrant added (plugin unload, tests).
   void EraseRegistrant(const std::string& registrant);
   void Erase(const std::string& op_type, const OpKernelType& key);
@@ -102,9 +106,12 @@ class KernelRegistry {
   bool HasLibraryOn(LibraryType library, const std::string& kind) const;
 
  private:
-  // Plugins register and erase kernels while predictors choose theirs.
-  // An entry found stays valid: only a plugin whose load failed erases
-  // its own, which nothing chose.
+  void CheckAbsentLocked(const std::string& op_type,
+                         const OpKernelType& key,
+                         const KernelEntry& entry) const;
+  // Plugins register kernels while predictors choose theirs. An entry
+  // found stays valid: a plugin's are registered once its init succeeded
+  // (LoadPlugin), and only erased if registering them failed part way.
   mutable std::shared_mutex mutex_;
   std::map<std::string, std::map<OpKernelType, std::unique_ptr<KernelEntry>>>
       kernels_;

@@ -11,8 +11,8 @@ OpInfoMap& OpInfoMap::Instance() {
   return *map;
 }
 
-void OpInfoMap::Insert(const std::string& type, OpInfo info) {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+void OpInfoMap::CheckAbsentLocked(const std::string& type,
+                                  const OpInfo& info) const {
   auto it = map_.find(type);
   PADDLE_ENFORCE(it == map_.end(),
                  errors::AlreadyExists(
@@ -20,6 +20,16 @@ void OpInfoMap::Insert(const std::string& type, OpInfo info) {
                      it == map_.end() ? "" : it->second->registrant, " (",
                      it == map_.end() ? "" : it->second->file, ") and by ",
                      info.registrant, " (", info.file, ")."));
+}
+
+void OpInfoMap::CheckAbsent(const std::string& type, const OpInfo& info) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  CheckAbsentLocked(type, info);
+}
+
+void OpInfoMap::Insert(const std::string& type, OpInfo info) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  CheckAbsentLocked(type, info);
   map_[type] = std::make_unique<OpInfo>(std::move(info));
 }
 

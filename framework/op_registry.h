@@ -35,11 +35,14 @@ class OpInfoMap {
   /// Throws AlreadyExists naming the op and both files on a second
   /// registration of the same type.
   void Insert(const std::string& type, OpInfo info);
+  /// Throws what Insert would if `type` is registered already.
+  void CheckAbsent(const std::string& type, const OpInfo& info) const;
   void Erase(const std::string& type);
   const OpInfo* Find(const std::string& type) const;
   std::vector<std::string> Types() const;
 
  private:
+  void CheckAbsentLocked(const std::string& type, const OpInfo& info) const;
   // Plugins insert and erase ops while predictors create theirs.
   mutable std::shared_mutex mutex_;
   std::map<std::string, std::unique_ptr<OpInfo>> map_;
@@ -60,7 +63,9 @@ void SetCurrentRegistrant(const std::string& name);
 struct PendingRegistrations {
   bool deferring = false;
   std::vector<std::pair<std::string, OpInfo>> ops;
-  std::vector<std::function<void()>> kernels;  // each registers one kernel
+  // Each registers one kernel, or with `true` only checks that its key is
+  // free (throwing as registering would).
+  std::vector<std::function<void(bool check_only)>> kernels;
 };
 PendingRegistrations& Pending();
 

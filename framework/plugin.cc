@@ -32,6 +32,16 @@ std::vector<std::string>& Loaded() {
 
 // Registers what the plugin's static initializers queued; on any error,
 // takes back what it registered and rethrows.
+// Throws what CommitPending would for a key registered already, without
+// registering anything: checked before the plugin's init runs, so that
+// registering after it succeeds does not fail for that.
+void CheckPending() {
+  for (auto& [type, info] : Pending().ops) {
+    OpInfoMap::Instance().CheckAbsent(type, info);
+  }
+  for (auto& add : Pending().kernels) add(true);
+}
+
 void CommitPending(const std::string& path) {
   auto& pending = Pending();
   std::vector<std::string> added_ops;
@@ -40,7 +50,7 @@ void CommitPending(const std::string& path) {
       OpInfoMap::Instance().Insert(kv.first, kv.second);
       added_ops.push_back(kv.first);
     }
-    for (auto& add : pending.kernels) add();
+    for (auto& add : pending.kernels) add(false);
   } catch (...) {
     for (auto& type : added_ops) OpInfoMap::Instance().Erase(type);
     KernelRegistry::Instance().EraseRegistrant(path);
@@ -118,18 +128,30 @@ void LoadPlugin(const std::string& given_path) {
   // What its init threw, taken in while the library is still loaded: an
   // exception class of its own has its type, what() and destructor in the
   // plugin's code.
+  // Its ops and kernels are registered only once its init has succeeded:
+  // registered before, a predictor made meanwhile on another thread could
+  // choose kernels that a failed init then takes back with the library.
+  // What the init itself registers waits with them.
   bool failed = true;
+  bool initialized = false;
   ErrorCode failure_code = ErrorCode::kPreconditionNotMet;
   std::string failure;
   try {
-    CommitPending(path);
+    CheckPending();
     if (init) {
       SetCurrentRegistrant(path);
+      pending.deferring = true;
       init();
+      pending.deferring = false;
       SetCurrentRegistrant("core");
     }
+    initialized = true;
+    CommitPending(path);
     failed = false;
   } catch (const abi::__forced_unwind&) {
+    pending.deferring = false;
+    pending.ops.clear();
+    pending.kernels.clear();
     SetCurrentRegistrant("core");
     throw;  // the thread is being cancelled: not the plugin's failure
   } catch (const Exception& e) {
@@ -141,17 +163,14 @@ void LoadPlugin(const std::string& given_path) {
     failure = "its init threw an exception of unknown type";
   }
   if (failed) {
+    pending.deferring = false;
+    pending.ops.clear();
+    pending.kernels.clear();
     SetCurrentRegistrant("core");
-    // Kernels it did register point into its code: take them back before
-    // the library goes, whatever its init threw (a std::exception of its
-    // own too: left registered, its kernels would outlive the library).
-    KernelRegistry::Instance().EraseRegistrant(path);
-    for (auto& type : OpInfoMap::Instance().Types()) {
-      if (OpInfoMap::Instance().Find(type)->registrant == path) {
-        OpInfoMap::Instance().Erase(type);
-      }
-    }
-    dlclose(handle);
+    // Nothing of it is registered (CommitPending takes back what it
+    // registered before failing). Once its init ran, what the init set up
+    // (an allocator, copies) may point into its code: the library stays.
+    if (!initialized) dlclose(handle);
     throw Exception(failure_code, "Plugin '" + path + "' refused: " + failure);
   }
   loaded.push_back(path);

@@ -26,7 +26,7 @@
 /// Bumped whenever a change to the installed headers breaks plugins built
 /// against an older runtime. A plugin records the value it was built with.
 #ifndef PDLITE_ABI_VERSION
-#define PDLITE_ABI_VERSION 2
+#define PDLITE_ABI_VERSION 3
 #endif
 
 namespace paddle_lite {

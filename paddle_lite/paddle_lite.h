@@ -358,9 +358,9 @@ class Tensor {
   /// Inputs: runs on `data` itself, host memory (kCPU) or memory of the
   /// predictor's CUDA device (kGPU), without a copy. It must stay valid
   /// and unchanged until Run() returns; null only for a shape of no
-  /// elements. The runtime never writes it: an input that an op of the
-  /// program writes (a loop's counter) is copied for each run, as any
-  /// input is, so a next Run() finds it as it was given.
+  /// elements. The runtime never writes it: where an op of the program
+  /// writes this input (a loop's counter), each run works on a copy of
+  /// it, so a next Run() finds it as it was given.
   template <typename T>
   void ShareExternalData(const T* data,
                          const std::vector<int64_t>& shape,

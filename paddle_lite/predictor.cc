@@ -1302,7 +1302,9 @@ void Tensor::ShareExternalData(const T* data,
                                const std::vector<int64_t>& shape,
                                PlaceType place) {
   impl_->CheckInput("ShareExternalData");
-  int64_t elements = 1;
+  // Of no elements when any dim is 0, whatever the others.
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  int64_t elements = empty ? 0 : 1;
   for (auto d : shape) {
     PADDLE_ENFORCE(d >= 0, platform::errors::InvalidArgument(
                                "ShareExternalData of input '", name_,
@@ -1310,14 +1312,14 @@ void Tensor::ShareExternalData(const T* data,
     // Its bytes described as a wrapped-around size would let kernels read
     // past the caller's memory.
     PADDLE_ENFORCE(
-        !__builtin_mul_overflow(elements, d, &elements) &&
-            elements <= static_cast<int64_t>(PTRDIFF_MAX / sizeof(T)),
+        empty || (!__builtin_mul_overflow(elements, d, &elements) &&
+                  elements <= static_cast<int64_t>(PTRDIFF_MAX / sizeof(T))),
         platform::errors::InvalidArgument("ShareExternalData of input '", name_,
                                           "' with shape ", shape,
                                           ": more bytes than memory holds."));
   }
   // Null only for no elements: a rank-0 shape holds one.
-  PADDLE_ENFORCE(data != nullptr || fw::Product(fw::DDim(shape)) == 0,
+  PADDLE_ENFORCE(data != nullptr || empty,
                  platform::errors::InvalidArgument(
                      "ShareExternalData of input '", name_, "' with shape ",
                      shape, ": data is null."));

@@ -1083,9 +1083,13 @@ void ModelVersion::AnswerUnanswered(Pending* pending) noexcept {
   }
   // Counted as a failure, unless Complete counted it before it threw.
   try {
-    const Clock::duration took = Clock::now() - pending->enqueued;
+    const auto now = Clock::now();
+    const Clock::duration took = now - pending->enqueued;
+    const Clock::duration queued = pending->started == Clock::time_point{}
+                                       ? took
+                                       : pending->started - pending->enqueued;
     if (metrics_ && !pending->recorded) {
-      metrics_->RecordRequest(name_, version_, false, Seconds(took),
+      metrics_->RecordRequest(name_, version_, false, Seconds(queued),
                               pending->compute_s, Seconds(took),
                               pending->caller_gone);
     }

@@ -268,6 +268,16 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
                               std::to_string(config.max_batch_size)
                         : std::string())
                 << ")";
+      // The queue limit counts a waiting batch's requests too.
+      if (loaded->batches() && config.batch_delay_us > 0 &&
+          config.queue_limit < config.max_batch_size) {
+        LOG(WARNING) << "model '" << name << "' version " << version
+                     << ": queue_limit " << config.queue_limit
+                     << " is less than max_batch_size " << config.max_batch_size
+                     << ": a batch of one-row requests waits out "
+                        "batch_delay_us with at most "
+                     << config.queue_limit << " of them";
+      }
     } else {
       LOG(ERROR) << "model '" << name << "' version " << version
                  << " failed to load: " << loaded->error();

@@ -45,7 +45,7 @@ int RefuseSharedFileNames(const std::vector<std::string>& names,
   std::map<std::string, std::string> owner;
   for (auto& name : names) {
     auto [it, added] = owner.emplace(FileSafeName(name), name);
-    if (!added) {
+    if (!added && it->second != name) {  // a name fetched twice is one file
       std::cerr << "pdlite: the model's " << kind << "s '" << it->second
                 << "' and '" << name << "' would share the file "
                 << FileSafeName(name) << " in " << files

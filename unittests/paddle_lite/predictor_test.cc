@@ -634,6 +634,7 @@ TEST(Predictor, ShareExternalDataRunsOnTheCallersMemory) {
                 .find("more bytes than memory holds"),
             std::string::npos);
   EXPECT_EQ(refused(nullptr, {0, 3, 32, 32}), "");
+  EXPECT_EQ(refused(nullptr, {int64_t{1} << 62, int64_t{1} << 62, 0}), "");
 }
 
 // An input the program writes (a loop's counter) is written on a copy:

@@ -952,7 +952,7 @@ TEST(ServerCore, StopEndsEveryWorkerWhileABatchForms) {
   config.max_batch_size = 64;
   config.batch_delay_us = 60000000;
   Metrics metrics;
-  constexpr int kRounds = 200;
+  constexpr int kRounds = 100;
   for (int round = 0; round < kRounds; ++round) {
     auto version = std::make_shared<ModelVersion>("demo", "1", DemoModelDir(),
                                                   config, &metrics);
