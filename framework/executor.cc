@@ -597,9 +597,6 @@ Executor::Lifetimes Executor::ComputeLifetimes(
   return lives;
 }
 
-// When each variable of the main block is used, and what a recording run
-// frees after each op: made once per block, at Prepare for a predictor
-// (a tenth of its first specialised run when made there).
 namespace {
 
 // Whether `op` lists `name` among its inputs.
@@ -640,6 +637,9 @@ bool ReadAcrossRewrite(
 
 }  // namespace
 
+// When each variable of the main block is used, and what a recording run
+// frees after each op: made once per block, at Prepare for a predictor
+// (a tenth of its first specialised run when made there).
 void Executor::PrepareLifetimes(BlockState& state) {
   if (state.lifetimes != nullptr) return;
   const auto& ops = state.block.ops;

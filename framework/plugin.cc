@@ -30,8 +30,6 @@ std::vector<std::string>& Loaded() {
   return *loaded;
 }
 
-// Registers what the plugin's static initializers queued; on any error,
-// takes back what it registered and rethrows.
 // Throws what CommitPending would for a key registered already, without
 // registering anything: checked before the plugin's init runs, so that
 // registering after it succeeds does not fail for that.
@@ -42,6 +40,8 @@ void CheckPending() {
   for (auto& add : Pending().kernels) add(true);
 }
 
+// Registers what the plugin's static initializers (and its init) queued;
+// on any error, takes back what it registered and rethrows.
 void CommitPending(const std::string& path) {
   auto& pending = Pending();
   std::vector<std::string> added_ops;
@@ -125,13 +125,12 @@ void LoadPlugin(const std::string& given_path) {
         plugin_abi, " but this runtime has ABI version ", PDLITE_ABI_VERSION,
         "; rebuild it against the installed paddle_lite headers."));
   }
-  // What its init threw, taken in while the library is still loaded: an
-  // exception class of its own has its type, what() and destructor in the
-  // plugin's code.
   // Its ops and kernels are registered only once its init has succeeded:
   // registered before, a predictor made meanwhile on another thread could
   // choose kernels that a failed init then takes back with the library.
-  // What the init itself registers waits with them.
+  // What the init itself registers waits with them. What its init threw
+  // is taken in while the library is still loaded: an exception class of
+  // its own has its type, what() and destructor in the plugin's code.
   bool failed = true;
   bool initialized = false;
   ErrorCode failure_code = ErrorCode::kPreconditionNotMet;
