@@ -30,6 +30,14 @@ std::vector<std::string>& Loaded() {
   return *loaded;
 }
 
+// Forgets what a plugin queued, and queues no more.
+void ClearPending() {
+  auto& pending = Pending();
+  pending.deferring = false;
+  pending.ops.clear();
+  pending.kernels.clear();
+}
+
 // Throws what CommitPending would for a key registered already, without
 // registering anything: checked before the plugin's init runs, so that
 // registering after it succeeds does not fail for that.
@@ -54,12 +62,10 @@ void CommitPending(const std::string& path) {
   } catch (...) {
     for (auto& type : added_ops) OpInfoMap::Instance().Erase(type);
     KernelRegistry::Instance().EraseRegistrant(path);
-    pending.ops.clear();
-    pending.kernels.clear();
+    ClearPending();
     throw;
   }
-  pending.ops.clear();
-  pending.kernels.clear();
+  ClearPending();
 }
 
 // The key a plugin is known by: "./x.so", "dir/../x.so" and a symlink name
@@ -91,9 +97,8 @@ void LoadPlugin(const std::string& given_path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   pending.deferring = false;
   SetCurrentRegistrant("core");
-  auto discard = [&pending, handle] {
-    pending.ops.clear();
-    pending.kernels.clear();
+  auto discard = [handle] {
+    ClearPending();
     if (handle) dlclose(handle);
   };
   if (handle == nullptr) {
@@ -148,9 +153,7 @@ void LoadPlugin(const std::string& given_path) {
     CommitPending(path);
     failed = false;
   } catch (const abi::__forced_unwind&) {
-    pending.deferring = false;
-    pending.ops.clear();
-    pending.kernels.clear();
+    ClearPending();
     SetCurrentRegistrant("core");
     throw;  // the thread is being cancelled: not the plugin's failure
   } catch (const Exception& e) {
@@ -162,9 +165,7 @@ void LoadPlugin(const std::string& given_path) {
     failure = "its init threw an exception of unknown type";
   }
   if (failed) {
-    pending.deferring = false;
-    pending.ops.clear();
-    pending.kernels.clear();
+    ClearPending();
     SetCurrentRegistrant("core");
     // Nothing of it is registered (CommitPending takes back what it
     // registered before failing). Once its init ran, what the init set up

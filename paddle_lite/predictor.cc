@@ -379,7 +379,7 @@ struct Predictor::Impl {
     }();
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
                        preference.place.is_cpu() && ListsMkldnn() &&
-                       !WritesAnInput();
+                       written_feed_cols.empty();
     // PDLITE_NARROW_RUNS=1 or =0 decides over the Config (for A/B runs).
     static const int kNarrowEnv = [] {
       const char* env = std::getenv("PDLITE_NARROW_RUNS");
@@ -402,13 +402,11 @@ struct Predictor::Impl {
            libraries.end();
   }
 
-  // Whether an op writes a variable the inputs are fed into (a while
-  // loop's counter, an op in place). Each run of the executor gets copies
-  // of those (WrittenInputCopies); still, the generic kernels stay off:
-  // a generic run that failed part way would have to be tried again
-  // on fresh copies, which is not worth it for such programs.
-  bool WritesAnInput() const { return !written_feed_cols.empty(); }
-
+  // The cols of the inputs an op writes (a while loop's counter, an op in
+  // place). Each run of the executor gets copies of those
+  // (WrittenInputCopies). The generic kernels stay off for such programs:
+  // a generic run that failed part way would have to be tried again on
+  // fresh copies, which is not worth it for them.
   std::vector<size_t> WrittenFeedCols() const {
     std::set<std::string> written;
     for (const auto& block : program->blocks) {
@@ -794,7 +792,6 @@ void Predictor::Impl::MaybeStartGeneric(bool first_run) {
 void Predictor::Impl::RunGeneric() {
   generic->ClearOutputs();
   ShareFeedsWith(generic.get());
-  WrittenInputCopies copies(generic.get());
   generic->executor->Run(0, generic->scope);
   generic->device_context->Wait();
   fetches() = generic->fetches();

@@ -564,6 +564,13 @@ void ModelVersion::ClassifyOutputs(const InferRequest& request,
   }
 }
 
+Clock::duration ModelVersion::QueuedFor(const Pending& pending,
+                                        Clock::time_point now) {
+  return pending.started == Clock::time_point{}
+             ? now - pending.enqueued
+             : pending.started - pending.enqueued;
+}
+
 void ModelVersion::Complete(Pending* pending, InferResponse response) {
   if (response.status.ok() && !pending->request.classification.empty()) {
     ClassifyOutputs(pending->request, &response);
@@ -572,9 +579,7 @@ void ModelVersion::Complete(Pending* pending, InferResponse response) {
     pending->request.before_answer(&response);
   }
   const auto now = Clock::now();
-  const Clock::duration queued = pending->started == Clock::time_point{}
-                                     ? now - pending->enqueued
-                                     : pending->started - pending->enqueued;
+  const Clock::duration queued = QueuedFor(*pending, now);
   if (metrics_) {
     metrics_->RecordRequest(name_, version_, response.status.ok(),
                             Seconds(queued), pending->compute_s,
@@ -618,30 +623,26 @@ InferResponse ModelVersion::Refusal(Status status) const {
 
 void ModelVersion::Expire(Pending* pending) noexcept {
   try {
-    ExpireOrThrow(pending);
+    std::string why;
+    // Counted as gone also when the queue's timeout came first.
+    pending->caller_gone = Abandoned(*pending);
+    if (pending->deadline_is_callers) {
+      pending->caller_gone = true;
+      const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
+                              Clock::now() - pending->enqueued)
+                              .count();
+      why = "deadline exceeded: the caller's deadline passed after " +
+            std::to_string(waited) + " us in the queue (not run)";
+    } else {
+      why = "deadline exceeded after " + std::to_string(pending->timeout_us) +
+            " us in the queue";
+    }
+    Complete(pending, Refusal(Status::Error(StatusCode::kDeadlineExceeded,
+                                            "model '" + name_ + "' version " +
+                                                version_ + ": " + why)));
   } catch (...) {
     AnswerUnanswered(pending);
   }
-}
-
-void ModelVersion::ExpireOrThrow(Pending* pending) {
-  std::string why;
-  // Counted as gone also when the queue's timeout came first.
-  pending->caller_gone = Abandoned(*pending);
-  if (pending->deadline_is_callers) {
-    pending->caller_gone = true;
-    const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
-                            Clock::now() - pending->enqueued)
-                            .count();
-    why = "deadline exceeded: the caller's deadline passed after " +
-          std::to_string(waited) + " us in the queue (not run)";
-  } else {
-    why = "deadline exceeded after " + std::to_string(pending->timeout_us) +
-          " us in the queue";
-  }
-  Complete(pending, Refusal(Status::Error(StatusCode::kDeadlineExceeded,
-                                          "model '" + name_ + "' version " +
-                                              version_ + ": " + why)));
 }
 
 bool ModelVersion::Abandoned(const Pending& pending) {
@@ -1085,13 +1086,10 @@ void ModelVersion::AnswerUnanswered(Pending* pending) noexcept {
   try {
     const auto now = Clock::now();
     const Clock::duration took = now - pending->enqueued;
-    const Clock::duration queued = pending->started == Clock::time_point{}
-                                       ? took
-                                       : pending->started - pending->enqueued;
     if (metrics_ && !pending->recorded) {
-      metrics_->RecordRequest(name_, version_, false, Seconds(queued),
-                              pending->compute_s, Seconds(took),
-                              pending->caller_gone);
+      metrics_->RecordRequest(
+          name_, version_, false, Seconds(QueuedFor(*pending, now)),
+          pending->compute_s, Seconds(took), pending->caller_gone);
     }
     if (!pending->recorded) {
       std::lock_guard<std::mutex> lock(stats_mutex_);

@@ -174,6 +174,10 @@ class ModelVersion {
   // Replaces the outputs the request asks to classify by their classes.
   void ClassifyOutputs(const InferRequest& request,
                        InferResponse* response) const;
+  // How long a request waited: until it started running, or until `now`
+  // for one answered without running.
+  static std::chrono::steady_clock::duration QueuedFor(
+      const Pending& pending, std::chrono::steady_clock::time_point now);
   // Records the request's metrics and hands its answer to its caller.
   void Complete(Pending* pending, InferResponse response);
   // An answer of this version with `status` and no outputs.
@@ -182,7 +186,6 @@ class ModelVersion {
   // Drop run on the workers and the deadline thread, so they throw
   // nothing: an answer that cannot be made is AnswerUnanswered's.
   void Expire(Pending* pending) noexcept;
-  void ExpireOrThrow(Pending* pending);
   // Whether the caller of a queued request has gone (InferRequest::
   // abandoned); Drop answers such a request CANCELLED.
   static bool Abandoned(const Pending& pending);
