@@ -1056,6 +1056,16 @@ void Executor::KeepHostPagesResident(size_t bytes) {
   host_pool_->KeepResident(bytes);
 }
 
+void Executor::DropEvicted() {
+  BlockState* state = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto found = blocks_.find(0);
+    if (found != blocks_.end()) state = found->second.get();
+  }
+  if (state != nullptr) DropEvicted(*state);
+}
+
 void Executor::ForgetPlans() {
   BlockState* state = nullptr;
   {

@@ -155,6 +155,12 @@ class Executor {
   /// records anew. The scope of the last run stays: what was listed of its
   /// variables is kept for the next run in it.
   void ForgetPlans();
+  /// Frees now what the cache budget evicted from the main block (its
+  /// plans and arenas), which a run otherwise frees as it starts: for an
+  /// executor that may not run again for long (a predictor's idle clone),
+  /// whose evicted memory the budget no longer counts. Between runs only,
+  /// with the last run's scope alive; outputs sharing an arena keep it.
+  void DropEvicted();
   /// The most bytes of host memory the runs' buffers held at once.
   size_t HostPeakBytes() const;
   /// Makes free pages of the runs' host memory resident, up to `bytes`

@@ -491,6 +491,21 @@ struct Predictor::Impl {
   void ClearOutputs() {
     for (auto& out : fetches()) out = fw::Tensor();
   }
+  // The executor whose outputs the last run gave.
+  const fw::Executor* LastRunExecutor() const {
+    if (last_run_narrow) return narrow->LastRunExecutor();
+    if (last_run_generic) return generic->LastRunExecutor();
+    return executor.get();
+  }
+  // After a run: what the budget evicted from the other executors (this
+  // Impl's and its clones') is freed now. An executor frees it as its next
+  // run starts, and a clone may be idle for good (a generic clone once
+  // every shape is made), holding memory the budget no longer counts.
+  void DropEvictedBesides(const fw::Executor* ran) {
+    if (executor.get() != ran) executor->DropEvicted();
+    if (generic != nullptr) generic->DropEvictedBesides(ran);
+    if (narrow != nullptr) narrow->DropEvictedBesides(ran);
+  }
 };
 
 // A new input shape costs its first run the making of every oneDNN
@@ -1010,6 +1025,7 @@ void Predictor::Run() {
     impl_->Run();
     if (impl_->narrow_trial) impl_->LearnFromWideTrial();
   }
+  impl_->DropEvictedBesides(impl_->LastRunExecutor());
   impl_->last_run_failed = false;
 }
 

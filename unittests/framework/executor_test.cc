@@ -187,6 +187,56 @@ TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
   EXPECT_FALSE(replay_allocates(110));
 }
 
+// What the cache budget evicts from an executor is freed as its next run
+// starts, or at once when it is told to drop it (a predictor's idle clone,
+// which may never run again): its tensors let go of the evicted arena, and
+// its next run records anew and computes the same.
+TEST(Executor, EvictedArenasGoWhenDroppedBetweenRuns) {
+  ProgramBuilder builder;
+  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 256});
+  for (const char* v : {"r1", "r2", "out"}) builder.AddVar(v);
+  builder.AddOp("scale", {{"X", {x}}}, {{"Out", {"r1"}}}, {{"scale", 2.f}});
+  builder.AddOp("scale", {{"X", {"r1"}}}, {{"Out", {"r2"}}}, {{"scale", 3.f}});
+  builder.AddOp("scale", {{"X", {"r2"}}}, {{"Out", {"out"}}}, {{"bias", 1.f}});
+  builder.AddOutput("out");
+  const ProgramDesc program = builder.Build();
+  auto options = platform::DeviceContextOptions::WithThreads(1);
+  options.cache_budget = std::make_shared<platform::CacheBudget>(2 << 20);
+  platform::DeviceContextPool idle_contexts(options), busy_contexts(options);
+  Executor idle(program, KernelPreference{}, &idle_contexts);
+  Executor busy(program, KernelPreference{}, &busy_contexts);
+  Scope idle_scope, busy_scope;
+  auto run = [](Executor& executor, Scope& scope, int64_t rows) {
+    std::vector<float> in(rows * 256), want(rows * 256);
+    for (size_t i = 0; i < in.size(); ++i) {
+      in[i] = static_cast<float>(i % 5) - 2.f;
+      want[i] = 6.f * in[i] + 1.f;
+    }
+    auto& feeds = *scope.Var("feed")->GetMutable<TensorList>();
+    feeds.resize(1);
+    feeds[0] = MakeTensor<float>({rows, 256}, in);
+    executor.Run(0, &scope);
+    testing::ExpectTensorNear(scope.FindVar("fetch")->Get<TensorList>().at(0),
+                              MakeTensor<float>({rows, 256}, want));
+  };
+  run(idle, idle_scope, 100);
+  run(idle, idle_scope, 100);  // replayed: its tensors in an arena
+  ASSERT_TRUE(idle.last_run_stats().replayed);
+  ASSERT_TRUE(idle_scope.FindVar("r1")->Get<Tensor>().IsInitialized());
+  const uint64_t evictions = options.cache_budget->evictions();
+  run(busy, busy_scope, 1000);
+  run(busy, busy_scope, 1000);  // an arena of 3 MB: the idle one's goes
+  ASSERT_GT(options.cache_budget->evictions(), evictions);
+  EXPECT_TRUE(idle_scope.FindVar("r1")->Get<Tensor>().IsInitialized())
+      << "freed before the idle executor was told";
+  idle.DropEvicted();
+  EXPECT_FALSE(idle_scope.FindVar("r1")->Get<Tensor>().IsInitialized());
+  run(idle, idle_scope, 100);
+  EXPECT_FALSE(idle.last_run_stats().replayed);
+  run(idle, idle_scope, 100);
+  EXPECT_TRUE(idle.last_run_stats().replayed);
+}
+
 TEST(Executor, ShapesAreReinferredWhenInputsChange) {
   Runner r(CrossedProgram());
   for (int rows : {1, 5, 2, 0, 3}) {
