@@ -149,10 +149,8 @@ TEST(Executor, ForgottenPlansRecordAnewInTheSameOrAnotherScope) {
   EXPECT_EQ(r.executor.last_run_stats().plans_cached, 1u);
 }
 
-// Every plan's buffers share one host arena, allocated with half again the
-// room a plan needs: a somewhat larger shape replays in it (no fresh pages
-// to fault in), a much larger one gets a new one; all compute the same.
-TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
+// out = 6 x + 1, through r1 and r2 (rows of 256).
+ProgramDesc ThreeScalesProgram() {
   ProgramBuilder builder;
   auto x = builder.AddInput("x", DataType::kFloat32, {-1, 256});
   for (const char* v : {"r1", "r2", "out"}) builder.AddVar(v);
@@ -160,7 +158,14 @@ TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
   builder.AddOp("scale", {{"X", {"r1"}}}, {{"Out", {"r2"}}}, {{"scale", 3.f}});
   builder.AddOp("scale", {{"X", {"r2"}}}, {{"Out", {"out"}}}, {{"bias", 1.f}});
   builder.AddOutput("out");
-  Runner r(builder.Build());
+  return builder.Build();
+}
+
+// Every plan's buffers share one host arena, allocated with half again the
+// room a plan needs: a somewhat larger shape replays in it (no fresh pages
+// to fault in), a much larger one gets a new one; all compute the same.
+TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
+  Runner r(ThreeScalesProgram());
   // Runs `rows` twice (recording, then replaying); whether the replay
   // allocated an arena.
   auto replay_allocates = [&](int64_t rows) {
@@ -192,14 +197,7 @@ TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
 // which may never run again): its tensors let go of the evicted arena, and
 // its next run records anew and computes the same.
 TEST(Executor, EvictedArenasGoWhenDroppedBetweenRuns) {
-  ProgramBuilder builder;
-  auto x = builder.AddInput("x", DataType::kFloat32, {-1, 256});
-  for (const char* v : {"r1", "r2", "out"}) builder.AddVar(v);
-  builder.AddOp("scale", {{"X", {x}}}, {{"Out", {"r1"}}}, {{"scale", 2.f}});
-  builder.AddOp("scale", {{"X", {"r1"}}}, {{"Out", {"r2"}}}, {{"scale", 3.f}});
-  builder.AddOp("scale", {{"X", {"r2"}}}, {{"Out", {"out"}}}, {{"bias", 1.f}});
-  builder.AddOutput("out");
-  const ProgramDesc program = builder.Build();
+  const ProgramDesc program = ThreeScalesProgram();
   auto options = platform::DeviceContextOptions::WithThreads(1);
   options.cache_budget = std::make_shared<platform::CacheBudget>(2 << 20);
   platform::DeviceContextPool idle_contexts(options), busy_contexts(options);
