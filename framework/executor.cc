@@ -461,9 +461,11 @@ void Executor::Run(int block_idx, Scope* scope) {
       ReleaseLeftovers(state, scope);
     }
     platform::ScopedHostAllocator pooled(host_pool_);
+    DropEvicted(state);  // the kernel states, as RunMainBlock's
     stats_ = RunStats();
     stats_.ops_inferred = static_cast<int>(state.block.ops.size());
     RunResolved(block_idx, scope, state.contexts);
+    EndMainRun(state);
     return;
   }
   RunMainBlock(state, scope);
@@ -714,19 +716,6 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // What the budget evicted after the last run goes now: the caller may
   // have read outputs from those buffers until this call.
   DropEvicted(state);
-  // Kept kernel states own their primitives and weights: once the budget
-  // let any entry go, plans let theirs go too, so what the budget dropped
-  // is freed (kernels make their states again, from the caches).
-  if (budget_->evictions() != kernel_state_evictions_) {
-    kernel_state_evictions_ = budget_->evictions();
-    for (auto& plan : state.plans) {
-      std::fill(plan->kernel_states.begin(), plan->kernel_states.end(),
-                nullptr);
-    }
-    // Also the ops' own: a kernel may make a new shape's state from the
-    // last one (sharing its packed weights) rather than from the caches.
-    for (auto& op : state.block.ops) op.kernel_state.reset();
-  }
   const auto& ops = state.block.ops;
   std::string signature = FeedSignature(state.block, state.contexts);
   stats_ = RunStats();
@@ -857,12 +846,29 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   size_t plan_bytes = sizeof(Plan) + plan->signature.size() +
                       plan->infer_shape.size() +
                       plan->buffers.size() * sizeof(Plan::Buffer);
+  // Each tensor's LoD is a copy: a sequence model's plans are mostly
+  // offsets, one level of (sequences + 1) per tensor that keeps them.
+  auto lod_bytes = [](const LoD& lod) {
+    size_t bytes = 0;
+    for (const auto& level : lod) {
+      bytes += sizeof(level) + level.capacity() * sizeof(level[0]);
+    }
+    return bytes;
+  };
   for (auto& t : plan->tensors) {
-    plan_bytes += sizeof(t) + t.dims.size() * sizeof(int64_t);
+    plan_bytes +=
+        sizeof(t) + t.dims.size() * sizeof(int64_t) + lod_bytes(t.lod);
   }
   for (auto& t : plan->shapes) {
-    plan_bytes += sizeof(t) + t.dims.size() * sizeof(int64_t);
+    plan_bytes +=
+        sizeof(t) + t.dims.size() * sizeof(int64_t) + lod_bytes(t.lod);
   }
+  for (auto& b : plan->buffers) plan_bytes += b.place_key.capacity();
+  for (auto& need : plan->arena_need) {
+    plan_bytes += sizeof(need) + need.first.capacity() + 3 * sizeof(void*);
+  }
+  plan_bytes += ops.size() * sizeof(plan->kernel_states[0]) +
+                plan->tensors.size() * sizeof(plan->vars[0]);
   // The states the kernels kept for these shapes go with the plan. What
   // they hold besides the cached primitives and weights they share (memory
   // objects, descriptors) is counted here at about 3 KB each (an OCR
@@ -924,12 +930,13 @@ void Executor::PlaceInArenas(BlockState& state, Plan& plan) {
             ->place;
     // A host arena gets half again as much: a stream of sizes then
     // replaces it (a fresh block, every page faulted in anew) a few times
-    // rather than at each larger size. Pages no run writes are never
-    // resident (the pool maps its chunks), so that costs address space.
+    // rather than at each larger size. Pages no run writes are not
+    // resident (the pool maps its chunks, and hands back the headroom of a
+    // block it reuses), so that costs address space.
     const size_t capacity = place.is_cpu() ? bytes + bytes / 2 : bytes;
     BlockState::Arena& fresh = state.arenas[need.first];
     fresh.memory = place.is_cpu()
-                       ? host_pool_->AllocateArena(capacity)
+                       ? host_pool_->AllocateArena(capacity, bytes)
                        : platform::GetAllocator(place)->Allocate(capacity);
     fresh.bytes = bytes;
     fresh.capacity = capacity;
@@ -1035,7 +1042,27 @@ void Executor::ReleaseLeftovers(BlockState& state, Scope* scope) {
   }
 }
 
+uint64_t Executor::KernelCacheEvictions() const {
+  // Plans, arenas and the pool's free pages are no kernel's.
+  return budget_->evictions() - budget_->evictions("plans") -
+         budget_->evictions("arena") - budget_->evictions("host.pool");
+}
+
 void Executor::DropEvicted(BlockState& state) {
+  // Kept kernel states own their primitives and weights: once the budget
+  // let one of those go, plans let theirs go too, so what the budget
+  // dropped is freed (kernels make their states again, from the caches).
+  const uint64_t evictions = KernelCacheEvictions();
+  if (evictions != kernel_state_evictions_) {
+    kernel_state_evictions_ = evictions;
+    for (auto& plan : state.plans) {
+      std::fill(plan->kernel_states.begin(), plan->kernel_states.end(),
+                nullptr);
+    }
+    // Also the ops' own: a kernel may make a new shape's state from the
+    // last one (sharing its packed weights) rather than from the caches.
+    for (auto& op : state.block.ops) op.kernel_state.reset();
+  }
   std::vector<std::string> gone;
   for (auto& kv : state.arenas) {
     if (kv.second.evicted) gone.push_back(kv.first);

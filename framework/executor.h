@@ -229,6 +229,8 @@ class Executor {
   void ReleaseArena(BlockState& state, const std::string& place_key);
   /// Drops the plans and arenas the budget evicted during the last run.
   void DropEvicted(BlockState& state);
+  // Evictions from the caches kernel states may hold (primitives, weights).
+  uint64_t KernelCacheEvictions() const;
   /// `scope_alive`: the variables of the last run's scope still exist (its
   /// tensors pointing into the arenas let go, its lists stay); otherwise
   /// nothing of that scope is touched.

@@ -1018,12 +1018,17 @@ void Predictor::Run() {
                          " (Tensor::SetLoD)."));
     }
   }
-  if (impl_->RunsNarrow()) {
-    impl_->RunNarrow();
-  } else {
-    impl_->last_run_narrow = false;
-    impl_->Run();
-    if (impl_->narrow_trial) impl_->LearnFromWideTrial();
+  try {
+    if (impl_->RunsNarrow()) {
+      impl_->RunNarrow();
+    } else {
+      impl_->last_run_narrow = false;
+      impl_->Run();
+      if (impl_->narrow_trial) impl_->LearnFromWideTrial();
+    }
+  } catch (...) {
+    impl_->DropEvictedBesides(nullptr);  // no outputs to keep
+    throw;
   }
   impl_->DropEvictedBesides(impl_->LastRunExecutor());
   impl_->last_run_failed = false;

@@ -13,12 +13,18 @@ namespace platform {
 
 AllocationPtr Allocator::Allocate(size_t bytes) {
   void* ptr = AllocateRaw(bytes);
-  Place where = place();
-  return AllocationPtr(new Allocation(ptr, bytes, where),
-                       [this, bytes](Allocation* a) {
-                         FreeRaw(a->ptr(), bytes);
-                         delete a;
-                       });
+  Allocation* allocation = nullptr;
+  try {
+    allocation = new Allocation(ptr, bytes, place());
+  } catch (...) {
+    FreeRaw(ptr, bytes);  // a pool's counts (and run limit) go back too
+    throw;
+  }
+  // Should the shared_ptr's own block fail, it calls the deleter.
+  return AllocationPtr(allocation, [this, bytes](Allocation* a) {
+    FreeRaw(a->ptr(), bytes);
+    delete a;
+  });
 }
 
 void* CPUAllocator::AllocateRaw(size_t bytes) {

@@ -91,6 +91,12 @@ uint64_t CacheBudget::evictions() const {
   return evictions_;
 }
 
+uint64_t CacheBudget::evictions(const std::string& cache) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = evictions_by_cache_.find(cache);
+  return found == evictions_by_cache_.end() ? 0 : found->second;
+}
+
 std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
   std::vector<std::function<void()>> victims;
   auto it = lru_.end();
@@ -101,8 +107,9 @@ std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
     *it->cache_bytes -= it->bytes;
     victims.push_back(std::move(it->evict));
     index_.erase(it->id);
-    it = lru_.erase(it);
     ++evictions_;
+    ++evictions_by_cache_[it->cache];
+    it = lru_.erase(it);
   }
   return victims;
 }

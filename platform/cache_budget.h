@@ -72,6 +72,8 @@ class CacheBudget {
   std::map<std::string, size_t> UsedByCache() const;
   /// Entries dropped to make room since the budget was made.
   uint64_t evictions() const;
+  /// Those of one cache.
+  uint64_t evictions(const std::string& cache) const;
 
  private:
   struct Item {
@@ -98,6 +100,7 @@ class CacheBudget {
   size_t used_ = 0;
   EntryId next_id_ = 1;
   uint64_t evictions_ = 0;
+  std::unordered_map<std::string, uint64_t> evictions_by_cache_;
 };
 
 }  // namespace platform

@@ -107,8 +107,13 @@ void HostBlockPool::FreeRaw(void* ptr, size_t bytes) {
   Release(ptr, bytes, true);
 }
 
-AllocationPtr HostBlockPool::AllocateArena(size_t bytes) {
+AllocationPtr HostBlockPool::AllocateArena(size_t bytes,
+                                           size_t resident_bytes) {
   void* ptr = Take(bytes, false);
+  const size_t kept = RoundUp(resident_bytes, kPage);
+  if (bytes >= kMinBlock && kept < bytes) {
+    HandBack(static_cast<char*>(ptr) + kept, bytes - kept);
+  }
   Allocation* allocation = nullptr;
   try {
     allocation = new Allocation(ptr, bytes, CPUPlace{});

@@ -69,8 +69,11 @@ class HostBlockPool : public Allocator {
   /// count as held by a run. Counted, the arena (with its headroom) made
   /// the second run of a shape fail where its first had passed, and a
   /// cached plan's arena made a shape that runs alone fail after another
-  /// shape had run.
-  AllocationPtr AllocateArena(size_t bytes);
+  /// shape had run. Pages past the first `resident_bytes` (headroom no run
+  /// writes yet) are handed back if the block had them resident: the
+  /// pool stops counting them as it gives the block, and the budget
+  /// counts only what runs use.
+  AllocationPtr AllocateArena(size_t bytes, size_t resident_bytes);
 
   /// Runs per decay window, and windows remembered (EndOfRun).
   static constexpr int kDecayRuns = 16;

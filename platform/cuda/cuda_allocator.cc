@@ -82,19 +82,9 @@ void CUDAAllocator::ContextEnded(cudaStream_t stream) {
   }
 }
 
-void* CUDAAllocator::AllocateRaw(size_t bytes) {
-  const size_t size = std::max<size_t>(bytes, 1);
-  const bool ordered = HasCurrentStream(device_);
-  cudaStream_t stream = CurrentStream(device_);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (limit_ != 0 && in_use_ + size > limit_) {
-      PADDLE_THROW(errors::ResourceExhausted(
-          "cuda:", device_, ": allocating ", size, " bytes would exceed the ",
-          "device memory limit of ", limit_, " bytes (", in_use_,
-          " in use); raise Config::SetGpuMemoryLimit (pdlite --gpu-mem-mb)."));
-    }
-  }
+void* CUDAAllocator::AllocateFromPool(size_t size,
+                                      bool ordered,
+                                      cudaStream_t stream) {
   // A bound context has made its device current already.
   if (!ordered) PDLITE_CUDA_CHECK(cudaSetDevice(device_));
   void* ptr = nullptr;
@@ -115,10 +105,36 @@ void* CUDAAllocator::AllocateRaw(size_t bytes) {
   }
   PDLITE_CUDA_CHECK(status);
   if (!ordered) PDLITE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return ptr;
+}
+
+void* CUDAAllocator::AllocateRaw(size_t bytes) {
+  const size_t size = std::max<size_t>(bytes, 1);
+  const bool ordered = HasCurrentStream(device_);
+  cudaStream_t stream = CurrentStream(device_);
+  {
+    // Reserved under the lock, so that clones allocating at once cannot
+    // each pass the check and pass the limit together.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (limit_ != 0 && in_use_ + size > limit_) {
+      PADDLE_THROW(errors::ResourceExhausted(
+          "cuda:", device_, ": allocating ", size, " bytes would exceed the ",
+          "device memory limit of ", limit_, " bytes (", in_use_,
+          " in use); raise Config::SetGpuMemoryLimit (pdlite --gpu-mem-mb)."));
+    }
+    in_use_ += size;
+    peak_ = std::max(peak_, in_use_);
+  }
+  void* ptr = nullptr;
+  try {
+    ptr = AllocateFromPool(size, ordered, stream);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_use_ -= std::min(in_use_, size);
+    throw;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   stream_of_[ptr] = ordered ? stream : nullptr;
-  in_use_ += size;
-  peak_ = std::max(peak_, in_use_);
   return ptr;
 }
 

@@ -46,6 +46,9 @@ class CUDAAllocator : public Allocator {
 
  private:
   explicit CUDAAllocator(int device);
+  // cudaMallocFromPoolAsync, once more after trimming the pool when the
+  // device is out of memory; throws ResourceExhausted if it still is.
+  void* AllocateFromPool(size_t size, bool ordered, cudaStream_t stream);
   int device_;
   cudaMemPool_t pool_ = nullptr;
   mutable std::mutex mu_;

@@ -17,10 +17,18 @@ namespace {
 using testing::ExpectError;
 using testing::MakeTensor;
 
+platform::DeviceContextOptions OneThread(
+    std::shared_ptr<platform::CacheBudget> budget = nullptr) {
+  auto options = platform::DeviceContextOptions::WithThreads(1);
+  options.cache_budget = std::move(budget);
+  return options;
+}
+
 struct Runner {
-  explicit Runner(const ProgramDesc& p)
+  explicit Runner(const ProgramDesc& p,
+                  std::shared_ptr<platform::CacheBudget> budget = nullptr)
       : program(p),
-        pool(platform::DeviceContextOptions::WithThreads(1)),
+        pool(OneThread(std::move(budget))),
         executor(program, KernelPreference{}, &pool) {
     executor.Prepare(0);
     scope.Var("feed")->GetMutable<TensorList>()->resize(
@@ -198,8 +206,8 @@ TEST(Executor, ArenaHasRoomForSomewhatLargerShapes) {
 // its next run records anew and computes the same.
 TEST(Executor, EvictedArenasGoWhenDroppedBetweenRuns) {
   const ProgramDesc program = ThreeScalesProgram();
-  auto options = platform::DeviceContextOptions::WithThreads(1);
-  options.cache_budget = std::make_shared<platform::CacheBudget>(2 << 20);
+  const auto options =
+      OneThread(std::make_shared<platform::CacheBudget>(2 << 20));
   platform::DeviceContextPool idle_contexts(options), busy_contexts(options);
   Executor idle(program, KernelPreference{}, &idle_contexts);
   Executor busy(program, KernelPreference{}, &busy_contexts);
@@ -233,6 +241,41 @@ TEST(Executor, EvictedArenasGoWhenDroppedBetweenRuns) {
   EXPECT_FALSE(idle.last_run_stats().replayed);
   run(idle, idle_scope, 100);
   EXPECT_TRUE(idle.last_run_stats().replayed);
+}
+
+// A plan keeps each tensor's LoD, and the budget counts it: a sequence
+// model sees a new LoD on nearly every request, and its plans are mostly
+// offsets.
+TEST(Executor, PlansCountTheLoDTheyKeep) {
+  ProgramBuilder builder;
+  std::string x = builder.AddInput("x", DataType::kFloat32, {-1, 1}, 1);
+  const int kOps = 10;
+  for (int i = 0; i < kOps; ++i) {
+    std::string y = builder.AddVar("relu" + std::to_string(i));
+    builder.AddOp("relu", {{"X", {x}}}, {{"Out", {y}}});
+    x = y;
+  }
+  builder.AddOutput(x);
+  auto budget = std::make_shared<platform::CacheBudget>(size_t{1} << 30);
+  Runner r(builder.Build(), budget);
+  const int kRuns = 5;
+  const size_t kSequences = 1000;
+  for (int run = 0; run < kRuns; ++run) {
+    const size_t rows = kSequences + run;
+    LoD lod(1);
+    for (size_t i = 0; i <= kSequences; ++i) lod[0].push_back(i);
+    lod[0].back() = rows;  // a new LoD each run
+    Tensor t = MakeTensor<float>({static_cast<int64_t>(rows), 1},
+                                 std::vector<float>(rows, 1.f));
+    t.set_lod(lod);
+    r.Feed(0, std::move(t));
+    r.executor.Run(0, &r.scope);
+    ASSERT_EQ(r.Fetched(0).lod(), lod);
+  }
+  // Every relu's output keeps the input's LoD.
+  const size_t lod_bytes =
+      kRuns * (kOps - 1) * (kSequences + 1) * sizeof(size_t);
+  EXPECT_GE(budget->UsedByCache()["plans"], lod_bytes);
 }
 
 TEST(Executor, ShapesAreReinferredWhenInputsChange) {

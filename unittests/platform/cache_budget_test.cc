@@ -2,7 +2,9 @@
 // it.
 #include "platform/cache_budget.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -26,6 +28,10 @@ TEST(CacheBudget, EvictsOldestAcrossCachesUntilItFits) {
   EXPECT_EQ(budget.used(), 200u);
   EXPECT_EQ(budget.UsedByCache()["x"], 200u);
   EXPECT_EQ(budget.UsedByCache()["y"], 0u);
+  EXPECT_EQ(budget.evictions(), 1u);
+  EXPECT_EQ(budget.evictions("y"), 1u);  // so executors can tell whose
+  EXPECT_EQ(budget.evictions("x"), 0u);
+  EXPECT_EQ(budget.evictions("z"), 0u);
 }
 
 TEST(CacheBudget, NeverEvictsTheNewEntryOrUnevictableOnes) {
@@ -149,6 +155,37 @@ TEST(HostBlockPool, BudgetEvictionReturnsFreeBlocks) {
   EXPECT_GT(pool->free_bytes(), 0u);
   budget.Add("other", size_t{4} << 20, [] {});  // needs all of it
   EXPECT_EQ(pool->free_bytes(), 0u);
+  pool->Close();
+}
+
+// An arena's headroom (what no run writes yet) is not resident, even on
+// pages a freed block had touched: the pool stops counting them as free
+// when it gives them, and the budget counts only the arena's used part.
+TEST(HostBlockPool, AnArenaOnWarmPagesHandsBackItsHeadroom) {
+  CacheBudget budget(size_t{64} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  constexpr size_t kMB = size_t{1} << 20;
+  {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr a = GetAllocator(CPUPlace{})->Allocate(6 * kMB);
+    std::memset(a->ptr(), 1, 6 * kMB);
+  }
+  ASSERT_EQ(pool->free_bytes(), 6 * kMB);
+  // Resident pages in [begin, begin + bytes).
+  auto resident = [](const char* begin, size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> pages((bytes + page - 1) / page);
+    EXPECT_EQ(mincore(const_cast<char*>(begin), bytes, pages.data()), 0);
+    size_t count = 0;
+    for (unsigned char p : pages) count += p & 1;
+    return count * page;
+  };
+  {
+    AllocationPtr arena = pool->AllocateArena(6 * kMB, 4 * kMB);
+    const char* base = static_cast<const char*>(arena->ptr());
+    EXPECT_EQ(resident(base, 4 * kMB), 4 * kMB);  // the warm part stays
+    EXPECT_EQ(resident(base + 4 * kMB, 2 * kMB), 0u);
+  }
   pool->Close();
 }
 
