@@ -468,11 +468,16 @@ void AppendInteger(std::string* out, T value) {
 }
 
 // A float or double as JSON text at `at`, returning its end: the shortest
-// text that reads back as the same value (std::to_chars); NaN and
-// infinities, which JSON lacks, as null.
+// text that reads back as the same value (std::to_chars). NaN and
+// infinities, which JSON lacks, as the tokens Triton writes (NaN,
+// Infinity, -Infinity), which Python's json and tritonclient read back.
 template <typename F>
 char* AppendFloatText(char* at, char* end, F v) {
-  if (!std::isfinite(v)) return std::copy_n("null", 4, at);
+  if (std::isnan(v)) return std::copy_n("NaN", 3, at);
+  if (std::isinf(v)) {
+    return v > 0 ? std::copy_n("Infinity", 8, at)
+                 : std::copy_n("-Infinity", 9, at);
+  }
   char* const text = at;
   at = std::to_chars(at, end, v).ptr;
   // An integral value keeps a fraction ("1.0", "-0.0", as nlohmann-json
@@ -487,16 +492,17 @@ char* AppendFloatText(char* at, char* end, F v) {
 // The elements as JSON numbers (true and false for BOOL, bool's bytes read
 // as bytes), comma separated. Floating point values are written as the
 // shortest text that reads back as the same value of their type
-// (std::to_chars); NaN and infinities, which JSON lacks, as null.
+// (std::to_chars); NaN and infinities as NaN, Infinity and -Infinity.
 template <typename T>
-void AppendValues(std::string* out, std::string_view bytes) {
+void AppendValues(std::string* out, std::string_view bytes, size_t max_size) {
   // Written in chunks into room made for the longest texts (a double's
   // is 24 characters, "-2.2250738585072014e-308"), each cut to what was
   // written: the room is at most a chunk's more than the text.
   constexpr size_t kMaxText = 32;
   constexpr size_t kChunk = 4096;
   const size_t n = bytes.size() / sizeof(T);
-  for (size_t first = 0; first < n; first += kChunk) {
+  for (size_t first = 0; first < n && out->size() <= max_size;
+       first += kChunk) {
     const size_t last = std::min(n, first + kChunk);
     const size_t start = out->size();
     out->resize(start + (last - first) * (kMaxText + 1));
@@ -528,13 +534,14 @@ void AppendValues(std::string* out, std::string_view bytes) {
 }
 
 // A flat JSON array of the tensor's elements.
-void AppendData(std::string* out, const TensorData& t) {
+// Stops early (the array left open) once `*out` passes `max_size`.
+void AppendData(std::string* out, const TensorData& t, size_t max_size) {
   *out += '[';
   if (t.is_bytes) {
     // The server makes these (classification), so they split.
     std::vector<std::string_view> elements;
     SplitBytesElements(t.elements(), &elements);
-    for (size_t i = 0; i < elements.size(); ++i) {
+    for (size_t i = 0; i < elements.size() && out->size() <= max_size; ++i) {
       if (i > 0) *out += ',';
       AppendQuoted(out, std::string(elements[i]));
     }
@@ -542,7 +549,7 @@ void AppendData(std::string* out, const TensorData& t) {
     return;
   }
   VisitType(t.type, [&](auto element) {
-    AppendValues<decltype(element)>(out, t.elements());
+    AppendValues<decltype(element)>(out, t.elements(), max_size);
   });
   *out += ']';
 }
@@ -736,6 +743,21 @@ std::string EncodeInferResponse(const InferResponse& response,
                                 const std::string& id,
                                 const WireOptions& options,
                                 int64_t* json_length) {
+  std::string body;
+  EncodeInferResponseWithin(response, id, options,
+                            std::numeric_limits<size_t>::max(), &body,
+                            json_length);
+  return body;
+}
+
+bool EncodeInferResponseWithin(const InferResponse& response,
+                               const std::string& id,
+                               const WireOptions& options,
+                               size_t max_bytes,
+                               std::string* answer,
+                               int64_t* json_length) {
+  *json_length = -1;
+  answer->clear();
   std::string body = "{";
   if (!id.empty()) {
     body += "\"id\":";
@@ -803,21 +825,29 @@ std::string EncodeInferResponse(const InferResponse& response,
       binary_bytes += out.elements().size();
     } else if (!in_shared_memory) {
       body += ",\"data\":";
-      AppendData(&body, out);
+      AppendData(&body, out, max_bytes - std::min(max_bytes, binary_bytes));
     }
     body += '}';
+    // Written as far as needed to know: a JSON answer may take ten times
+    // its tensors' bytes.
+    if (body.size() > max_bytes || binary_bytes > max_bytes - body.size()) {
+      return false;
+    }
   }
   body += "]}";
+  if (body.size() > max_bytes || binary_bytes > max_bytes - body.size()) {
+    return false;
+  }
   // Any binary output asked for, even of an output not returned, makes
   // the answer binary framed, as before.
   for (auto& [name, b] : options.binary_output) any_binary |= b;
-  *json_length = -1;
   if (any_binary) {
     *json_length = static_cast<int64_t>(body.size());
     body.reserve(body.size() + binary_bytes);
     for (std::string_view b : binary) body += b;
   }
-  return body;
+  *answer = std::move(body);
+  return true;
 }
 
 }  // namespace serve

@@ -55,6 +55,14 @@ std::string EncodeInferResponse(const InferResponse& response,
                                 const std::string& id,
                                 const WireOptions& options,
                                 int64_t* json_length);
+/// The same, into `*answer`, unless the answer would pass `max_bytes`:
+/// then false (`*answer` empty), having encoded little more than that.
+bool EncodeInferResponseWithin(const InferResponse& response,
+                               const std::string& id,
+                               const WireOptions& options,
+                               size_t max_bytes,
+                               std::string* answer,
+                               int64_t* json_length);
 
 }  // namespace serve
 }  // namespace pdlite

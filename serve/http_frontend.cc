@@ -135,6 +135,60 @@ const char* Header(MHD_Connection* connection, const char* name) {
   return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
+// Every value the request gives header `name` (Header gives the first).
+std::vector<std::string> HeaderValues(MHD_Connection* connection,
+                                      const char* name) {
+  struct Query {
+    const char* name;
+    std::vector<std::string> values;
+    bool failed = false;
+  } query{name, {}};
+  // Nothing may be thrown through libmicrohttpd.
+  MHD_get_connection_values(
+      connection, MHD_HEADER_KIND,
+      [](void* cls, MHD_ValueKind, const char* key,
+         const char* value) noexcept -> MHD_Result {
+        auto* q = static_cast<Query*>(cls);
+        if (strcasecmp(key, q->name) != 0) return MHD_YES;
+        try {
+          q->values.emplace_back(value != nullptr ? value : "");
+        } catch (...) {
+          q->failed = true;
+          return MHD_NO;
+        }
+        return MHD_YES;
+      },
+      &query);
+  if (query.failed) throw std::bad_alloc();
+  return query.values;
+}
+
+// Why the request's body cannot be told apart from what follows it (RFC
+// 9112 6.1, 6.3), or "": a Transfer-Encoding other than just "chunked"
+// (libmicrohttpd would read such a body to the connection's end, and never
+// answer), or Content-Length headers that disagree. Behind a proxy that
+// frames it otherwise, such a request could smuggle another.
+std::string FramingError(MHD_Connection* connection) {
+  const auto codings =
+      HeaderValues(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  if (!codings.empty() &&
+      (codings.size() > 1 || strcasecmp(codings[0].c_str(), "chunked") != 0)) {
+    std::string listed;
+    for (const auto& c : codings) listed += (listed.empty() ? "" : ", ") + c;
+    return "Transfer-Encoding '" + LoggedText(listed) +
+           "': this server takes only 'chunked' (or no Transfer-Encoding)";
+  }
+  const auto lengths = HeaderValues(connection, "Content-Length");
+  for (const auto& length : lengths) {
+    if (length != lengths[0]) {
+      return "Content-Length is given more than once, with different "
+             "values ('" +
+             LoggedText(lengths[0]) + "', '" + LoggedText(length) + "')";
+    }
+  }
+  return "";
+}
+
 // Whether a comma-separated header value (as Connection's) holds `token`,
 // compared without case.
 bool HasToken(const char* value, const char* token) {
@@ -638,6 +692,16 @@ struct HttpFrontend::Callbacks {
       exchange->body->clear();
       exchange->answer_coding =
           AnswerCoding(Header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+      // A body whose end is unclear is answered at once, and the
+      // connection closed: nothing after it can be trusted to be a request.
+      const std::string framing = FramingError(connection);
+      if (!framing.empty()) {
+        exchange->keep_alive = false;
+        exchange->close_after = true;
+        return Send(
+            self, connection, exchange,
+            ErrorReply(Status::Error(StatusCode::kInvalidArgument, framing)));
+      }
       if (!self->options_.tls_client_ca_pem.empty()) {
         if (!state->client_checked) {
           state->client_checked = true;
@@ -672,7 +736,13 @@ struct HttpFrontend::Callbacks {
         }
       }
       // With Transfer-Encoding the body is read chunked, whatever
-      // Content-Length says.
+      // Content-Length says; the connection closes after the answer, as
+      // RFC 9112 asks of such a request.
+      if (Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr &&
+          Header(connection, "Content-Length") != nullptr) {
+        exchange->keep_alive = false;
+        exchange->close_after = true;
+      }
       const int64_t length =
           Header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr
               ? -1
@@ -1560,7 +1630,18 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
         server->Infer(std::move(request), std::move(found));
     if (!response.status.ok()) return ErrorReply(response.status);
     Reply r;
-    r.body = EncodeInferResponse(response, id, options, &r.header_length);
+    // Bounded as gRPC's answers are: JSON takes up to ten times the
+    // tensors' bytes, and a slow reader holds the answer while it reads.
+    const size_t max_bytes = self->options_.max_body_bytes;
+    if (!EncodeInferResponseWithin(response, id, options, max_bytes, &r.body,
+                                   &r.header_length)) {
+      return ErrorReply(Status::Error(
+          StatusCode::kResourceExhausted,
+          "model '" + response.model + "': the answer is more than " +
+              std::to_string(max_bytes) +
+              " bytes, more than a body may hold (--max-body-mb); ask for "
+              "fewer outputs or rows, or for binary outputs"));
+    }
     if (r.header_length >= 0) r.content_type = "application/octet-stream";
     return r;
   }

@@ -45,7 +45,7 @@ DIR/<model>/<version>/ holds a model's files (as `pdlite run --model` takes
 them); DIR/<model>/config.json its settings (docs/serving.md). A port of 0
 takes a free one; --grpc-port -1 serves no gRPC. The lines "listening on
 HOST:PORT" (HTTP) and "grpc listening on HOST:PORT" on stdout say where.
---max-body-mb bounds HTTP bodies and gRPC messages alike.
+--max-body-mb bounds HTTP bodies and answers, and gRPC messages, alike.
 --max-json-decoding-mb bounds the JSON of HTTP infer requests decoded at
 once (a JSON document takes up to about 17 times its size while decoded).
 --model-control-mode explicit lets clients load, reload and unload models

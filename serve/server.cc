@@ -57,14 +57,25 @@ std::vector<std::string> SubFolders(const fs::path& dir,
 // The model folders of a repository: its folders but those a volume or a
 // tool puts there, which would be models never ready, keeping the server
 // not ready for good: hidden ones (".git"; a Kubernetes ConfigMap's
-// "..data" and "..<time>", which poll mode meets) and "lost+found".
-std::vector<std::string> ModelFolders(const fs::path& repository,
-                                      std::error_code* error) {
+// "..data" and "..<time>", which poll mode meets) and "lost+found". Nor
+// folders whose names cannot name a model (not UTF-8, a control
+// character): no client could address them, and one in the index made
+// every gRPC index and statistics answer unreadable; they go in
+// `*unnamed` when given.
+std::vector<std::string> ModelFolders(
+    const fs::path& repository,
+    std::error_code* error,
+    std::vector<std::string>* unnamed = nullptr) {
   std::vector<std::string> names = SubFolders(repository, error);
   names.erase(std::remove_if(names.begin(), names.end(),
-                             [](const std::string& name) {
-                               return name.empty() || name[0] == '.' ||
-                                      name == "lost+found";
+                             [unnamed](const std::string& name) {
+                               if (name.empty() || name[0] == '.' ||
+                                   name == "lost+found") {
+                                 return true;
+                               }
+                               if (IsModelName(name)) return false;
+                               if (unnamed) unnamed->push_back(name);
+                               return true;
                              }),
               names.end());
   return names;
@@ -150,10 +161,18 @@ InferenceServer::InferenceServer(const std::string& repository,
       shared_memory_(options.shared_memory),
       log_settings_(options.log_verbose_level) {
   std::error_code ec;
-  const std::vector<std::string> folders = ModelFolders(repository, &ec);
+  std::vector<std::string> unnamed;
+  const std::vector<std::string> folders =
+      ModelFolders(repository, &ec, &unnamed);
   if (ec) {
     throw std::runtime_error("cannot read the model repository '" + repository +
                              "': " + ec.message());
+  }
+  for (const std::string& name : unnamed) {
+    LOG(WARNING) << "model repository '" << repository << "': folder '"
+                 << LoggedText(name)
+                 << "' is skipped: a model's name must be UTF-8 without "
+                    "control characters";
   }
   const bool polling = options_.repository_poll.count() > 0;
   for (const std::string& name : folders) {
@@ -509,18 +528,12 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
                              "': loading and unloading models is off; start "
                              "the server with --model-control-mode explicit");
   }
-  // A name is one folder of the repository, never a path out of it, and
-  // holds no control byte (a newline in it would forge lines of the log,
-  // which names models).
-  const bool control_byte = std::any_of(model.begin(), model.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
-  });
-  if (model.empty() || model == "." || model == ".." ||
-      model.find('/') != std::string::npos || control_byte) {
+  // A name is one folder of the repository, never a path out of it.
+  if (!IsModelName(model)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "'" + LoggedText(model) +
                              "' is not a model name: a name is one folder of "
-                             "the model repository, without control "
+                             "the model repository, UTF-8 without control "
                              "characters");
   }
   if (ShuttingDown()) {

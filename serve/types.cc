@@ -116,6 +116,15 @@ std::string HostForAddress(const std::string& host) {
   return "[" + host + "]";
 }
 
+bool IsModelName(const std::string& name) {
+  const bool control_byte = std::any_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+  });
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos && !control_byte &&
+         simdjson::validate_utf8(name.data(), name.size());
+}
+
 std::string LoggedText(const std::string& text, size_t max_bytes) {
   const bool utf8 = simdjson::validate_utf8(text.data(), text.size());
   size_t kept = std::min(text.size(), max_bytes);

@@ -68,6 +68,12 @@ std::string HostForAddress(const std::string& host);
 /// `max_bytes` of it kept, then "... (N bytes more)".
 std::string LoggedText(const std::string& text, size_t max_bytes = 256);
 
+/// Whether `name` can name a model: one folder of the repository (not
+/// empty, ".", ".." or holding '/'), UTF-8 (protobuf strings, JSON and
+/// Prometheus labels must be) without control characters (a newline would
+/// forge lines of the log, which names models).
+bool IsModelName(const std::string& name);
+
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a
 /// value outside the enum).
 size_t ElementSize(paddle_lite::DataType type);

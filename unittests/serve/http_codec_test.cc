@@ -248,6 +248,17 @@ TEST(HttpCodec, BinaryFramingMustAddUp) {
   fails(both + data, both.size(), "has both \"data\" and \"binary_data_size\"");
 }
 
+// NaN and infinities as null: nlohmann-json reads no NaN or Infinity.
+std::string ReadableByNlohmann(std::string text) {
+  for (const std::string token : {"-Infinity", "Infinity", "NaN"}) {
+    for (size_t at = text.find(token); at != std::string::npos;
+         at = text.find(token, at)) {
+      text.replace(at, token.size(), "null");
+    }
+  }
+  return text;
+}
+
 TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   InferResponse response;
   response.model = "m\"odel";
@@ -291,7 +302,13 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   // The binary outputs after the JSON, in the outputs' order.
   ASSERT_EQ(body.size(), static_cast<size_t>(json_length) + 2 + 8);
   EXPECT_EQ(body.substr(json_length), b.bytes + bin.bytes);
-  const json j = json::parse(body.substr(0, json_length));
+  // NaN and infinities as Triton writes them (JSON has none): Python's
+  // json reads them; this test's reader does not, so they become null.
+  std::string text = body.substr(0, json_length);
+  ASSERT_NE(text.find("3.4028235e+38,NaN,-Infinity]"), std::string::npos)
+      << text;
+  text = ReadableByNlohmann(text);
+  const json j = json::parse(text);
   EXPECT_EQ(j["id"], "id\n1");
   EXPECT_EQ(j["model_name"], "m\"odel");
   EXPECT_EQ(j["model_version"], "2");
@@ -305,9 +322,6 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   for (int k = 0; k < 4; ++k) {
     EXPECT_EQ(static_cast<float>(out["data"][k].get<double>()), floats[k]);
   }
-  // JSON has no NaN or infinity.
-  EXPECT_TRUE(out["data"][4].is_null());
-  EXPECT_TRUE(out["data"][5].is_null());
   EXPECT_EQ(j["outputs"][1]["data"], json::array({-5, 7}));
   EXPECT_EQ(j["outputs"][2]["parameters"]["binary_data_size"], 2);
   EXPECT_FALSE(j["outputs"][2].contains("data"));
@@ -317,21 +331,67 @@ TEST(HttpCodec, ResponsesReadBackAsTheSameValues) {
   const std::string all_json =
       EncodeInferResponse(response, "", WireOptions{}, &json_length);
   EXPECT_EQ(json_length, -1);
-  EXPECT_FALSE(json::parse(all_json).contains("id"));
-  EXPECT_EQ(json::parse(all_json)["outputs"][2]["data"],
-            json::array({true, false}));
+  const json all = json::parse(ReadableByNlohmann(all_json));
+  EXPECT_FALSE(all.contains("id"));
+  EXPECT_EQ(all["outputs"][2]["data"], json::array({true, false}));
+}
+
+// An answer is encoded only as far as a limit: JSON takes up to ten times
+// its tensors' bytes, so the limit is on the text, checked as it is
+// written, with binary outputs counted too.
+TEST(HttpCodec, AnAnswerPastTheLimitIsNotEncoded) {
+  TensorData f;
+  f.name = "f";
+  f.type = DataType::FLOAT32;
+  const std::vector<float> floats(100000, -1.2345678f);
+  f.shape = {static_cast<int64_t>(floats.size())};
+  f.bytes.assign(reinterpret_cast<const char*>(floats.data()),
+                 floats.size() * sizeof(float));
+  InferResponse response;
+  response.model = "m";
+  response.version = "1";
+  response.outputs = {f};
+  int64_t json_length = 0;
+  const std::string whole =
+      EncodeInferResponse(response, "", WireOptions{}, &json_length);
+  ASSERT_GT(whole.size(), 10 * f.bytes.size() / 4);
+  std::string answer = "stale";
+  EXPECT_FALSE(EncodeInferResponseWithin(
+      response, "", WireOptions{}, whole.size() - 1, &answer, &json_length));
+  EXPECT_TRUE(answer.empty());
+  EXPECT_EQ(json_length, -1);
+  EXPECT_TRUE(EncodeInferResponseWithin(response, "", WireOptions{},
+                                        whole.size(), &answer, &json_length));
+  EXPECT_EQ(answer, whole);
+  // As binary: its bytes count.
+  WireOptions binary;
+  binary.binary_default = true;
+  const std::string framed =
+      EncodeInferResponse(response, "", binary, &json_length);
+  EXPECT_FALSE(EncodeInferResponseWithin(
+      response, "", binary, framed.size() - 1, &answer, &json_length));
+  EXPECT_TRUE(EncodeInferResponseWithin(response, "", binary, framed.size(),
+                                        &answer, &json_length));
+  EXPECT_EQ(answer, framed);
 }
 
 // The encoder's text of floating point values: the shortest that reads
 // back as the same value, with a fraction when it has none (JSON readers
-// take "1" for an integer and "-0" for 0), null for what JSON lacks.
+// take "1" for an integer and "-0" for 0), and NaN, Infinity and
+// -Infinity for what JSON lacks, as Triton writes them.
 TEST(HttpCodec, ResponseNumbersAsText) {
   TensorData f;
   f.name = "f";
   f.type = DataType::FLOAT32;
-  const std::vector<float> floats = {
-      1.f,          -0.f, 0.1f, 1e10f, -2.5f, std::numeric_limits<float>::max(),
-      std::nanf("")};
+  const std::vector<float> floats = {1.f,
+                                     -0.f,
+                                     0.1f,
+                                     1e10f,
+                                     -2.5f,
+                                     std::numeric_limits<float>::max(),
+                                     std::nanf(""),
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity()};
   f.shape = {static_cast<int64_t>(floats.size())};
   f.bytes.assign(reinterpret_cast<const char*>(floats.data()),
                  floats.size() * sizeof(float));
@@ -346,8 +406,10 @@ TEST(HttpCodec, ResponseNumbersAsText) {
   int64_t json_length = 0;
   const std::string body =
       EncodeInferResponse(response, "", WireOptions{}, &json_length);
-  EXPECT_NE(body.find(R"("data":[1.0,-0.0,0.1,1e+10,-2.5,3.4028235e+38,null])"),
-            std::string::npos)
+  EXPECT_NE(
+      body.find(
+          R"("data":[1.0,-0.0,0.1,1e+10,-2.5,3.4028235e+38,NaN,Infinity,-Infinity])"),
+      std::string::npos)
       << body;
   EXPECT_NE(body.find(R"("data":[100.0,0.1,1e+300,-5e-324])"),
             std::string::npos)

@@ -649,6 +649,19 @@ def check_half_precision(port, grpc_port, client, httpclient):
     R.check(status == 400 and "element 2 (row major) is 70000" in
             error_of(body), "half: an FP16 value past its range -> 400",
             "%s %s" % (status, body[:300]))
+    # Sums past FP16's range: infinities in JSON as Triton writes them
+    # (Infinity, -Infinity), which Python's json reads back, as over gRPC.
+    status, _, body = post_json(port, "half", {"inputs": [
+        {"name": "x16", "shape": [1, 3], "datatype": "FP16",
+         "data": [60000, -60000, 1]},
+        {"name": "xb16", "shape": [1, 3], "datatype": "BF16",
+         "data": [60000, -60000, 1]}],
+        "outputs": [{"name": "sum16"}]})
+    got = (json.loads(body)["outputs"][0]["data"] if status == 200 else None)
+    R.check(status == 200 and b"[Infinity,-Infinity,3.0]" in body and
+            got == [float("inf"), float("-inf"), 3.0],
+            "half: infinities as JSON are Infinity and -Infinity",
+            "%s %s" % (status, body[:300]))
 
 
 def check_openmp_wait_policy(server, policy, spincount):
@@ -1433,6 +1446,83 @@ def check_grpc_answer_too_large(grpc_port, max_bytes):
                 "message, and the stream goes on",
                 str([(a.infer_response.id[:20], a.error_message[:120])
                      for a in answers]))
+
+
+def check_http_answer_too_large(port, max_bytes):
+    """An HTTP answer over --max-body-mb is refused as gRPC's is (JSON takes
+    up to ten times its tensors' bytes, and a slow reader would hold it),
+    naming the model and the limit; as binary too; a smaller one is
+    answered."""
+    import numpy as np
+
+    def infer(rows, binary_output):
+        x = np.ones((rows, 3), np.float16).tobytes()
+        header = {"inputs": [
+            {"name": name, "datatype": datatype, "shape": [rows, 3],
+             "parameters": {"binary_data_size": len(x)}}
+            for name, datatype in (("x16", "FP16"), ("xb16", "BF16"))],
+            "parameters": {"binary_data_output": binary_output}}
+        head = json.dumps(header).encode()
+        return request(port, "POST", "/v2/models/half/infer", head + x + x,
+                       {"Inference-Header-Content-Length": str(len(head))})
+
+    want = "more than a body may hold (--max-body-mb)"
+    for binary in (False, True):
+        rows = max_bytes // 24 + 1000
+        status, _, body = infer(rows, binary)
+        R.check(status == 503 and want in error_of(body) and
+                "model 'half'" in error_of(body) and
+                str(max_bytes) in error_of(body),
+                "http: a %s answer over --max-body-mb is refused, naming the "
+                "model and the limit" % ("binary" if binary else "JSON"),
+                "%d %s" % (status, body[:300]))
+    status, _, body = infer(1000, False)
+    R.check(status == 200 and len(json.loads(body)["outputs"]) == 3,
+            "http: a JSON answer under --max-body-mb is answered",
+            "%d %s" % (status, body[:200]))
+
+
+def check_framing(port):
+    """A request whose body's end is unclear (RFC 9112 6.1, 6.3) is answered
+    400 and its connection closed: a Transfer-Encoding other than
+    "chunked", or two Content-Lengths that disagree. With both
+    Transfer-Encoding and Content-Length it is read chunked, and the
+    connection closes after the answer. A request pipelined after any of
+    them is never answered."""
+    live = b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n"
+    body = b'{"inputs":[]}'
+    cases = [
+        ("Transfer-Encoding: identity", b"Transfer-Encoding: identity\r\n"
+         b"Content-Length: %d\r\n" % len(body), body, "400"),
+        ("Transfer-Encoding: gzip, chunked",
+         b"Transfer-Encoding: gzip, chunked\r\n", b"0\r\n\r\n", "400"),
+        ("two Content-Lengths that disagree",
+         b"Content-Length: %d\r\nContent-Length: 5\r\n" % len(body), body,
+         "400"),
+        ("Transfer-Encoding: chunked with a Content-Length",
+         b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+         b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body), "400"),
+    ]
+    for name, headers, payload, want in cases:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        try:
+            sock.sendall(b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+                         + headers + b"\r\n" + payload + live)
+            got = b""
+            try:
+                while True:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    got += chunk
+            except socket.timeout:
+                got += b"<timed out>"
+        finally:
+            sock.close()
+        R.check(got.startswith(b"HTTP/1.1 " + want.encode()) and
+                b"<timed out>" not in got and got.count(b"HTTP/1.1 ") == 1,
+                "http: %s is answered %s, the connection closed, a pipelined "
+                "request not served" % (name, want), got[:300])
 
 
 def check_grpc_typed_contents(port, x, y):
@@ -3822,6 +3912,8 @@ def main():
         check_logging(a)
         check_half_precision(a.port, a.grpc_port, client, httpclient)
         check_grpc_answer_too_large(a.grpc_port, 8 << 20)
+        check_http_answer_too_large(a.port, 8 << 20)
+        check_framing(a.port)
         check_keep_alive(a.port)
         check_control_bodies(a)
         check_body_budget(a.port, 8 << 20)

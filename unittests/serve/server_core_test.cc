@@ -1754,7 +1754,8 @@ TEST(ServerCore, LoadFindsNewVersionsAndKeepsServingWhenTheyFail) {
   for (const std::string& name :
        {std::string(), std::string("."), std::string(".."),
         std::string("../demo"), std::string("demo/1"), std::string("x\ny"),
-        std::string("x\x7f"), std::string("x\0y", 3)}) {
+        std::string("x\x7f"), std::string("x\0y", 3),
+        std::string("bad\xffname"), std::string("cut\xc3")}) {
     status = server.Load(name, "");
     EXPECT_EQ(status.code, StatusCode::kInvalidArgument) << name;
     EXPECT_NE(status.message.find("is not a model name"), std::string::npos)
@@ -1762,6 +1763,22 @@ TEST(ServerCore, LoadFindsNewVersionsAndKeepsServingWhenTheyFail) {
   }
   EXPECT_NE(server.Load("x\ny", "").message.find("'x\\x0ay'"),
             std::string::npos);
+}
+
+// A folder whose name is not UTF-8 (or holds a control character) names
+// no model: it is skipped, and the others serve. Listed, it made every
+// gRPC index and statistics answer unreadable (protobuf strings are
+// UTF-8), and Prometheus text invalid.
+TEST(ServerCore, FoldersWhoseNamesNameNoModelAreSkipped) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir());
+  repo.Add("bad\xffname", DemoModelDir());
+  repo.Add("x\ny", DemoModelDir());
+  InferenceServer server(repo.path(), ExplicitModelControl());
+  EXPECT_TRUE(server.Ready());
+  EXPECT_EQ(IndexText(server, false), "demo/1/READY/\n");
+  EXPECT_EQ(server.ModelNames(), std::vector<std::string>{"demo"});
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 0)).status.ok());
 }
 
 TEST(ServerCore, AFailedReloadKeepsTheVersionsThatServe) {
