@@ -107,7 +107,11 @@ void ConvertToPlainLayout(Tensor* t, platform::AllocationPtr* scratch) {
   platform::AllocationPtr local;
   if (scratch == nullptr) scratch = &local;
   if (*scratch == nullptr || (*scratch)->size() < plain_bytes) {
-    *scratch = platform::GetAllocator(t->place())->Allocate(plain_bytes);
+    scratch->reset();
+    // A kept one is no run's tensor (platform::AllocateKeptHostBuffer).
+    *scratch = scratch != &local && t->place().is_cpu()
+                   ? platform::AllocateKeptHostBuffer(plain_bytes)
+                   : platform::GetAllocator(t->place())->Allocate(plain_bytes);
   }
   layout->ToPlain(t->raw_data(), (*scratch)->ptr());
   std::memcpy(t->raw_data(), (*scratch)->ptr(), plain_bytes);

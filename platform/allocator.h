@@ -74,6 +74,12 @@ void UnregisterAllocatorFactory(const std::string& place_kind);
 /// ScopedHostAllocator when one is active.
 Allocator* GetAllocator(const Place& place);
 
+/// A host buffer a context keeps and grows from run to run (a kernel's
+/// scratch): from the run's host allocator like a tensor, but held to the
+/// limit for one tensor only (Config::SetMemoryLimits), not counted in the
+/// run's total, which would then depend on what earlier runs grew it to.
+AllocationPtr AllocateKeptHostBuffer(size_t bytes);
+
 /// While alive, this thread's host allocations come from `allocator` (a
 /// predictor's block pool while it records a plan). Scopes nest.
 class ScopedHostAllocator {

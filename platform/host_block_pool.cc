@@ -128,6 +128,26 @@ AllocationPtr HostBlockPool::AllocateArena(size_t bytes,
   });
 }
 
+AllocationPtr HostBlockPool::AllocateKept(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    PADDLE_ENFORCE(block_limit_ == 0 || bytes <= block_limit_,
+                   errors::ResourceExhausted(
+                       "a kernel's scratch needs ", bytes,
+                       " bytes, over the limit for one tensor (", block_limit_,
+                       " bytes; Config::SetMemoryLimits)."));
+  }
+  return AllocateArena(bytes, bytes);
+}
+
+AllocationPtr AllocateKeptHostBuffer(size_t bytes) {
+  Allocator* host = GetAllocator(CPUPlace{});
+  if (auto* pool = dynamic_cast<HostBlockPool*>(host)) {
+    return pool->AllocateKept(bytes);
+  }
+  return host->Allocate(bytes);
+}
+
 void* HostBlockPool::Take(size_t bytes, bool counted) {
   if (bytes < kMinBlock) {
     if (counted) {

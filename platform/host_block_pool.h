@@ -74,6 +74,9 @@ class HostBlockPool : public Allocator {
   /// pool stops counting them as it gives the block, and the budget
   /// counts only what runs use.
   AllocationPtr AllocateArena(size_t bytes, size_t resident_bytes);
+  /// A buffer kept from run to run (AllocateKeptHostBuffer): held to the
+  /// limit for one block, and, like an arena, not counted as a run's.
+  AllocationPtr AllocateKept(size_t bytes);
 
   /// Runs per decay window, and windows remembered (EndOfRun).
   static constexpr int kDecayRuns = 16;

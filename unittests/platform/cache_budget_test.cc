@@ -189,6 +189,35 @@ TEST(HostBlockPool, AnArenaOnWarmPagesHandsBackItsHeadroom) {
   pool->Close();
 }
 
+// A kept buffer (a kernel's scratch, grown from run to run) is held to the
+// limit for one tensor, but is no run's: counted as held, the runs after
+// the one that grew it were charged for it, so whether a run passed the
+// limit depended on what ran before.
+TEST(HostBlockPool, AKeptBufferIsHeldToTheTensorLimitOnly) {
+  CacheBudget budget(size_t{64} << 20);
+  auto* pool = HostBlockPool::Create(&budget);
+  constexpr size_t kMB = size_t{1} << 20;
+  pool->SetLimits(4 * kMB, 6 * kMB);
+  {
+    ScopedHostAllocator scoped(pool);
+    AllocationPtr kept = AllocateKeptHostBuffer(3 * kMB);
+    EXPECT_EQ(pool->used_bytes(), 0u);
+    // A run may still take all of its own limit.
+    AllocationPtr tensor = GetAllocator(CPUPlace{})->Allocate(4 * kMB);
+    AllocationPtr other = GetAllocator(CPUPlace{})->Allocate(2 * kMB);
+    EXPECT_EQ(pool->used_bytes(), 6 * kMB);
+    try {
+      AllocateKeptHostBuffer(5 * kMB);
+      ADD_FAILURE() << "a kept buffer over the tensor limit was allocated";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("over the limit for one tensor"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  pool->Close();
+}
+
 // Free pages that no run of the last windows needed go back to the
 // system, if they are worth it; what those runs took stays warm.
 TEST(HostBlockPool, RunsThatLeaveFreePagesUnusedLetThemGo) {

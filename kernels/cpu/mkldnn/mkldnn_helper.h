@@ -170,7 +170,10 @@ class MkldnnContext {
     platform::AllocationPtr& b = scratch_[slot];
     if (b == nullptr || b->size() < bytes) {
       b.reset();
-      b = platform::GetAllocator(platform::CPUPlace{})->Allocate(bytes);
+      // Not counted while gone, should the allocation throw.
+      budget_->Resize(scratch_ids_[slot], 0, /*touch=*/false,
+                      /*may_evict=*/false);
+      b = platform::AllocateKeptHostBuffer(bytes);
       budget_->Resize(scratch_ids_[slot], bytes);
     }
     return b->ptr();
