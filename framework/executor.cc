@@ -108,7 +108,7 @@ struct Executor::BlockState {
   bool strict_checked = false;
   // Resolved variables per op, for the scope they were resolved in. The
   // main block runs in one scope per predictor, so this is built once.
-  const Scope* resolved_scope = nullptr;
+  uint64_t resolved_scope = 0;  // Scope::id()
   std::vector<RuntimeContext> contexts;
   // Plans by input signature, most recently used first.
   std::list<std::unique_ptr<Plan>> plans;
@@ -151,7 +151,7 @@ struct Executor::BlockState {
     Variable* var;
     int first_op, last_op;
   };
-  const Scope* release_scope = nullptr;
+  uint64_t release_scope = 0;  // Scope::id()
   std::vector<std::vector<ReleasedVar>> release_vars;
   // For planning, also fixed for the block: how many ops write each
   // variable, and the names of the weights.
@@ -173,7 +173,7 @@ struct Executor::BlockState {
   // scope, as `contexts` are (variables are made before the first run):
   // listing them per new shape (copying and sorting every weight's name)
   // was a tenth of a small model's plan building.
-  const Scope* foreign_scope = nullptr;
+  uint64_t foreign_scope = 0;  // Scope::id()
   std::vector<const Variable*> foreign_vars;
   // Also per scope: the variables a plan may place (not weights, feeds or
   // variables outside the scope), with the ops between which they live.
@@ -447,9 +447,9 @@ void Executor::Run(int block_idx, Scope* scope) {
     RunResolved(block_idx, scope, ResolveBlock(block_idx, scope));
     return;
   }
-  if (state.resolved_scope != scope) {
+  if (state.resolved_scope != scope->id()) {
     state.contexts = ResolveBlock(block_idx, scope);
-    state.resolved_scope = scope;
+    state.resolved_scope = scope->id();
     ForgetPlans(state, /*scope_alive=*/false);
   }
   PrepareLifetimes(state);
@@ -808,7 +808,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
   // for callers that read them from the scope.
   PrepareLifetimes(state);
   const Lifetimes& lives = *state.lifetimes;
-  if (state.release_scope != scope) {
+  if (state.release_scope != scope->id()) {
     state.release_vars.assign(ops.size(), {});
     for (size_t i = 0; i < ops.size(); ++i) {
       for (const VarDesc* var : state.released_after[i]) {
@@ -819,7 +819,7 @@ void Executor::RunMainBlock(BlockState& state, Scope* scope) {
         }
       }
     }
-    state.release_scope = scope;
+    state.release_scope = scope->id();
   }
   std::vector<Released> released;
   released.reserve(ops.size());
@@ -1108,8 +1108,8 @@ void Executor::ForgetPlans(BlockState& state, bool scope_alive) {
     // The variables may be gone with their scope: do not touch them, and
     // list the next scope's anew.
     state.planned_vars.clear();
-    state.foreign_scope = nullptr;
-    state.release_scope = nullptr;
+    state.foreign_scope = 0;
+    state.release_scope = 0;
   }
   // Before the plans go: the tensors in the arenas let go of them.
   std::vector<std::string> keys;
@@ -1292,7 +1292,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
 
   // What depends on the scope only: listed once per scope, as the resolved
   // contexts are (variables are made before the first run).
-  if (state.foreign_scope != scope) {
+  if (state.foreign_scope != scope->id()) {
     // Buffers that are not ours to place: feeds (the caller's memory) and
     // weights, and anything sharing a buffer with them.
     state.foreign_vars.clear();
@@ -1318,7 +1318,7 @@ std::unique_ptr<Executor::Plan> Executor::BuildPlan(
           v, life->second.first,
           lives.fetches.count(var.name) ? end : life->second.second});
     }
-    state.foreign_scope = scope;
+    state.foreign_scope = scope->id();
     state.replay_rules_valid = false;
   }
 

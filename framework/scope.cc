@@ -1,6 +1,7 @@
 #include "framework/scope.h"
 
 #include <algorithm>
+#include <atomic>
 #include <typeinfo>
 
 #include "framework/variable.h"
@@ -18,6 +19,11 @@ void Variable::CheckType(const std::type_info& requested) const {
 }
 
 Scope::~Scope() { DropKids(); }
+
+uint64_t Scope::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Variable* Scope::Var(const std::string& name) {
   auto it = vars_.find(name);

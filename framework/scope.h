@@ -3,6 +3,7 @@
 // predictor runs in its own child scope.
 #pragma once
 
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,10 @@ class Scope {
   void DropKids() const;
 
   const Scope* parent() const { return parent_; }
+  /// Unique to this scope in the process: unlike its address, never that
+  /// of a scope gone before (the executor keeps what it resolved in the
+  /// scope it last ran in).
+  uint64_t id() const { return id_; }
   std::vector<std::string> LocalVarNames() const;
 
   /// Whether `var` is the variable `name` of this scope's root, seen from
@@ -42,9 +47,11 @@ class Scope {
 
  private:
   explicit Scope(const Scope* parent) : parent_(parent) {}
+  static uint64_t NextId();
 
   std::unordered_map<std::string, std::unique_ptr<Variable>> vars_;
   const Scope* parent_ = nullptr;
+  const uint64_t id_ = NextId();
   mutable std::list<Scope*> kids_;
   mutable std::mutex kids_mu_;
 };

@@ -175,9 +175,11 @@ class Config {
   /// 0 (default): a quarter and a half of the machine's physical memory.
   /// Counted: the tensors a run of new shapes allocates (whatever ran
   /// before it); with memory optim (the default), a later run of the same
-  /// shapes reuses that layout, in a block no limit counts again. Not counted in `run_bytes`: the inputs
-  /// (mutable_data and CopyFromCpu check each against `tensor_bytes`),
-  /// and the weights.
+  /// shapes reuses that layout, in a block no limit counts again. Not
+  /// counted in `run_bytes`: the inputs (mutable_data and CopyFromCpu
+  /// check each against `tensor_bytes`), the weights, and the kernels'
+  /// scratch they keep from run to run (held to `tensor_bytes`; counted
+  /// in the cache budget).
   void SetMemoryLimits(size_t tensor_bytes, size_t run_bytes) {
     max_tensor_bytes_ = tensor_bytes;
     max_run_bytes_ = run_bytes;

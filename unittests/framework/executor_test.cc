@@ -169,6 +169,28 @@ ProgramDesc ThreeScalesProgram() {
   return builder.Build();
 }
 
+// Scopes made and dropped one after another, often at one address: each
+// run resolves its own scope's variables (what was resolved for a scope
+// gone before is never used again, wherever the new one lies).
+TEST(Executor, EachNewScopeIsResolvedAnewWhateverItsAddress) {
+  ProgramDesc program = CrossedProgram();
+  platform::DeviceContextPool pool(OneThread());
+  Executor executor(program, KernelPreference{}, &pool);
+  for (int run = 0; run < 6; ++run) {
+    auto scope = std::make_unique<Scope>();
+    auto& feeds = *scope->Var("feed")->GetMutable<TensorList>();
+    feeds.resize(2);
+    const float v = static_cast<float>(run + 1);
+    feeds[0] = MakeTensor<float>({1, 2}, {-v, v});
+    feeds[1] = MakeTensor<float>({1, 2}, {2 * v, -2 * v});
+    executor.Run(0, scope.get());
+    const auto& fetched = scope->FindVar("fetch")->Get<TensorList>();
+    testing::ExpectTensorNear(fetched.at(0),
+                              MakeTensor<float>({1, 2}, {2 * v, 0}));
+    testing::ExpectTensorNear(fetched.at(1), MakeTensor<float>({1, 2}, {0, v}));
+  }
+}
+
 // Every plan's buffers share one host arena, allocated with half again the
 // room a plan needs: a somewhat larger shape replays in it (no fresh pages
 // to fault in), a much larger one gets a new one; all compute the same.
