@@ -1044,8 +1044,7 @@ void Executor::ReleaseLeftovers(BlockState& state, Scope* scope) {
 
 uint64_t Executor::KernelCacheEvictions() const {
   // Plans, arenas and the pool's free pages are no kernel's.
-  return budget_->evictions() - budget_->evictions("plans") -
-         budget_->evictions("arena") - budget_->evictions("host.pool");
+  return budget_->EvictionsBesides({"plans", "arena", "host.pool"});
 }
 
 void Executor::DropEvicted(BlockState& state) {

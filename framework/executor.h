@@ -229,7 +229,8 @@ class Executor {
   void ReleaseArena(BlockState& state, const std::string& place_key);
   /// Drops the plans and arenas the budget evicted during the last run.
   void DropEvicted(BlockState& state);
-  // Evictions from the caches kernel states may hold (primitives, weights).
+  /// Evictions from the caches kernel states may hold (primitives,
+  /// weights).
   uint64_t KernelCacheEvictions() const;
   /// `scope_alive`: the variables of the last run's scope still exist (its
   /// tensors pointing into the arenas let go, its lists stay); otherwise
@@ -271,8 +272,9 @@ class Executor {
   // and a stream that alternates shapes replays them rather than
   // rebuilding every call.
   std::vector<std::shared_ptr<void>>* replay_kernel_states_ = nullptr;
-  // The budget's eviction count when plans' kernel states were last
-  // checked: states hold primitives and weights the budget may have let go.
+  // The budget's evictions of kernel caches when plans' kernel states were
+  // last checked: states hold primitives and weights the budget may have
+  // let go.
   uint64_t kernel_state_evictions_ = 0;
   std::mutex mu_;
   std::map<int, std::unique_ptr<BlockState>> blocks_;

@@ -177,9 +177,10 @@ class Config {
   /// before it); with memory optim (the default), a later run of the same
   /// shapes reuses that layout, in a block no limit counts again. Not
   /// counted in `run_bytes`: the inputs (mutable_data and CopyFromCpu
-  /// check each against `tensor_bytes`), the weights, and the kernels'
-  /// scratch they keep from run to run (held to `tensor_bytes`; counted
-  /// in the cache budget).
+  /// check each against `tensor_bytes`), the weights, and the buffers
+  /// kernels keep from run to run (held to `tensor_bytes`; oneDNN's
+  /// scratchpads count in the cache budget, layout conversions' buffers
+  /// take at most the largest tensor).
   void SetMemoryLimits(size_t tensor_bytes, size_t run_bytes) {
     max_tensor_bytes_ = tensor_bytes;
     max_run_bytes_ = run_bytes;

@@ -501,10 +501,15 @@ struct Predictor::Impl {
   // Impl's and its clones') is freed now. An executor frees it as its next
   // run starts, and a clone may be idle for good (a generic clone once
   // every shape is made), holding memory the budget no longer counts.
+  // A clone's own output list, which shares its arena, is cleared too: the
+  // predictor's list holds the outputs the caller reads.
   void DropEvictedBesides(const fw::Executor* ran) {
     if (executor.get() != ran) executor->DropEvicted();
-    if (generic != nullptr) generic->DropEvictedBesides(ran);
-    if (narrow != nullptr) narrow->DropEvictedBesides(ran);
+    for (Impl* clone : {generic.get(), narrow.get()}) {
+      if (clone == nullptr) continue;
+      clone->ClearOutputs();
+      clone->DropEvictedBesides(ran);
+    }
   }
 };
 
@@ -1027,7 +1032,11 @@ void Predictor::Run() {
       if (impl_->narrow_trial) impl_->LearnFromWideTrial();
     }
   } catch (...) {
-    impl_->DropEvictedBesides(nullptr);  // no outputs to keep
+    // No outputs to keep. The run's own error is what the caller sees.
+    try {
+      impl_->DropEvictedBesides(nullptr);
+    } catch (...) {
+    }
     throw;
   }
   impl_->DropEvictedBesides(impl_->LastRunExecutor());

@@ -17,6 +17,7 @@ CacheBudget::EntryId CacheBudget::Add(const std::string& cache,
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
     size_t* cache_bytes = &by_cache_[cache];
+    evictions_by_cache_.emplace(cache, 0);  // TakeVictims may not allocate
     Item item{id, cache, bytes, std::move(evict), false, cache_bytes};
     auto it = as_oldest ? lru_.insert(lru_.end(), std::move(item))
                         : lru_.insert(lru_.begin(), std::move(item));
@@ -91,10 +92,15 @@ uint64_t CacheBudget::evictions() const {
   return evictions_;
 }
 
-uint64_t CacheBudget::evictions(const std::string& cache) const {
+uint64_t CacheBudget::EvictionsBesides(
+    std::initializer_list<const char*> caches) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto found = evictions_by_cache_.find(cache);
-  return found == evictions_by_cache_.end() ? 0 : found->second;
+  uint64_t besides = evictions_;
+  for (const char* cache : caches) {
+    auto found = evictions_by_cache_.find(cache);
+    if (found != evictions_by_cache_.end()) besides -= found->second;
+  }
+  return besides;
 }
 
 std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
@@ -108,7 +114,7 @@ std::vector<std::function<void()>> CacheBudget::TakeVictims(EntryId keep) {
     victims.push_back(std::move(it->evict));
     index_.erase(it->id);
     ++evictions_;
-    ++evictions_by_cache_[it->cache];
+    ++evictions_by_cache_.find(it->cache)->second;
     it = lru_.erase(it);
   }
   return victims;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <list>
 #include <map>
 #include <mutex>
@@ -72,8 +73,8 @@ class CacheBudget {
   std::map<std::string, size_t> UsedByCache() const;
   /// Entries dropped to make room since the budget was made.
   uint64_t evictions() const;
-  /// Those of one cache.
-  uint64_t evictions(const std::string& cache) const;
+  /// Those of every cache but `caches`, counted at once.
+  uint64_t EvictionsBesides(std::initializer_list<const char*> caches) const;
 
  private:
   struct Item {

@@ -70,9 +70,9 @@ class HostBlockPool : public Allocator {
   /// the second run of a shape fail where its first had passed, and a
   /// cached plan's arena made a shape that runs alone fail after another
   /// shape had run. Pages past the first `resident_bytes` (headroom no run
-  /// writes yet) are handed back if the block had them resident: the
-  /// pool stops counting them as it gives the block, and the budget
-  /// counts only what runs use.
+  /// writes yet) are handed back: the block may lie on pages the pool had
+  /// resident, which it stops counting as it gives the block, and the
+  /// budget counts only what runs use.
   AllocationPtr AllocateArena(size_t bytes, size_t resident_bytes);
   /// A buffer kept from run to run (AllocateKeptHostBuffer): held to the
   /// limit for one block, and, like an arena, not counted as a run's.

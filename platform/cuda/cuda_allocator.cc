@@ -123,7 +123,6 @@ void* CUDAAllocator::AllocateRaw(size_t bytes) {
           " in use); raise Config::SetGpuMemoryLimit (pdlite --gpu-mem-mb)."));
     }
     in_use_ += size;
-    peak_ = std::max(peak_, in_use_);
   }
   void* ptr = nullptr;
   try {
@@ -135,6 +134,7 @@ void* CUDAAllocator::AllocateRaw(size_t bytes) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   stream_of_[ptr] = ordered ? stream : nullptr;
+  peak_ = std::max(peak_, in_use_);  // what was held, not what failed
   return ptr;
 }
 

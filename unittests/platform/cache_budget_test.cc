@@ -29,9 +29,9 @@ TEST(CacheBudget, EvictsOldestAcrossCachesUntilItFits) {
   EXPECT_EQ(budget.UsedByCache()["x"], 200u);
   EXPECT_EQ(budget.UsedByCache()["y"], 0u);
   EXPECT_EQ(budget.evictions(), 1u);
-  EXPECT_EQ(budget.evictions("y"), 1u);  // so executors can tell whose
-  EXPECT_EQ(budget.evictions("x"), 0u);
-  EXPECT_EQ(budget.evictions("z"), 0u);
+  // So executors can tell whose.
+  EXPECT_EQ(budget.EvictionsBesides({"y"}), 0u);
+  EXPECT_EQ(budget.EvictionsBesides({"x", "z"}), 1u);
 }
 
 TEST(CacheBudget, NeverEvictsTheNewEntryOrUnevictableOnes) {

@@ -1503,11 +1503,16 @@ def check_framing(port):
          b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
          b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body), "400"),
     ]
-    for name, headers, payload, want in cases:
+    post = b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
+    cases = [(name, post, headers, payload, want)
+             for name, headers, payload, want in cases]
+    cases.append(("a GET with Transfer-Encoding: identity",
+                  b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n",
+                  b"Transfer-Encoding: identity\r\n", b"abc", "400"))
+    for name, start, headers, payload, want in cases:
         sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         try:
-            sock.sendall(b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
-                         + headers + b"\r\n" + payload + live)
+            sock.sendall(start + headers + b"\r\n" + payload + live)
             got = b""
             try:
                 while True:
