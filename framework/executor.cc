@@ -1082,24 +1082,20 @@ void Executor::KeepHostPagesResident(size_t bytes) {
   host_pool_->KeepResident(bytes);
 }
 
+Executor::BlockState* Executor::MainBlockState() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = blocks_.find(0);
+  return found != blocks_.end() ? found->second.get() : nullptr;
+}
+
 void Executor::DropEvicted() {
-  BlockState* state = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto found = blocks_.find(0);
-    if (found != blocks_.end()) state = found->second.get();
-  }
-  if (state != nullptr) DropEvicted(*state);
+  if (BlockState* state = MainBlockState()) DropEvicted(*state);
 }
 
 void Executor::ForgetPlans() {
-  BlockState* state = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto found = blocks_.find(0);
-    if (found != blocks_.end()) state = found->second.get();
+  if (BlockState* state = MainBlockState()) {
+    ForgetPlans(*state, /*scope_alive=*/true);
   }
-  if (state != nullptr) ForgetPlans(*state, /*scope_alive=*/true);
 }
 
 void Executor::ForgetPlans(BlockState& state, bool scope_alive) {

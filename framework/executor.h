@@ -227,6 +227,8 @@ class Executor {
   /// Frees an arena: tensors pointing into it let go, plans forget their
   /// regions in it.
   void ReleaseArena(BlockState& state, const std::string& place_key);
+  /// The main block's state; null before it was prepared.
+  BlockState* MainBlockState();
   /// Drops the plans and arenas the budget evicted during the last run.
   void DropEvicted(BlockState& state);
   /// Evictions from the caches kernel states may hold (primitives,

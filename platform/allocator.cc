@@ -12,19 +12,28 @@ namespace paddle_lite {
 namespace platform {
 
 AllocationPtr Allocator::Allocate(size_t bytes) {
-  void* ptr = AllocateRaw(bytes);
+  // A pool's counts (and run limit) go back with the block too.
+  return Own(AllocateRaw(bytes), bytes, place(),
+             [this, bytes](void* ptr) { FreeRaw(ptr, bytes); });
+}
+
+AllocationPtr Allocator::Own(void* ptr,
+                             size_t bytes,
+                             const Place& where,
+                             std::function<void(void*)> release) {
   Allocation* allocation = nullptr;
   try {
-    allocation = new Allocation(ptr, bytes, place());
+    allocation = new Allocation(ptr, bytes, where);
   } catch (...) {
-    FreeRaw(ptr, bytes);  // a pool's counts (and run limit) go back too
+    release(ptr);
     throw;
   }
   // Should the shared_ptr's own block fail, it calls the deleter.
-  return AllocationPtr(allocation, [this, bytes](Allocation* a) {
-    FreeRaw(a->ptr(), bytes);
-    delete a;
-  });
+  return AllocationPtr(allocation,
+                       [release = std::move(release)](Allocation* a) {
+                         release(a->ptr());
+                         delete a;
+                       });
 }
 
 void* CPUAllocator::AllocateRaw(size_t bytes) {

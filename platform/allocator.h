@@ -45,6 +45,13 @@ class Allocator {
   virtual void FreeRaw(void* ptr, size_t bytes) = 0;
   /// The place allocations are made on.
   virtual Place place() const = 0;
+  /// `ptr` (`bytes` on `where`) as an allocation whose last owner calls
+  /// `release(ptr)`. If the allocation cannot be made, `release` runs at
+  /// once and the error goes on: the block never leaks.
+  static AllocationPtr Own(void* ptr,
+                           size_t bytes,
+                           const Place& where,
+                           std::function<void(void*)> release);
 };
 
 /// Host memory aligned to 64 bytes (a cache line, and what AVX-512 loads

@@ -114,18 +114,8 @@ AllocationPtr HostBlockPool::AllocateArena(size_t bytes,
   if (bytes >= kMinBlock && kept < bytes) {
     HandBack(static_cast<char*>(ptr) + kept, bytes - kept);
   }
-  Allocation* allocation = nullptr;
-  try {
-    allocation = new Allocation(ptr, bytes, CPUPlace{});
-  } catch (...) {
-    Release(ptr, bytes, false);
-    throw;
-  }
-  // Should the shared_ptr's own allocation fail, it calls the deleter.
-  return AllocationPtr(allocation, [this, bytes](Allocation* a) {
-    Release(a->ptr(), bytes, false);
-    delete a;
-  });
+  return Own(ptr, bytes, CPUPlace{},
+             [this, bytes](void* p) { Release(p, bytes, false); });
 }
 
 AllocationPtr HostBlockPool::AllocateKept(size_t bytes) {
