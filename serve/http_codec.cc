@@ -37,9 +37,97 @@ Status Bad(std::string message) {
   return Status::Error(StatusCode::kInvalidArgument, std::move(message));
 }
 
-// The text of a JSON value, for messages; long ones are cut.
+// JSON has no NaN or infinity, yet Triton reads the tokens rapidjson's
+// kParseNanAndInfFlag takes (NaN, Inf and Infinity, each optionally
+// signed), which Python's json writes. simdjson refuses them, so a body
+// that fails to parse and holds them outside strings is parsed again with
+// each replaced by a marker string: a NUL, then the token. A marker is
+// read as its number only by floating-point inputs, and only in a body
+// that was rewritten (where a client's own string of a NUL and a token
+// would read the same; no client writes one).
+
+// The non-finite token at the start of `text` ("-Infinity"...), or an
+// empty view when there is none.
+std::string_view NonFiniteTokenAt(std::string_view text) {
+  const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+  for (std::string_view word : {"NaN", "Infinity", "Inf"}) {
+    if (text.substr(sign, word.size()) != word) continue;
+    const size_t end = sign + word.size();
+    // "NaNa" or "Infx" is no token: left as it is, it fails the parse.
+    if (end < text.size() &&
+        std::isalnum(static_cast<unsigned char>(text[end]))) {
+      return {};
+    }
+    return text.substr(0, end);
+  }
+  return {};
+}
+
+// `json` with every non-finite token outside strings replaced by its
+// marker; false when it has none.
+bool MarkNonFiniteTokens(std::string_view json, std::string* marked) {
+  bool in_string = false;
+  bool found = false;
+  size_t copied = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '-' && c != 'N' && c != 'I') continue;
+    const std::string_view token = NonFiniteTokenAt(json.substr(i));
+    if (token.empty()) continue;
+    if (!found) marked->reserve(json.size() + 64);
+    found = true;
+    marked->append(json.substr(copied, i - copied));
+    marked->append("\"\\u0000").append(token).push_back('"');
+    i += token.size() - 1;
+    copied = i + 1;
+  }
+  if (found) marked->append(json.substr(copied));
+  return found;
+}
+
+// The token a marker stands for; empty when `value` is not a marker.
+std::string_view MarkedToken(dom::element value) {
+  std::string_view text;
+  if (value.get_string().get(text) != simdjson::SUCCESS || text.empty() ||
+      text[0] != '\0') {
+    return {};
+  }
+  const std::string_view token = NonFiniteTokenAt(text.substr(1));
+  return token.size() + 1 == text.size() ? token : std::string_view();
+}
+
+// The number a marker stands for; false when `value` is not a marker.
+bool MarkedNonFinite(dom::element value, double* number) {
+  const std::string_view token = MarkedToken(value);
+  if (token.empty()) return false;
+  if (token.find('N') != std::string_view::npos) {
+    *number = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    *number = token[0] == '-' ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity();
+  }
+  return true;
+}
+
+// The text of a JSON value, for messages; long ones are cut, and a
+// marker is shown as its token.
 std::string Shown(dom::element value) {
   constexpr size_t kShownBytes = 80;
+  if (const std::string_view token = MarkedToken(value); !token.empty()) {
+    return std::string(token);
+  }
   std::string text = simdjson::minify(value);
   if (text.size() > kShownBytes) text = text.substr(0, kShownBytes) + "...";
   return text;
@@ -96,9 +184,10 @@ float RoundToOddFloat(long double x) {
 
 // One JSON value as an element of type T (bool for BOOL); false when it
 // is not one: a number of the wrong kind or out of T's range, a string, a
-// null, an array.
+// null, an array. With `nonfinite_marked`, a floating-point T also takes
+// the markers MarkNonFiniteTokens wrote.
 template <typename T>
-bool Convert(dom::element v, T* out) {
+bool Convert(dom::element v, bool nonfinite_marked, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.get_bool().get(*out) == simdjson::SUCCESS;
   } else if constexpr (kIsHalf<T>) {
@@ -112,6 +201,10 @@ bool Convert(dom::element v, T* out) {
     int64_t i;
     uint64_t u;
     double d;
+    if (nonfinite_marked && MarkedNonFinite(v, &d)) {
+      *out = T(static_cast<float>(d));
+      return true;
+    }
     switch (v.type()) {
       case dom::element_type::INT64:
         if (v.get_int64().get(i) != simdjson::SUCCESS) return false;
@@ -133,6 +226,11 @@ bool Convert(dom::element v, T* out) {
     // twice).
     int64_t i;
     uint64_t u;
+    double d;
+    if (nonfinite_marked && MarkedNonFinite(v, &d)) {
+      *out = static_cast<T>(d);
+      return true;
+    }
     switch (v.type()) {
       case dom::element_type::INT64:
         if (v.get_int64().get(i) != simdjson::SUCCESS) return false;
@@ -145,7 +243,6 @@ bool Convert(dom::element v, T* out) {
       default:
         break;
     }
-    double d;
     if (v.get_double().get(d) != simdjson::SUCCESS) return false;
     if constexpr (std::is_same_v<T, float>) {
       // A value that would round to infinity is refused. Below half an
@@ -212,18 +309,19 @@ bool CountElements(dom::element data,
 // is not a T.
 template <typename T>
 bool WriteElements(dom::element data,
+                   bool nonfinite_marked,
                    char** at,
                    size_t* index,
                    dom::element* bad) {
   dom::array array;
   if (data.get_array().get(array) == simdjson::SUCCESS) {
     for (dom::element v : array) {
-      if (!WriteElements<T>(v, at, index, bad)) return false;
+      if (!WriteElements<T>(v, nonfinite_marked, at, index, bad)) return false;
     }
     return true;
   }
   T value;
-  if (!Convert(data, &value)) {
+  if (!Convert(data, nonfinite_marked, &value)) {
     *bad = data;
     return false;
   }
@@ -239,6 +337,7 @@ bool WriteElements(dom::element data,
 
 template <typename T>
 bool Flatten(dom::element data,
+             bool nonfinite_marked,
              std::string* bytes,
              size_t* index,
              dom::element* bad) {
@@ -246,7 +345,7 @@ bool Flatten(dom::element data,
   if (!CountElements(data, 0, &count, bad)) return false;
   bytes->resize(count * sizeof(T));
   char* at = bytes->data();
-  return WriteElements<T>(data, &at, index, bad);
+  return WriteElements<T>(data, nonfinite_marked, &at, index, bad);
 }
 
 // Whether a "data" array is regular: at each depth, arrays all of one
@@ -274,12 +373,13 @@ bool IsRegular(dom::element data, size_t depth, std::vector<int64_t>* lengths) {
 // Flattens a JSON array of `type` values into its bytes, row major.
 bool FlattenData(dom::element data,
                  DataType type,
+                 bool nonfinite_marked,
                  std::string* bytes,
                  size_t* index,
                  dom::element* bad) {
   bool ok = false;
   VisitType(type, [&](auto element) {
-    ok = Flatten<decltype(element)>(data, bytes, index, bad);
+    ok = Flatten<decltype(element)>(data, nonfinite_marked, bytes, index, bad);
   });
   return ok;
 }
@@ -320,6 +420,7 @@ Status DecodeSharedMemory(dom::object parameters,
 Status DecodeInput(dom::element in,
                    const std::string& body,
                    int64_t json_length,
+                   bool nonfinite_marked,
                    size_t* binary_offset,
                    TensorData* t) {
   dom::object input;
@@ -430,7 +531,7 @@ Status DecodeInput(dom::element in,
   size_t index = 0;
   dom::element bad;
   if (!data.is_array() ||
-      !FlattenData(data, t->type, &t->bytes, &index, &bad)) {
+      !FlattenData(data, t->type, nonfinite_marked, &t->bytes, &index, &bad)) {
     std::string why = "\"data\" must be an array of " + type_name + " values";
     if (data.is_array() && bad.is_array()) {
       why += "; it nests more than " + std::to_string(kMaxDataDepth) +
@@ -634,8 +735,13 @@ Status DecodeInferRequest(const std::string& body,
   const size_t skip = body.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   dom::element root;
   if (header_size < skip) return Bad("the request is not valid JSON");
-  if (auto error = parser.parse(body.data() + skip, header_size - skip, !padded)
-                       .get(root)) {
+  const std::string_view json(body.data() + skip, header_size - skip);
+  auto error = parser.parse(json.data(), json.size(), !padded).get(root);
+  // Parsed again only when it failed: the tokens are rare.
+  std::string marked;
+  const bool nonfinite_marked = error && MarkNonFiniteTokens(json, &marked);
+  if (nonfinite_marked) error = parser.parse(marked).get(root);
+  if (error) {
     std::string message = std::string("the request is not valid JSON: ") +
                           simdjson::error_message(error);
     if (error == simdjson::NUMBER_ERROR) {
@@ -675,7 +781,8 @@ Status DecodeInferRequest(const std::string& body,
   size_t binary_offset = header_size;
   for (dom::element in : inputs) {
     TensorData t;
-    Status status = DecodeInput(in, body, json_length, &binary_offset, &t);
+    Status status = DecodeInput(in, body, json_length, nonfinite_marked,
+                                &binary_offset, &t);
     if (!status.ok()) return status;
     request->inputs.push_back(std::move(t));
   }

@@ -505,6 +505,77 @@ TEST(HttpCodec, HalfPrecisionJsonDataIsRoundedAndRangeChecked) {
   EXPECT_REFUSED(OneInput("FP16", "[1]", "[null]"), "element 0");
 }
 
+// NaN and infinities, which JSON lacks, as the tokens Triton reads
+// (rapidjson's kParseNanAndInfFlag) and Python's json writes.
+TEST(HttpCodec, NonFiniteTokensAreReadAsTritonReadsThem) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> floats = Decoded<float>(
+      "FP32", "[7]", "[NaN, Infinity,-Infinity , Inf,-Inf,-NaN, 1.5]");
+  ASSERT_EQ(floats.size(), 7u);
+  EXPECT_TRUE(std::isnan(floats[0]));
+  EXPECT_EQ(floats[1], kInf);
+  EXPECT_EQ(floats[2], -kInf);
+  EXPECT_EQ(floats[3], kInf);
+  EXPECT_EQ(floats[4], -kInf);
+  EXPECT_TRUE(std::isnan(floats[5]));
+  EXPECT_EQ(floats[6], 1.5f);
+  const std::vector<double> doubles =
+      Decoded<double>("FP64", "[2,1]", "[[-Infinity],[NaN]]");
+  ASSERT_EQ(doubles.size(), 2u);
+  EXPECT_EQ(doubles[0], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(doubles[1]));
+  const std::vector<uint16_t> halves = HalfBits("FP16", "[NaN, -Infinity]");
+  ASSERT_EQ(halves.size(), 2u);
+  EXPECT_EQ(halves[0] & 0x7C00, 0x7C00);
+  EXPECT_NE(halves[0] & 0x03FF, 0);
+  EXPECT_EQ(halves[1], 0xFC00);
+  EXPECT_EQ(HalfBits("BF16", "[Infinity]"), (std::vector<uint16_t>{0x7F80}));
+
+  // Tokens in strings stay text, escaped quotes included, while those
+  // outside are read.
+  InferRequest r;
+  WireOptions o;
+  const std::string body =
+      R"({"id":"a\"NaN, Infinity\\","inputs":[{"name":"x","shape":[1],)"
+      R"("datatype":"FP32","data":[NaN]}]})";
+  ASSERT_TRUE(DecodeInferRequest(body, -1, &r, &o).ok());
+  EXPECT_EQ(r.id, "a\"NaN, Infinity\\");
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_TRUE(std::isnan(Values<float>(r.inputs[0])[0]));
+
+  // In the binary extension's JSON header, beside an input in binary: the
+  // binary input's bytes are still found after the header.
+  const std::string header =
+      R"({"inputs":[{"name":"a","shape":[1],"datatype":"FP32","data":)"
+      R"([-Infinity]},{"name":"b","shape":[1],"datatype":"FP32",)"
+      R"("parameters":{"binary_data_size":4}}]})";
+  const float two = 2.0f;
+  std::string framed = header;
+  framed.append(reinterpret_cast<const char*>(&two), sizeof(two));
+  InferRequest binary;
+  ASSERT_TRUE(DecodeInferRequest(framed, static_cast<int64_t>(header.size()),
+                                 &binary, &o)
+                  .ok());
+  ASSERT_EQ(binary.inputs.size(), 2u);
+  EXPECT_EQ(Values<float>(binary.inputs[0])[0], -kInf);
+  EXPECT_EQ(Values<float>(binary.inputs[1])[0], 2.0f);
+
+  // Only floating-point inputs take them, and only as tokens: neither a
+  // misspelt token nor a client's string of the marker's bytes is read.
+  EXPECT_REFUSED(OneInput("INT32", "[2]", "[1, NaN]"),
+                 "array of INT32 values; element 1 (row major) is NaN");
+  EXPECT_REFUSED(OneInput("BOOL", "[1]", "[-Infinity]"),
+                 "element 0 (row major) is -Infinity");
+  for (const char* bad : {"[Nan]", "[NaNa]", "[Infinit]", "[Infinityy]",
+                          "[+Infinity]", "[- NaN]", "[NaN"}) {
+    EXPECT_REFUSED(OneInput("FP32", "[1]", bad), "not valid JSON");
+  }
+  EXPECT_REFUSED(OneInput("FP32", "[1]", R"(["\u0000NaN"])"),
+                 "array of FP32 values; element 0");
+  EXPECT_REFUSED(R"({"inputs":[],"parameters":{"timeout":NaN}})",
+                 "\"timeout\" must be microseconds");
+}
+
 // Every runtime type has a protocol name that reads back, and a size.
 TEST(HttpCodec, EveryRuntimeTypeHasAProtocolType) {
   for (int i = static_cast<int>(DataType::FLOAT32);

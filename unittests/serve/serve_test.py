@@ -662,6 +662,24 @@ def check_half_precision(port, grpc_port, client, httpclient):
             got == [float("inf"), float("-inf"), 3.0],
             "half: infinities as JSON are Infinity and -Infinity",
             "%s %s" % (status, body[:300]))
+    # And read as Triton reads them: tritonclient sends JSON data through
+    # Python's json, which writes NaN, Infinity and -Infinity.
+    special = np.array([[np.inf, -np.inf, np.nan]], np.float16)
+    x16 = httpclient.InferInput("x16", [1, 3], "FP16")
+    x16.set_data_from_numpy(special, binary_data=False)
+    xb16 = httpclient.InferInput("xb16", [1, 3], "BF16")
+    xb16.set_data_from_numpy(np.ones((1, 3), ml_dtypes.bfloat16),
+                             binary_data=True)
+    try:
+        got = client.infer("half", [x16, xb16], outputs=[
+            httpclient.InferRequestedOutput("sum", binary_data=True)
+        ]).as_numpy("sum")
+    except Exception as e:  # reported as the check's detail
+        got = e
+    R.check(isinstance(got, np.ndarray) and got.shape == (1, 3) and
+            got[0, 0] == np.inf and got[0, 1] == -np.inf and
+            np.isnan(got[0, 2]),
+            "half: NaN and infinities as JSON tokens in a request", repr(got))
 
 
 def check_openmp_wait_policy(server, policy, spincount):
