@@ -1104,23 +1104,30 @@ void InferenceServer::WriteSharedMemoryOutputs(
     const RegionMap& regions,
     InferResponse* response) {
   if (!response->status.ok()) return;
+  // Every size is checked before any output is written, so that a refused
+  // answer leaves the regions as they were.
+  for (const TensorData& out : response->outputs) {
+    auto ref = asked.find(out.name);
+    if (ref == asked.end()) continue;
+    const size_t bytes = out.elements().size();
+    if (bytes > ref->second.byte_size) {
+      response->status = Status::Error(
+          StatusCode::kInvalidArgument,
+          "model '" + response->model + "': output '" + out.name + "' has " +
+              std::to_string(bytes) + " bytes (shape " +
+              ShapeString(out.shape) + " of " + DatatypeName(out) +
+              "), more than its shared_memory_byte_size " +
+              std::to_string(ref->second.byte_size) + " in region '" +
+              ref->second.region + "'");
+      return;
+    }
+  }
   for (TensorData& out : response->outputs) {
     auto ref = asked.find(out.name);
     if (ref == asked.end()) continue;
     const std::string what =
         "model '" + response->model + "': output '" + out.name + "'";
     const std::string_view elements = out.elements();
-    if (elements.size() > ref->second.byte_size) {
-      response->status = Status::Error(
-          StatusCode::kInvalidArgument,
-          what + " has " + std::to_string(elements.size()) + " bytes (shape " +
-              ShapeString(out.shape) + " of " + DatatypeName(out) +
-              "), more than its "
-              "shared_memory_byte_size " +
-              std::to_string(ref->second.byte_size) + " in region '" +
-              ref->second.region + "'");
-      return;
-    }
     Status status =
         regions.at(out.name)->Write(what, ref->second.offset, elements);
     if (!status.ok()) {

@@ -27,6 +27,7 @@
 #include "serve/grpc_predict_v2.pb.h"
 #include "serve/http_codec.h"
 #include "serve/server.h"
+#include "unittests/test_utils/half_model.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/scratch_dir.h"
 
@@ -704,6 +705,43 @@ TEST(SharedMemoryCodec, GrpcRawContentsSkipInputsInRegionsAndKeepPositions) {
   EXPECT_EQ(p.at("shared_memory_byte_size").int64_param(), 8);
   EXPECT_EQ(p.count("shared_memory_offset"), 0u);
   EXPECT_EQ(answer.outputs(1).parameters().count("shared_memory_region"), 0u);
+}
+
+// When one asked output does not fit its region, none is written: the
+// regions hold what they held, though an output before it fitted.
+TEST(SharedMemoryOutputs, NoneIsWrittenWhenOneDoesNotFit) {
+  paddle_lite::testing::ScratchDir model_dir("half_model");
+  fs::create_directories(model_dir.path() + "/1");
+  paddle_lite::testing::SaveHalfPrecisionModel(model_dir.path() + "/1/model");
+  ServerOptions options;
+  options.shared_memory = true;
+  paddle_lite::testing::ScratchDir repo("serve_shm_outputs");
+  fs::create_directory_symlink(model_dir.path(), repo.path() + "/half");
+  InferenceServer server(repo.path(), options);
+  ShmObject out(64);
+  const std::string before(64, '\xAB');
+  out.Put(0, before.data(), before.size());
+  ASSERT_TRUE(server.shared_memory().Register("out", out.key(), 0, 64).ok());
+  InferRequest r;
+  r.model = "half";
+  for (auto [name, type] : {std::make_pair("x16", DataType::FLOAT16),
+                            std::make_pair("xb16", DataType::BFLOAT16)}) {
+    TensorData t;
+    t.name = name;
+    t.type = type;
+    t.shape = {1, 3};
+    t.bytes.assign(6, '\0');
+    r.inputs.push_back(std::move(t));
+  }
+  // "sum" (12 bytes of FP32) comes before "sum16" (6 bytes) in the
+  // answer; "sum16" is given 4.
+  r.output_shared_memory["sum"] = {"out", 0, 12};
+  r.output_shared_memory["sum16"] = {"out", 16, 4};
+  InferResponse got = server.Infer(std::move(r));
+  EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(got.status, "output 'sum16' has 6 bytes"))
+      << got.status.message;
+  EXPECT_EQ(out.Get(0, 64), before);
 }
 
 }  // namespace
