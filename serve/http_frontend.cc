@@ -316,8 +316,8 @@ Status ParseControlBody(const std::string& body,
     *parsed = json::object();
     return Status();
   }
-  *parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!parsed->is_object()) {
+  std::string error;
+  if (!ParseJson(body, parsed, &error) || !parsed->is_object()) {
     return Bad(what + ": the body is not a JSON object");
   }
   return Status();

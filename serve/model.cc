@@ -140,10 +140,8 @@ bool ParseModelConfig(const std::string& text,
     return false;
   }
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    *error = std::string("not valid JSON: ") + e.what();
+  if (!ParseJson(text, &j, error)) {
+    *error = "not valid JSON: " + *error;
     return false;
   }
   if (!j.is_object()) {

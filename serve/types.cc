@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
 
 namespace pdlite {
 namespace serve {
@@ -188,6 +190,35 @@ bool JsonWithinShape(const std::string& text,
       default:
         break;
     }
+  }
+  return true;
+}
+
+bool ParseJson(const std::string& text,
+               nlohmann::json* parsed,
+               std::string* error) {
+  using nlohmann::json;
+  // The keys seen in the object open at each depth (a key's depth is one
+  // past its object's). An object clears its depth's set as it starts:
+  // the one there before it has ended. Objects in a dropped value start
+  // too, though they are not seen to end.
+  std::vector<std::set<std::string>> keys;
+  const json::parser_callback_t keep_first =
+      [&keys](int depth, json::parse_event_t event, json& value) {
+        const size_t at = static_cast<size_t>(depth);
+        if (event == json::parse_event_t::object_start) {
+          if (keys.size() < at + 2) keys.resize(at + 2);
+          keys[at + 1].clear();
+        } else if (event == json::parse_event_t::key && at < keys.size()) {
+          return keys[at].insert(value.get<std::string>()).second;
+        }
+        return true;
+      };
+  try {
+    *parsed = json::parse(text, keep_first);
+  } catch (const json::exception& e) {
+    *error = e.what();
+    return false;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,14 @@ std::vector<std::string> SplitPath(const std::string& path);
 /// parsed. Strings may hold anything. Malformed text may pass; the parser
 /// refuses it.
 bool JsonWithinShape(const std::string& text, int max_depth, size_t max_values);
+
+/// JSON text parsed as Triton's reader (rapidjson) and this server's infer
+/// requests (simdjson) take it: of keys repeated in one object, the first
+/// (nlohmann-json alone would keep the last). False, with the parser's
+/// message in `error`, when it is not JSON.
+bool ParseJson(const std::string& text,
+               nlohmann::json* parsed,
+               std::string* error);
 
 /// A host as it goes before ":port" in an address: an IPv6 one ("::1") in
 /// brackets ("[::1]").

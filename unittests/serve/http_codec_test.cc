@@ -142,6 +142,17 @@ TEST(HttpCodec, MembersMayComeInAnyOrder) {
   EXPECT_EQ(Values<int32_t>(r.inputs[0]), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(r.outputs, (std::vector<std::string>{"y"}));
   EXPECT_TRUE(o.binary_output["y"]);
+  // A repeated member counts as its first, as in Triton (and in control
+  // calls: ParseJson).
+  InferRequest twice;
+  ASSERT_TRUE(DecodeInferRequest(
+                  R"({"id":"a","inputs":[{"name":"x","shape":[1],)"
+                  R"("datatype":"FP32","data":[1],"data":[2,3]}],"id":"b"})",
+                  -1, &twice, &o)
+                  .ok());
+  EXPECT_EQ(twice.id, "a");
+  ASSERT_EQ(twice.inputs.size(), 1u);
+  EXPECT_EQ(Values<float>(twice.inputs[0]), (std::vector<float>{1}));
 }
 
 TEST(HttpCodec, RefusalsNameTheInputAndTheBadElement) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -178,6 +179,33 @@ TEST(ServerCore, LoadsRepositoryAndReportsMetadata) {
   EXPECT_EQ(server.Find("nope", "", &m).code, StatusCode::kNotFound);
   EXPECT_EQ(server.Find("demo2", "4", &m).code, StatusCode::kNotFound);
   EXPECT_EQ(server.Find("demo2", "x", &m).code, StatusCode::kNotFound);
+}
+
+// A key repeated in a config counts as its first, as Triton's reader
+// (rapidjson) and infer requests take it, whatever it nests in.
+TEST(ServerCore, AConfigsRepeatedKeyCountsAsItsFirst) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"max_batch_size": 4, "batch_delay_us": 0,)"
+           R"( "max_batch_size": 0, "batch_delay_us": 5})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  ASSERT_TRUE(m->ready()) << m->error();
+  EXPECT_EQ(m->config().max_batch_size, 4);
+  EXPECT_EQ(m->config().batch_delay_us, 0);
+
+  nlohmann::json parsed;
+  std::string error;
+  ASSERT_TRUE(
+      ParseJson(R"({"a": 1, "b": {"x": 1, "x": 2}, "a": {"y": {"z": 1}},)"
+                R"( "c": [{"k": 1, "k": 2}, {"k": 3}], "b": 3, "d": {"b": 4}})",
+                &parsed, &error))
+      << error;
+  EXPECT_EQ(parsed.dump(),
+            R"({"a":1,"b":{"x":1},"c":[{"k":1},{"k":3}],"d":{"b":4}})");
+  EXPECT_FALSE(ParseJson(R"({"a": 1,})", &parsed, &error));
+  EXPECT_NE(error.find("parse error"), std::string::npos) << error;
 }
 
 TEST(ServerCore, InferMatchesTheModelsExpectedOutput) {
