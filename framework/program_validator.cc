@@ -1,6 +1,7 @@
 #include "framework/program_validator.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -13,16 +14,28 @@ namespace paddle_lite {
 namespace framework {
 namespace {
 
-// Integer values of an INT, LONG, INTS or LONGS attribute; nullopt for
-// other types.
+// The values of a numeric attribute (or list) as kernels read them as
+// integers (AttrCast: floats truncated, booleans 0 or 1); nullopt for
+// other types. A FLOAT 0.0 groups is 0 to a kernel, as an INT 0 is.
 std::optional<std::vector<int64_t>> IntValues(const Attribute& attr) {
-  if (auto* v = std::get_if<int32_t>(&attr)) return std::vector<int64_t>{*v};
-  if (auto* v = std::get_if<int64_t>(&attr)) return std::vector<int64_t>{*v};
-  if (auto* v = std::get_if<std::vector<int32_t>>(&attr)) {
-    return std::vector<int64_t>(v->begin(), v->end());
+  switch (TypeOf(attr)) {
+    case AttrType::kInt:
+    case AttrType::kLong:
+    case AttrType::kFloat:
+    case AttrType::kFloat64:
+    case AttrType::kBoolean:
+    case AttrType::kScalar:
+      return std::vector<int64_t>{AttrCast<int64_t>(attr)};
+    case AttrType::kInts:
+    case AttrType::kLongs:
+    case AttrType::kFloats:
+    case AttrType::kFloat64s:
+    case AttrType::kBooleans:
+    case AttrType::kScalars:
+      return AttrCast<std::vector<int64_t>>(attr);
+    default:
+      return std::nullopt;
   }
-  if (auto* v = std::get_if<std::vector<int64_t>>(&attr)) return *v;
-  return std::nullopt;
 }
 
 std::string ListText(const std::vector<int64_t>& values) {
@@ -120,6 +133,11 @@ class OpChecker {
     // Global pooling ignores its window (1.x files store ksize -1).
     if (name == "ksize" && op_->Attr<bool>("global_pooling")) return;
     for (int64_t v : values) {
+      // Kernels read them as int: 2^32 would be 0 to them.
+      if (v > std::numeric_limits<int32_t>::max() ||
+          v < std::numeric_limits<int32_t>::min()) {
+        Fail(name, values, "each must fit a 32-bit int.");
+      }
       if (at_least_one && v < 1) Fail(name, values, "each must be >= 1.");
       if (name == "paddings" && v < 0) {
         Fail(name, values, "paddings must be >= 0.");
@@ -177,6 +195,7 @@ class OpChecker {
       if (filter == nullptr || filter->size() != 4) return;
       const bool transposed = desc_.type.find("transpose") != std::string::npos;
       const int64_t groups = op_->Attr<int>("groups");
+      if (groups < 1) Fail("groups", {groups}, "must be >= 1.");
       const int64_t divided = (*filter)[0];
       if (divided > 0 && divided % groups != 0) {
         Fail("groups", {groups},

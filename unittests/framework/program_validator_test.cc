@@ -117,6 +117,30 @@ TEST(ProgramValidator, WindowAttributesMustBePositive) {
   ExpectRejected(program, {"'paddings'", ">= 0"});
 }
 
+// Kernels read window attributes as int (AttrCast): one stored as a
+// float, a boolean or a 64-bit integer is checked as they read it, not
+// skipped (a FLOAT 0.0 groups reached a modulo by zero: SIGFPE).
+TEST(ProgramValidator, WindowAttributesOfOtherTypesAreCheckedAsRead) {
+  const std::vector<std::pair<std::string, Attribute>> hostile = {
+      {"groups", 0.0f},
+      {"groups", 0.5},
+      {"groups", false},
+      {"groups", int64_t{1} << 32},
+      {"strides", std::vector<float>{1.f, 0.5f}},
+      {"dilations", std::vector<int64_t>{1, (int64_t{1} << 32) + 1}},
+      {"dilations", std::vector<bool>{true, false}}};
+  for (const auto& [attr, value] : hostile) {
+    ProgramDesc program = ConvAddBatchNormPool().Build();
+    OpOfType(&program, "conv2d").attrs[attr] = value;
+    ExpectRejected(program, {"op 'conv2d'", "'" + attr + "'"});
+  }
+  // The same values as integers a kernel reads alike pass.
+  ProgramDesc program = ConvAddBatchNormPool().Build();
+  OpOfType(&program, "conv2d").attrs["groups"] = 1.0f;
+  OpOfType(&program, "conv2d").attrs["strides"] = std::vector<double>{1, 1};
+  EXPECT_EQ(ValidationError(program), "");
+}
+
 TEST(ProgramValidator, AbsurdPaddingsAndGroupsAgainstTheFilter) {
   ProgramDesc program = ConvAddBatchNormPool().Build();
   OpOfType(&program, "conv2d").attrs["paddings"] = std::vector<int>{1000000, 1};
