@@ -266,9 +266,10 @@ PD_Status PD_TensorCopyToCpu(const PD_Tensor* tensor, void* data, size_t bytes);
 /// The number of dimensions in `*ndim`. Outputs have a shape once the
 /// predictor ran; an input has the one last given to PD_TensorReshape on
 /// this handle, else that of its data. PD_PRECONDITION_NOT_MET for an
-/// output before the predictor's first run; 0 (no dims) for one after a
-/// failed run, and for an input with neither: not a scalar, as
-/// PD_TensorCopyToCpu's PD_PRECONDITION_NOT_MET shows.
+/// output before the predictor's first successful run (the message says
+/// whether a run failed); 0 (no dims) for one after a failed run that
+/// followed a successful one, and for an input with neither: not a
+/// scalar, as PD_TensorCopyToCpu's PD_PRECONDITION_NOT_MET shows.
 PD_Status PD_TensorGetNumDims(const PD_Tensor* tensor, size_t* ndim);
 /// The shape, in `dims[0 .. ndim)`; `capacity` is the room in `dims`, an
 /// error when less than the number of dimensions.

@@ -827,9 +827,7 @@ struct Tensor::Impl {
   fw::Tensor& tensor() const {
     auto& list = is_input ? predictor->feeds() : predictor->fetches();
     PADDLE_ENFORCE(col < list.size(),
-                   platform::errors::PreconditionNotMet(
-                       "Output '", predictor->fetch_names[col],
-                       "' has no value yet: call Run() first."));
+                   platform::errors::PreconditionNotMet(NoData()));
     return list[col];
   }
   const std::string& name() const {

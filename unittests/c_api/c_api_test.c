@@ -491,6 +491,21 @@ static void TestLoD(const Demo* demo) {
   free(got_out);
   PD_TensorDestroy(in);
   PD_PredictorDestroy(predictor);
+
+  // A first run that fails: the outputs never had a shape, and the
+  // message says the run failed rather than that none was made.
+  predictor = CreateFromDir(demo->dir, 1);
+  CHECK(predictor != NULL);
+  if (predictor == NULL) return;
+  CHECK_ERROR(PD_PredictorRun(predictor), PD_PRECONDITION_NOT_MET,
+              "Input 'x' has no data");
+  CHECK(PD_PredictorGetOutputHandle(predictor, "softmax.tmp_0", &out) == PD_OK);
+  ndim = 9;
+  CHECK_ERROR(PD_TensorGetNumDims(out, &ndim), PD_PRECONDITION_NOT_MET,
+              "the last Run() failed");
+  CHECK(ndim == 9);
+  PD_TensorDestroy(out);
+  PD_PredictorDestroy(predictor);
 }
 
 // Misuse: each a status naming the problem; out-parameters untouched.
