@@ -163,6 +163,19 @@ class Config {
   /// whatever the Config says.
   void EnableNarrowRuns(bool enable = true) { narrow_runs_ = enable; }
   bool narrow_runs_enabled() const { return narrow_runs_; }
+  /// Batch-invariant results (off by default). Every row of a product
+  /// (fc, mul, matmul, matmul_v2: the rows of its flattened left operand)
+  /// comes out bit for bit as it does run alone, whatever rows run beside
+  /// it, so a request batched with others (a server's dynamic batching)
+  /// gets the answer it gets alone. A product blocked over many rows (by
+  /// oneDNN or Eigen) sums in an order that changes with their number;
+  /// here each row is a product of its own instead, on the kernel its own
+  /// size picks. The generic kernels and narrow runs, which round
+  /// otherwise or change the thread count, are off with it. Costs what
+  /// blocking saves on products of many rows and large weights (a
+  /// classifier's head: nothing measurable).
+  void EnableBatchInvariance(bool enable = true) { batch_invariant_ = enable; }
+  bool batch_invariance_enabled() const { return batch_invariant_; }
   /// The one-thread estimate, in ms, under which a run goes to one thread
   /// (default 2; where cores share data cheaply, less pays). Throws
   /// InvalidArgument unless >= 0.
@@ -255,6 +268,7 @@ class Config {
   bool generic_kernels_ = true;
   bool warmup_ = true;
   bool narrow_runs_ = true;
+  bool batch_invariant_ = false;
   double narrow_run_ms_ = 2.0;
   bool ir_optim_ = true;
   bool profiling_ = false;

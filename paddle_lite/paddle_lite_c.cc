@@ -417,6 +417,13 @@ PD_Status PD_ConfigEnableNarrowRuns(PD_Config* config, int enable) {
   });
 }
 
+PD_Status PD_ConfigEnableBatchInvariance(PD_Config* config, int enable) {
+  return Guard(__func__, [&] {
+    NotNull(config, "config");
+    config->config.EnableBatchInvariance(enable != 0);
+  });
+}
+
 PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms) {
   return Guard(__func__, [&] {
     NotNull(config, "config");

@@ -33,9 +33,10 @@
 
 // This header's version: grows when functions are added or take more, so a
 // program can check PD_CApiVersion() of the library it loaded against it.
-// 4: PD_ConfigSetMaxLoopIterations. 3: float16 and bfloat16 copies. 2:
-// PD_ConfigEnableNarrowRuns and PD_ConfigSetNarrowRunLimit.
-#define PD_C_API_VERSION 4
+// 5: PD_ConfigEnableBatchInvariance. 4: PD_ConfigSetMaxLoopIterations. 3:
+// float16 and bfloat16 copies. 2: PD_ConfigEnableNarrowRuns and
+// PD_ConfigSetNarrowRunLimit.
+#define PD_C_API_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,6 +182,11 @@ PD_Status PD_ConfigEnableWarmup(PD_Config* config, int enable);
 PD_Status PD_ConfigEnableNarrowRuns(PD_Config* config, int enable);
 /// That limit, in ms (Config::SetNarrowRunLimit). Since version 2.
 PD_Status PD_ConfigSetNarrowRunLimit(PD_Config* config, double ms);
+/// Non-zero makes every row of a product come out, bit for bit, as it
+/// does run alone, whatever rows run beside it: what a service batching
+/// requests owes each (Config::EnableBatchInvariance; off by default, and
+/// on it turns the generic kernels and narrow runs off). Since version 5.
+PD_Status PD_ConfigEnableBatchInvariance(PD_Config* config, int enable);
 /// Host memory limits in bytes for one tensor and for all tensors of a
 /// run; 0 keeps the default (a quarter, a half of physical memory).
 PD_Status PD_ConfigSetMemoryLimits(PD_Config* config,

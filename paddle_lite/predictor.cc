@@ -337,6 +337,7 @@ struct Predictor::Impl {
                                 : platform::CacheBudget::kDefaultBytes);
     }
     context_options.cache_budget = cache_budget;
+    context_options.batch_invariant = config.batch_invariance_enabled();
     input_pool = platform::HostBlockPool::Create(cache_budget.get());
     contexts = std::make_unique<platform::DeviceContextPool>(context_options);
     fw::KernelPreference preference;
@@ -377,7 +378,11 @@ struct Predictor::Impl {
       const char* env = std::getenv("PDLITE_GENERIC_KERNELS");
       return env == nullptr || std::string(env) != "0";
     }();
+    // Batch invariance keeps every run on the preferred kernels, which
+    // round otherwise than the generic ones, and on the configured
+    // threads.
     generic_possible = kGenericWanted && config.generic_kernels_enabled() &&
+                       !config.batch_invariance_enabled() &&
                        preference.place.is_cpu() && ListsMkldnn() &&
                        written_feed_cols.empty();
     // PDLITE_NARROW_RUNS=1 or =0 decides over the Config (for A/B runs).
@@ -390,8 +395,8 @@ struct Predictor::Impl {
         kNarrowEnv < 0 ? config.narrow_runs_enabled() : kNarrowEnv == 1;
     narrow_policy =
         fw::NarrowRunPolicy(config.cpu_threads(), config.narrow_run_limit());
-    narrow_possible =
-        narrow_wanted && preference.place.is_cpu() && config.cpu_threads() > 1;
+    narrow_possible = narrow_wanted && !config.batch_invariance_enabled() &&
+                      preference.place.is_cpu() && config.cpu_threads() > 1;
   }
 
   // Whether the configured kernel libraries name MKLDNN: what the

@@ -147,6 +147,7 @@ DeviceContext* DeviceContextPool::Get(const Place& place) {
   }
   auto ctx = factory(place, options_);
   ctx->set_cache_budget(options_.cache_budget);
+  ctx->set_batch_invariant(options_.batch_invariant);
   auto* raw = ctx.get();
   contexts_.emplace(place, std::move(ctx));
   return raw;

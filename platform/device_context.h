@@ -71,6 +71,12 @@ class DeviceContext {
     cache_budget_ = std::move(budget);
   }
 
+  /// Kernels compute each row of a product on its own, never blocked over
+  /// rows, so that a row comes out the same whatever rows run beside it
+  /// (Config::EnableBatchInvariance).
+  bool batch_invariant() const { return batch_invariant_; }
+  void set_batch_invariant(bool on) { batch_invariant_ = on; }
+
   /// State a kernel library keeps per context (a oneDNN engine, stream and
   /// primitive cache; a plugin's handles), made on first use as
   /// `T(args...)`, owned by the context and freed with it. One per type.
@@ -84,6 +90,7 @@ class DeviceContext {
 
  private:
   std::shared_ptr<CacheBudget> cache_budget_;
+  bool batch_invariant_ = false;
   mutable std::mutex resources_mu_;
   mutable std::unordered_map<std::type_index, std::shared_ptr<void>> resources_;
 };
@@ -103,6 +110,8 @@ struct DeviceContextOptions {
   size_t device_memory_limit = 0;
   /// Given to every context of the pool (DeviceContext::cache_budget).
   std::shared_ptr<CacheBudget> cache_budget;
+  /// DeviceContext::batch_invariant of every context of the pool.
+  bool batch_invariant = false;
 
   /// `threads` threads, everything else at its default.
   static DeviceContextOptions WithThreads(int threads) {

@@ -187,6 +187,13 @@ bool ParseModelConfig(const std::string& text,
       ok = ParseVersionPolicy(value, config, error);
     } else if (key == "labels") {
       ok = ParseLabelFiles(value, config, error);
+    } else if (key == "batch_invariant") {
+      if (!value.is_boolean()) {
+        *error =
+            "\"batch_invariant\" must be true or false, got " + value.dump();
+        return false;
+      }
+      config->batch_invariant = value.get<bool>();
     } else if (key == "device") {
       if (!value.is_string()) {
         *error = "\"device\" must be a string, got " + value.dump();
@@ -196,8 +203,9 @@ bool ParseModelConfig(const std::string& text,
     } else {
       *error = "unknown key \"" + key +
                "\" (known: instances, threads, device, max_batch_size, "
-               "batch_delay_us, queue_limit, timeout_ms, max_loop_iterations, "
-               "max_tensor_mb, max_run_mb, version_policy, labels)";
+               "batch_delay_us, queue_limit, timeout_ms, batch_invariant, "
+               "max_loop_iterations, max_tensor_mb, max_run_mb, "
+               "version_policy, labels)";
       return false;
     }
     if (!ok) return false;
@@ -268,8 +276,10 @@ ModelVersion::ModelVersion(std::string name,
     // batched and whenever it comes: the generic kernels round differently
     // from oneDNN's, and a predictor's first runs (and, by timing, some
     // new shapes) go to them, so served models keep every run on the
-    // preferred kernels.
+    // preferred kernels; and products compute their rows alike however
+    // many run together (unless the config trades that away).
     pconfig.EnableGenericKernels(false);
+    pconfig.EnableBatchInvariance(config.batch_invariant);
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();
@@ -349,6 +359,14 @@ size_t ModelVersion::queued() const {
 
 size_t ModelVersion::Waiting() const {
   return queue_.size() + forming_members_;
+}
+
+void ModelVersion::Drain() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    draining_ = true;
+  }
+  work_ready_.notify_all();
 }
 
 void ModelVersion::Stop() {
@@ -1005,7 +1023,7 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     }
     const auto until =
         first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
-    while (waits && rows < config_.max_batch_size && !stopping_) {
+    while (waits && rows < config_.max_batch_size && !stopping_ && !draining_) {
       forming_rows_ = rows;
       // Woken by arrivals, and when a member's deadline comes (it is
       // answered below, and the rest run then).

@@ -31,6 +31,10 @@ struct ModelConfig {
   int64_t batch_delay_us = 0;
   int queue_limit = 64;
   int64_t timeout_ms = 0;  // 0: none
+  // A request's answer, bit for bit, whatever it was batched with
+  // (paddle_lite::Config::EnableBatchInvariance); off trades that for
+  // blocked products over many rows.
+  bool batch_invariant = true;
   // The runtime's limits for a hostile or broken model (paddle_lite::Config
   // SetMaxLoopIterations, SetMemoryLimits); 0 MB: the runtime's default.
   int64_t max_loop_iterations = int64_t{1} << 20;  // 0: none
@@ -157,6 +161,10 @@ class ModelVersion {
   size_t queued() const;
   bool busy() const;
 
+  /// The server is draining (SIGTERM): batches stop waiting out
+  /// batch_delay_us and run with what they have, so that a drain never
+  /// waits for requests that will not come. Requests are still taken.
+  void Drain();
   /// Stops taking requests, answers every queued one, joins the workers.
   void Stop();
 
@@ -251,6 +259,7 @@ class ModelVersion {
   std::condition_variable deadline_queued_;
   std::deque<std::shared_ptr<Pending>> queue_;
   bool stopping_ = false;
+  bool draining_ = false;  // Drain()
   // Set once the workers have drained the queue (Stop).
   bool expirer_stopping_ = false;
   // The batch a worker waits for more requests to join (batch_delay_us),

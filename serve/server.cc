@@ -1160,6 +1160,18 @@ void InferenceServer::BeginShutdown() {
     shutting_down_ = true;
   }
   poll_wakeup_.notify_all();
+  // Batches waiting for more requests run now: the front ends are
+  // finishing what they took, and waiting out a long batch_delay_us
+  // could outlast the exit timeout. (Loads are refused from here on; one
+  // under way adds versions that still wait.)
+  std::vector<std::shared_ptr<ModelVersion>> all;
+  {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    for (auto& [name, versions] : models_) {
+      for (auto& [n, model] : versions) all.push_back(model);
+    }
+  }
+  for (auto& model : all) model->Drain();
 }
 
 void InferenceServer::Stop() {

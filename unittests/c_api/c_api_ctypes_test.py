@@ -321,8 +321,8 @@ def main():
     # A path, not a name for the loader to search for.
     api = CApi(os.path.abspath(library))
     problems = []
-    if api.CApiVersion() != 4:
-        problems.append(f"PD_CApiVersion() is {api.CApiVersion()}, this test knows 4")
+    if api.CApiVersion() != 5:
+        problems.append(f"PD_CApiVersion() is {api.CApiVersion()}, this test knows 5")
     ran = 0
     for folder, program, params in MODELS:
         if not os.path.isdir(os.path.join(models, folder)):

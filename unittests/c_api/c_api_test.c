@@ -400,6 +400,8 @@ static void TestModelSources(const Demo* demo) {
   CHECK(PD_ConfigSetNarrowRunLimit(config, 2.0) == PD_OK);
   CHECK(PD_ConfigSetNarrowRunLimit(config, -1.0) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetNarrowRunLimit(NULL, 2.0) == PD_INVALID_ARGUMENT);
+  CHECK(PD_ConfigEnableBatchInvariance(config, 1) == PD_OK);
+  CHECK(PD_ConfigEnableBatchInvariance(NULL, 1) == PD_INVALID_ARGUMENT);
   CHECK(PD_ConfigSetMemoryLimits(config, 256 << 20, 512 << 20) == PD_OK);
   CHECK(PD_ConfigSetMaxLoopIterations(config, 1000) == PD_OK);
   CHECK(PD_ConfigSetMaxLoopIterations(NULL, 1000) == PD_INVALID_ARGUMENT);

@@ -149,6 +149,7 @@ struct OpTester::Impl {
   std::unique_ptr<framework::Scope> scope;  // parameters
   framework::Scope* run_scope = nullptr;    // a child: the rest
   framework::ProgramDesc program;
+  bool batch_invariant = false;
 };
 
 OpTester::OpTester(std::string op_type) : impl_(std::make_shared<Impl>()) {
@@ -200,6 +201,11 @@ OpTester& OpTester::AliasOutputToInput(const std::string& out_slot,
   return *this;
 }
 
+OpTester& OpTester::BatchInvariant(bool on) {
+  impl_->batch_invariant = on;
+  return *this;
+}
+
 void OpTester::Run(framework::LibraryType library, int threads) {
   RunOn(platform::CPUPlace{}, library, threads);
 }
@@ -239,8 +245,10 @@ void OpTester::RunOn(const platform::Place& place,
         kv.second, platform::CPUPlace{},
         scope->Var(kv.first)->GetMutable<framework::Tensor>());
   }
-  platform::DeviceContextPool pool(
-      platform::DeviceContextOptions::WithThreads(threads));
+  platform::DeviceContextOptions options =
+      platform::DeviceContextOptions::WithThreads(threads);
+  options.batch_invariant = impl_->batch_invariant;
+  platform::DeviceContextPool pool(options);
   framework::KernelPreference preference;
   preference.place = place;
   if (library != framework::LibraryType::Plain()) {

@@ -75,6 +75,8 @@ class OpTester {
   /// that write in place, like set_value or batch_norm's MeanOut).
   OpTester& AliasOutputToInput(const std::string& out_slot,
                                const std::string& in_slot);
+  /// Runs with DeviceContext::batch_invariant set.
+  OpTester& BatchInvariant(bool on = true);
 
   /// Runs with the kernel of `library` on CPU (falling back like the
   /// executor does). Throws paddle_lite::Exception on errors.

@@ -74,31 +74,48 @@ struct MatmulPrimitive {
 /// [batch, 200] x [200, 2] fc made one per batch size).
 constexpr int64_t kSmallMatmulMacs = int64_t{1} << 13;
 
+/// Where output matrix `b` of `p` (row major over out_batch) finds its X
+/// and Y matrices: their dims of 1 broadcast, and an operand of fewer
+/// batch dims lines up with the last of out_batch.
+inline void MatrixOffsets(const MatmulProblem& p,
+                          int64_t b,
+                          int64_t* x_at,
+                          int64_t* y_at) {
+  const size_t rank = p.out_batch.size();
+  *x_at = 0;
+  *y_at = 0;
+  int64_t x_step = p.m * p.k, y_step = p.k * p.n;
+  int64_t rest = b;
+  for (size_t d = rank; d-- > 0;) {
+    const int64_t i = rest % p.out_batch[d];
+    rest /= p.out_batch[d];
+    const size_t from_end = rank - d;
+    if (from_end <= p.x_batch.size()) {
+      const int64_t extent = p.x_batch[p.x_batch.size() - from_end];
+      if (extent != 1) *x_at += i * x_step;
+      x_step *= extent;
+    }
+    if (from_end <= p.y_batch.size()) {
+      const int64_t extent = p.y_batch[p.y_batch.size() - from_end];
+      if (extent != 1) *y_at += i * y_step;
+      y_step *= extent;
+    }
+  }
+}
+
 /// Out = act(alpha * X x Y + bias) for a small `p`, one output element at
 /// a time, its sum in the order of k: an element comes out the same
-/// whatever the batch or m, as long as the product stays small (a server's
-/// batched runs must give the results of unbatched ones bit for bit, which
-/// a blocked GEMM does not promise; the classifier's head stays on this
-/// loop up to 20 rows).
+/// whatever the batch or m (a server's batched runs must give the results
+/// of unbatched ones bit for bit, which a blocked GEMM does not promise).
 template <typename T>
 void RunSmallMatmul(
     const MatmulProblem& p, const T* x, const T* y, const T* bias, T* out) {
-  const size_t rank = p.out_batch.size();
   const bool relu = p.activation == "relu";
   int64_t batches = 1;
   for (int64_t d : p.out_batch) batches *= d;
   for (int64_t b = 0; b < batches; ++b) {
-    // X's and Y's matrices for output matrix b (their dims of 1 broadcast).
-    int64_t x_at = 0, y_at = 0, x_step = p.m * p.k, y_step = p.k * p.n;
-    int64_t rest = b;
-    for (size_t d = rank; d-- > 0;) {
-      const int64_t i = rest % p.out_batch[d];
-      rest /= p.out_batch[d];
-      if (p.x_batch[d] != 1) x_at += i * x_step;
-      if (p.y_batch[d] != 1) y_at += i * y_step;
-      x_step *= p.x_batch[d];
-      y_step *= p.y_batch[d];
-    }
+    int64_t x_at, y_at;
+    MatrixOffsets(p, b, &x_at, &y_at);
     const T* xm = x + x_at;
     const T* ym = y + y_at;
     T* om = out + b * p.m * p.n;
@@ -119,6 +136,70 @@ void RunSmallMatmul(
   }
 }
 
+/// RunMatmul for batch invariance: each row of X (of each output matrix)
+/// times its Y by one primitive made for one row, so that a row's sums
+/// never depend on how many rows run with it.
+template <typename T>
+bool RunMatmulByRows(const framework::ExecutionContext& ctx,
+                     const MatmulProblem& p,
+                     const dnnl::post_ops& post_ops,
+                     const framework::Tensor& x,
+                     const framework::Tensor& y,
+                     const framework::Tensor* bias,
+                     framework::Tensor* out) {
+  T* o = out->mutable_data<T>(ctx.GetPlace());
+  MkldnnContext& mk = PrepareMkldnn(ctx);
+  // A row of op(X): k values, m apart when X is stored transposed.
+  const int64_t x_stride = p.trans_x ? p.m : 1;
+  KeyBuilder key("matmul_row", ctx);
+  key.Add(std::vector<int64_t>{p.n, p.k, x_stride})
+      .Add(p.trans_y)
+      .Add(p.alpha)
+      .Add(p.bias)
+      .Add(p.activation);
+  auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
+    auto prim = std::make_shared<MatmulPrimitive>();
+    const dnnl::memory::desc row(Dims{1, p.k}, dnnl::memory::data_type::f32,
+                                 Dims{p.k * x_stride, x_stride});
+    dnnl::matmul::desc desc(
+        row, MatrixMd({}, p.k, p.n, p.trans_y),
+        p.bias ? PlainMd(Dims{1, p.n}) : dnnl::memory::desc(),
+        MatrixMd({}, 1, p.n, false));
+    dnnl::primitive_attr attr = UserScratchpadAttr();
+    if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
+    attr.set_post_ops(post_ops);
+    prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
+    if (IsSlowImplementation(prim->pd))
+      return std::shared_ptr<MatmulPrimitive>();
+    prim->prim = dnnl::matmul(prim->pd);
+    return prim;
+  });
+  if (!matmul) return false;
+  if (framework::MakingOnly()) return true;
+  const dnnl::engine& engine = mk.engine();
+  int64_t batches = 1;
+  for (int64_t d : p.out_batch) batches *= d;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t x_at, y_at;
+    MatrixOffsets(p, b, &x_at, &y_at);
+    for (int64_t i = 0; i < p.m; ++i) {
+      const T* x_row = x.data<T>() + x_at + (p.trans_x ? i : i * p.k);
+      std::unordered_map<int, dnnl::memory> args = {
+          {DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x_row)},
+          {DNNL_ARG_WEIGHTS,
+           UserMemory(matmul->pd.weights_desc(), engine, y.data<T>() + y_at)},
+          {DNNL_ARG_DST,
+           UserMemory(matmul->pd.dst_desc(), engine, o + (b * p.m + i) * p.n)}};
+      if (p.bias) {
+        args[DNNL_ARG_BIAS] =
+            UserMemory(matmul->pd.bias_desc(), engine, bias->data<T>());
+      }
+      ExecuteWithScratchpad(&mk, matmul->pd, matmul->prim, &args);
+    }
+  }
+  return true;
+}
+
 /// Runs `p` on X, Y (and `bias` when p.bias) into Out (already sized), or
 /// returns false when oneDNN rejects it (the caller then runs the PLAIN
 /// kernel). Small products (kSmallMatmulMacs) run on RunSmallMatmul.
@@ -129,12 +210,17 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
                const framework::Tensor& y,
                const framework::Tensor* bias,
                framework::Tensor* out) {
-  int64_t macs = p.m * p.n * p.k;
-  for (int64_t d : p.out_batch) macs *= d;
+  // Batch invariance (DeviceContext::batch_invariant) decides by a row's
+  // multiply-adds alone, and runs larger rows one by one.
+  const bool row_by_row =
+      ctx.template device_context<platform::DeviceContext>().batch_invariant();
+  int64_t macs = p.n * p.k;
+  if (!row_by_row) {
+    macs *= p.m;
+    for (int64_t d : p.out_batch) macs *= d;
+  }
   if (macs < kSmallMatmulMacs &&
-      (p.activation.empty() || p.activation == "relu") &&
-      p.x_batch.size() == p.out_batch.size() &&
-      p.y_batch.size() == p.out_batch.size()) {
+      (p.activation.empty() || p.activation == "relu")) {
     T* o = out->mutable_data<T>(ctx.GetPlace());
     if (!framework::MakingOnly()) {
       RunSmallMatmul<T>(p, x.data<T>(), y.data<T>(),
@@ -144,6 +230,7 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
   }
   dnnl::post_ops post_ops;
   if (!AppendFusedActivation({p.activation}, &post_ops)) return false;
+  if (row_by_row) return RunMatmulByRows<T>(ctx, p, post_ops, x, y, bias, out);
   T* o = out->mutable_data<T>(ctx.GetPlace());
   MkldnnContext& mk = PrepareMkldnn(ctx);
   KeyBuilder key("matmul", ctx);

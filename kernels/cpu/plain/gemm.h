@@ -140,6 +140,22 @@ void BatchedGemm(const platform::CPUDeviceContext& dev,
   const T* a_data = a.data<T>();
   const T* b_data = b.data<T>();
 
+  if (dev.batch_invariant()) {
+    // Each row of C a product of its own, on all of B: Eigen blocks a
+    // product of many rows, and its sums then round otherwise as the rows
+    // change in number (DeviceContext::batch_invariant).
+    const double row_cost = static_cast<double>(s.n) * s.k / 4.0;
+    dev.ParallelFor(batch * s.m, row_cost, [&](int64_t begin, int64_t end) {
+      for (int64_t unit = begin; unit < end; ++unit) {
+        const int64_t i = unit / s.m;
+        gemm_internal::GemmBlock<T>(s, alpha, a_data + a_offsets[i],
+                                    b_data + b_offsets[i], c + i * matrix_size,
+                                    unit % s.m, 1, 0, s.n);
+      }
+    });
+    return;
+  }
+
   // About two units per thread (some slack for uneven threads), whole
   // matrices when the batch alone provides that.
   const int64_t threads = dev.num_threads();
