@@ -17,17 +17,17 @@ void Check(const framework::DDim& input,
            const std::string& activation) {
   SCOPED_TRACE("Input " + framework::DimsToString(input) + " W " +
                framework::DimsToString(w) + " '" + activation + "'");
-  // Batch invariance computes row by row: the same values.
-  for (bool invariant : {false, true}) {
-    SCOPED_TRACE(invariant ? "batch invariant" : "");
-    OpTester t("fc");
-    t.Input("Input", RandomTensor<float>(input, -1, 1, 221))
-        .Input("W", RandomTensor<float>(w, -1, 1, 222));
-    if (!bias.empty()) t.Input("Bias", RandomTensor<float>(bias, -1, 1, 223));
-    t.Output("Out").BatchInvariant(invariant);
-    RunAllKernelsWith(&t, {{"in_num_col_dims", in_num_col_dims},
-                           {"activation_type", activation}});
-  }
+  RunProductKernels(
+      "fc",
+      [&](OpTester* t) {
+        t->Input("Input", RandomTensor<float>(input, -1, 1, 221))
+            .Input("W", RandomTensor<float>(w, -1, 1, 222));
+        if (!bias.empty()) {
+          t->Input("Bias", RandomTensor<float>(bias, -1, 1, 223));
+        }
+        t->Output("Out");
+      },
+      {{"in_num_col_dims", in_num_col_dims}, {"activation_type", activation}});
 }
 
 TEST(FcMkldnn, HasKernel) { ExpectMkldnnKernel("fc"); }

@@ -17,18 +17,10 @@ void Check(const framework::DDim& x,
            float alpha) {
   SCOPED_TRACE("X " + framework::DimsToString(x) + " Y " +
                framework::DimsToString(y) + " alpha " + std::to_string(alpha));
-  // Batch invariance computes row by row: the same values.
-  for (bool invariant : {false, true}) {
-    SCOPED_TRACE(invariant ? "batch invariant" : "");
-    OpTester t("matmul");
-    t.Input("X", RandomTensor<float>(x, -1, 1, 71))
-        .Input("Y", RandomTensor<float>(y, -1, 1, 72))
-        .Output("Out")
-        .BatchInvariant(invariant);
-    RunAllKernelsWith(
-        &t,
-        {{"transpose_X", trans_x}, {"transpose_Y", trans_y}, {"alpha", alpha}});
-  }
+  RunProductKernels(
+      "matmul", RandomTensor<float>(x, -1, 1, 71),
+      RandomTensor<float>(y, -1, 1, 72),
+      {{"transpose_X", trans_x}, {"transpose_Y", trans_y}, {"alpha", alpha}});
 }
 
 TEST(MatmulMkldnn, HasKernel) { ExpectMkldnnKernel("matmul"); }

@@ -18,16 +18,9 @@ void Check(const framework::DDim& x,
   SCOPED_TRACE("X " + framework::DimsToString(x) + " Y " +
                framework::DimsToString(y) + (trans_x ? " trans_x" : "") +
                (trans_y ? " trans_y" : ""));
-  // Batch invariance computes row by row: the same values.
-  for (bool invariant : {false, true}) {
-    SCOPED_TRACE(invariant ? "batch invariant" : "");
-    OpTester t("matmul_v2");
-    t.Input("X", RandomTensor<float>(x, -1, 1, 61))
-        .Input("Y", RandomTensor<float>(y, -1, 1, 62))
-        .Output("Out")
-        .BatchInvariant(invariant);
-    RunAllKernelsWith(&t, {{"trans_x", trans_x}, {"trans_y", trans_y}});
-  }
+  RunProductKernels("matmul_v2", RandomTensor<float>(x, -1, 1, 61),
+                    RandomTensor<float>(y, -1, 1, 62),
+                    {{"trans_x", trans_x}, {"trans_y", trans_y}});
 }
 
 TEST(MatmulV2Mkldnn, HasKernel) { ExpectMkldnnKernel("matmul_v2"); }

@@ -4,6 +4,7 @@
 // specially, and check that an MKLDNN kernel is there to be compared.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,31 @@ inline void ExpectMkldnnKernel(const std::string& op) {
 inline void RunAllKernelsWith(OpTester* t, const MkldnnAttrs& attrs) {
   for (const auto& a : attrs) t->Attr(a.first, a.second);
   t->RunAllKernels(kMkldnnTolerance, kMkldnnTolerance);
+}
+
+/// A product op (fc, mul, matmul, matmul_v2) whose inputs and outputs
+/// `bind` gives, through RunAllKernelsWith without and with batch
+/// invariance (which computes row by row: the same values).
+inline void RunProductKernels(const std::string& op,
+                              const std::function<void(OpTester*)>& bind,
+                              const MkldnnAttrs& attrs) {
+  for (bool invariant : {false, true}) {
+    SCOPED_TRACE(invariant ? "batch invariant" : "");
+    OpTester t(op);
+    bind(&t);
+    t.BatchInvariant(invariant);
+    RunAllKernelsWith(&t, attrs);
+  }
+}
+
+/// The same for an op of inputs X and Y and output Out.
+inline void RunProductKernels(const std::string& op,
+                              const framework::Tensor& x,
+                              const framework::Tensor& y,
+                              const MkldnnAttrs& attrs) {
+  RunProductKernels(
+      op, [&](OpTester* t) { t->Input("X", x).Input("Y", y).Output("Out"); },
+      attrs);
 }
 
 /// An op with input X and output Out (activations, pool2d, softmax).

@@ -15,17 +15,10 @@ void Check(const framework::DDim& x,
            int y_num_col_dims) {
   SCOPED_TRACE("X " + framework::DimsToString(x) + " Y " +
                framework::DimsToString(y));
-  // Batch invariance computes row by row: the same values.
-  for (bool invariant : {false, true}) {
-    SCOPED_TRACE(invariant ? "batch invariant" : "");
-    OpTester t("mul");
-    t.Input("X", RandomTensor<float>(x, -1, 1, 81))
-        .Input("Y", RandomTensor<float>(y, -1, 1, 82))
-        .Output("Out")
-        .BatchInvariant(invariant);
-    RunAllKernelsWith(&t, {{"x_num_col_dims", x_num_col_dims},
-                           {"y_num_col_dims", y_num_col_dims}});
-  }
+  RunProductKernels(
+      "mul", RandomTensor<float>(x, -1, 1, 81),
+      RandomTensor<float>(y, -1, 1, 82),
+      {{"x_num_col_dims", x_num_col_dims}, {"y_num_col_dims", y_num_col_dims}});
 }
 
 TEST(MulMkldnn, HasKernel) { ExpectMkldnnKernel("mul"); }

@@ -136,6 +136,23 @@ void RunSmallMatmul(
   }
 }
 
+/// The primitive of `desc` with `p`'s output scale (alpha) and `post_ops`;
+/// null when oneDNN would run it on a slow reference implementation.
+inline std::shared_ptr<MatmulPrimitive> MakeMatmulPrimitive(
+    const dnnl::matmul::desc& desc,
+    const MatmulProblem& p,
+    const dnnl::post_ops& post_ops,
+    const dnnl::engine& engine) {
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
+  attr.set_post_ops(post_ops);
+  auto prim = std::make_shared<MatmulPrimitive>();
+  prim->pd = dnnl::matmul::primitive_desc(desc, attr, engine);
+  if (IsSlowImplementation(prim->pd)) return nullptr;
+  prim->prim = dnnl::matmul(prim->pd);
+  return prim;
+}
+
 /// RunMatmul for batch invariance: each row of X (of each output matrix)
 /// times its Y by one primitive made for one row, so that a row's sums
 /// never depend on how many rows run with it.
@@ -158,21 +175,13 @@ bool RunMatmulByRows(const framework::ExecutionContext& ctx,
       .Add(p.bias)
       .Add(p.activation);
   auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
-    auto prim = std::make_shared<MatmulPrimitive>();
     const dnnl::memory::desc row(Dims{1, p.k}, dnnl::memory::data_type::f32,
                                  Dims{p.k * x_stride, x_stride});
     dnnl::matmul::desc desc(
         row, MatrixMd({}, p.k, p.n, p.trans_y),
         p.bias ? PlainMd(Dims{1, p.n}) : dnnl::memory::desc(),
         MatrixMd({}, 1, p.n, false));
-    dnnl::primitive_attr attr = UserScratchpadAttr();
-    if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
-    attr.set_post_ops(post_ops);
-    prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
-    if (IsSlowImplementation(prim->pd))
-      return std::shared_ptr<MatmulPrimitive>();
-    prim->prim = dnnl::matmul(prim->pd);
-    return prim;
+    return MakeMatmulPrimitive(desc, p, post_ops, mk.engine());
   });
   if (!matmul) return false;
   if (framework::MakingOnly()) return true;
@@ -244,7 +253,6 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
       .Add(p.bias)
       .Add(p.activation);
   auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
-    auto prim = std::make_shared<MatmulPrimitive>();
     // The bias broadcasts over every dim but the last.
     Dims bias_dims(p.out_batch.size() + 2, 1);
     bias_dims.back() = p.n;
@@ -252,14 +260,7 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
                             MatrixMd(p.y_batch, p.k, p.n, p.trans_y),
                             p.bias ? PlainMd(bias_dims) : dnnl::memory::desc(),
                             MatrixMd(p.out_batch, p.m, p.n, false));
-    dnnl::primitive_attr attr = UserScratchpadAttr();
-    if (p.alpha != 1.f) attr.set_output_scales(0, {p.alpha});
-    attr.set_post_ops(post_ops);
-    prim->pd = dnnl::matmul::primitive_desc(desc, attr, mk.engine());
-    if (IsSlowImplementation(prim->pd))
-      return std::shared_ptr<MatmulPrimitive>();
-    prim->prim = dnnl::matmul(prim->pd);
-    return prim;
+    return MakeMatmulPrimitive(desc, p, post_ops, mk.engine());
   });
   if (!matmul) return false;
   const dnnl::engine& engine = mk.engine();
