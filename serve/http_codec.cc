@@ -63,12 +63,15 @@ std::string_view NonFiniteTokenAt(std::string_view text) {
   return {};
 }
 
-// `json` with every non-finite token outside strings replaced by its
+// `json` with every non-finite token where a value goes (not in strings,
+// nor as an object's key, which rapidjson refuses too) replaced by its
 // marker; false when it has none.
 bool MarkNonFiniteTokens(std::string_view json, std::string* marked) {
   bool in_string = false;
   bool found = false;
   size_t copied = 0;
+  std::vector<char> open;  // '{' and '[' of the containers around
+  bool key_next = false;   // in an object, before its next key's colon
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
     if (in_string) {
@@ -79,11 +82,30 @@ bool MarkNonFiniteTokens(std::string_view json, std::string* marked) {
       }
       continue;
     }
-    if (c == '"') {
-      in_string = true;
-      continue;
+    switch (c) {
+      case '"':
+        in_string = true;
+        continue;
+      case '{':
+      case '[':
+        open.push_back(c);
+        key_next = c == '{';
+        continue;
+      case '}':
+      case ']':
+        if (!open.empty()) open.pop_back();
+        key_next = false;
+        continue;
+      case ':':
+        key_next = false;
+        continue;
+      case ',':
+        key_next = !open.empty() && open.back() == '{';
+        continue;
+      default:
+        break;
     }
-    if (c != '-' && c != 'N' && c != 'I') continue;
+    if ((c != '-' && c != 'N' && c != 'I') || key_next) continue;
     const std::string_view token = NonFiniteTokenAt(json.substr(i));
     if (token.empty()) continue;
     if (!found) marked->reserve(json.size() + 64);
@@ -122,13 +144,25 @@ bool MarkedNonFinite(dom::element value, double* number) {
 }
 
 // The text of a JSON value, for messages; long ones are cut, and a
-// marker is shown as its token.
+// marker is shown as its token, alone or within.
 std::string Shown(dom::element value) {
   constexpr size_t kShownBytes = 80;
-  if (const std::string_view token = MarkedToken(value); !token.empty()) {
-    return std::string(token);
+  const std::string minified = simdjson::minify(value);
+  constexpr std::string_view kMark = "\"\\u0000";
+  std::string text;
+  size_t from = 0;
+  for (size_t at = minified.find(kMark); at != std::string::npos;
+       at = minified.find(kMark, at + 1)) {
+    const std::string_view token =
+        NonFiniteTokenAt(std::string_view(minified).substr(at + kMark.size()));
+    const size_t end = at + kMark.size() + token.size();
+    if (token.empty() || end >= minified.size() || minified[end] != '"') {
+      continue;
+    }
+    text.append(minified, from, at - from).append(token);
+    from = end + 1;
   }
-  std::string text = simdjson::minify(value);
+  text.append(minified, from, std::string::npos);
   if (text.size() > kShownBytes) text = text.substr(0, kShownBytes) + "...";
   return text;
 }
@@ -138,10 +172,14 @@ bool Member(dom::object object, std::string_view key, dom::element* value) {
   return object.at_key(key).get(*value) == simdjson::SUCCESS;
 }
 
-// A JSON string's text; false when `value` is not a string.
+// A JSON string's text; false when `value` is not a string, or is a
+// non-finite token's marker (a number where a string goes).
 bool GetString(dom::element value, std::string* out) {
   std::string_view text;
-  if (value.get_string().get(text) != simdjson::SUCCESS) return false;
+  if (value.get_string().get(text) != simdjson::SUCCESS ||
+      !MarkedToken(value).empty()) {
+    return false;
+  }
   *out = std::string(text);
   return true;
 }

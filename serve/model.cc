@@ -276,10 +276,11 @@ ModelVersion::ModelVersion(std::string name,
     // batched and whenever it comes: the generic kernels round differently
     // from oneDNN's, and a predictor's first runs (and, by timing, some
     // new shapes) go to them, so served models keep every run on the
-    // preferred kernels; and products compute their rows alike however
-    // many run together (unless the config trades that away).
+    // preferred kernels; and a batching model's products compute their
+    // rows alike however many run together (unless its config says not).
     pconfig.EnableGenericKernels(false);
-    pconfig.EnableBatchInvariance(config.batch_invariant);
+    pconfig.EnableBatchInvariance(
+        config.batch_invariant.value_or(config.max_batch_size > 0));
     auto first = paddle_lite::CreatePredictor(pconfig);
     inputs_ = first->GetInputInfo();
     outputs_ = first->GetOutputInfo();

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,9 +33,9 @@ struct ModelConfig {
   int queue_limit = 64;
   int64_t timeout_ms = 0;  // 0: none
   // A request's answer, bit for bit, whatever it was batched with
-  // (paddle_lite::Config::EnableBatchInvariance); off trades that for
-  // blocked products over many rows.
-  bool batch_invariant = true;
+  // (paddle_lite::Config::EnableBatchInvariance), which costs blocked
+  // products over many rows; unset: on when batching (max_batch_size > 0).
+  std::optional<bool> batch_invariant;
   // The runtime's limits for a hostile or broken model (paddle_lite::Config
   // SetMaxLoopIterations, SetMemoryLimits); 0 MB: the runtime's default.
   int64_t max_loop_iterations = int64_t{1} << 20;  // 0: none

@@ -669,8 +669,13 @@ Status InferenceServer::LoadLocked(const std::string& model,
     } else {
       not_loaded_.erase(model);
       if (it != models_.end()) old = std::move(it->second);
-      models_[model] = std::move(fresh);
+      models_[model] = fresh;
     }
+  }
+  // A drain that began while this load ran did not see its versions:
+  // BeginShutdown set the flag before it looked.
+  if (failed.empty() && ShuttingDown()) {
+    for (auto& [n, v] : fresh) v->Drain();
   }
   if (!old.empty()) AddRetiring(model, std::move(old), retired);
   if (!failed.empty()) {
@@ -1119,6 +1124,13 @@ void InferenceServer::WriteSharedMemoryOutputs(
               "), more than its shared_memory_byte_size " +
               std::to_string(ref->second.byte_size) + " in region '" +
               ref->second.region + "'");
+      return;
+    }
+    Status status = regions.at(out.name)->CheckWrite(
+        "model '" + response->model + "': output '" + out.name + "'",
+        ref->second.offset, bytes);
+    if (!status.ok()) {
+      response->status = status;
       return;
     }
   }

@@ -88,11 +88,11 @@ Status SharedMemoryRegion::Read(const std::string& what,
   return Status();
 }
 
-Status SharedMemoryRegion::Write(const std::string& what,
-                                 uint64_t offset,
-                                 std::string_view data) const {
+Status SharedMemoryRegion::CheckWrite(const std::string& what,
+                                      uint64_t offset,
+                                      uint64_t size) const {
   uint64_t at = 0;
-  Status status = Locate(what, offset, data.size(), &at);
+  Status status = Locate(what, offset, size, &at);
   if (!status.ok()) return status;
   if (!writable_) {
     return Bad(what + ": " + RegionText(info_) +
@@ -101,16 +101,27 @@ Status SharedMemoryRegion::Write(const std::string& what,
   }
   // A write past the object's end would grow it: the client shrank it
   // after registering it, and reads back what it shrank it to.
-  const int64_t size = ObjectSize(fd_);
-  if (size < 0) {
+  const int64_t object_size = ObjectSize(fd_);
+  if (object_size < 0) {
     return Bad(what + ": cannot stat " + RegionText(info_) + ": " +
                std::strerror(errno));
   }
-  if (static_cast<uint64_t>(size) < at + data.size()) {
+  if (static_cast<uint64_t>(object_size) < at + size) {
     return Bad(what + ": " + RegionText(info_) +
                " is smaller than when it was registered (" +
-               std::to_string(size) + " bytes)");
+               std::to_string(object_size) + " bytes)");
   }
+  return Status();
+}
+
+Status SharedMemoryRegion::Write(const std::string& what,
+                                 uint64_t offset,
+                                 std::string_view data) const {
+  Status status = CheckWrite(what, offset, data.size());
+  if (!status.ok()) return status;
+  uint64_t at = 0;
+  status = Locate(what, offset, data.size(), &at);
+  if (!status.ok()) return status;
   uint64_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,

@@ -55,6 +55,12 @@ class SharedMemoryRegion {
               uint64_t offset,
               uint64_t size,
               char* out) const;
+  /// OK when `size` bytes at `offset` can be written: within the region,
+  /// the object opened for writing and not shrunk since (so that every
+  /// output of an answer is checked before any is written).
+  Status CheckWrite(const std::string& what,
+                    uint64_t offset,
+                    uint64_t size) const;
   /// Writes `data` at `offset` within the region; errors as for Read, and
   /// when the object could only be opened read-only.
   Status Write(const std::string& what,

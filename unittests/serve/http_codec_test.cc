@@ -585,6 +585,15 @@ TEST(HttpCodec, NonFiniteTokensAreReadAsTritonReadsThem) {
                  "array of FP32 values; element 0");
   EXPECT_REFUSED(R"({"inputs":[],"parameters":{"timeout":NaN}})",
                  "\"timeout\" must be microseconds");
+  // Nor where a string goes, nor as a key (rapidjson refuses those too),
+  // and messages show the token as it was sent.
+  EXPECT_REFUSED(R"({"inputs":[],"id":NaN})", "\"id\" must be a string");
+  EXPECT_REFUSED(R"({Infinity:1,"inputs":[]})", "not valid JSON");
+  EXPECT_REFUSED(R"({"inputs":[{"name":NaN,"shape":[1],"datatype":"FP32",)"
+                 R"("data":[1]}]})",
+                 "every input needs a \"name\" string");
+  EXPECT_REFUSED(OneInput("FP32", "[1,-Inf]", "[NaN]"), "got [1,-Inf]");
+  EXPECT_REFUSED(R"(NaN)", "must be a JSON object");
 }
 
 // Every runtime type has a protocol name that reads back, and a size.

@@ -695,8 +695,10 @@ TEST(ServerCore, BatchingARealModelGivesTheResultsOfUnbatchedRuns) {
       }
     }
     ASSERT_FALSE(input.empty());
+    // Unbatched runs with batch invariance (on by default for a model that
+    // batches only): each row as a product of its own.
     Repository repo;
-    repo.Add("plain", dir);
+    repo.Add("plain", dir, R"({"batch_invariant": true})");
     repo.Add("batched", dir,
              R"({"max_batch_size": 8, "batch_delay_us": 300000})");
     InferenceServer server(repo.path());

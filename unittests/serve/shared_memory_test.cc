@@ -722,24 +722,41 @@ TEST(SharedMemoryOutputs, NoneIsWrittenWhenOneDoesNotFit) {
   const std::string before(64, '\xAB');
   out.Put(0, before.data(), before.size());
   ASSERT_TRUE(server.shared_memory().Register("out", out.key(), 0, 64).ok());
-  InferRequest r;
-  r.model = "half";
-  for (auto [name, type] : {std::make_pair("x16", DataType::FLOAT16),
-                            std::make_pair("xb16", DataType::BFLOAT16)}) {
-    TensorData t;
-    t.name = name;
-    t.type = type;
-    t.shape = {1, 3};
-    t.bytes.assign(6, '\0');
-    r.inputs.push_back(std::move(t));
-  }
+  auto request = [] {
+    InferRequest r;
+    r.model = "half";
+    for (auto [name, type] : {std::make_pair("x16", DataType::FLOAT16),
+                              std::make_pair("xb16", DataType::BFLOAT16)}) {
+      TensorData t;
+      t.name = name;
+      t.type = type;
+      t.shape = {1, 3};
+      t.bytes.assign(6, '\0');
+      r.inputs.push_back(std::move(t));
+    }
+    return r;
+  };
   // "sum" (12 bytes of FP32) comes before "sum16" (6 bytes) in the
   // answer; "sum16" is given 4.
+  InferRequest r = request();
   r.output_shared_memory["sum"] = {"out", 0, 12};
   r.output_shared_memory["sum16"] = {"out", 16, 4};
   InferResponse got = server.Infer(std::move(r));
   EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
   EXPECT_TRUE(Has(got.status, "output 'sum16' has 6 bytes"))
+      << got.status.message;
+  EXPECT_EQ(out.Get(0, 64), before);
+  // "sum16"'s object shrank after it was registered.
+  ShmObject shrunk(64);
+  ASSERT_TRUE(
+      server.shared_memory().Register("shrunk", shrunk.key(), 0, 64).ok());
+  shrunk.Resize(4);
+  r = request();
+  r.output_shared_memory["sum"] = {"out", 0, 12};
+  r.output_shared_memory["sum16"] = {"shrunk", 0, 6};
+  got = server.Infer(std::move(r));
+  EXPECT_EQ(got.status.code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(got.status, "smaller than when it was registered"))
       << got.status.message;
   EXPECT_EQ(out.Get(0, 64), before);
 }

@@ -166,19 +166,15 @@ bool RunMatmulByRows(const framework::ExecutionContext& ctx,
                      framework::Tensor* out) {
   T* o = out->mutable_data<T>(ctx.GetPlace());
   MkldnnContext& mk = PrepareMkldnn(ctx);
-  // A row of op(X): k values, m apart when X is stored transposed.
-  const int64_t x_stride = p.trans_x ? p.m : 1;
   KeyBuilder key("matmul_row", ctx);
-  key.Add(std::vector<int64_t>{p.n, p.k, x_stride})
+  key.Add(std::vector<int64_t>{p.n, p.k})
       .Add(p.trans_y)
       .Add(p.alpha)
       .Add(p.bias)
       .Add(p.activation);
   auto matmul = mk.Primitive<MatmulPrimitive>(key.str(), [&] {
-    const dnnl::memory::desc row(Dims{1, p.k}, dnnl::memory::data_type::f32,
-                                 Dims{p.k * x_stride, x_stride});
     dnnl::matmul::desc desc(
-        row, MatrixMd({}, p.k, p.n, p.trans_y),
+        MatrixMd({}, 1, p.k, false), MatrixMd({}, p.k, p.n, p.trans_y),
         p.bias ? PlainMd(Dims{1, p.n}) : dnnl::memory::desc(),
         MatrixMd({}, 1, p.n, false));
     return MakeMatmulPrimitive(desc, p, post_ops, mk.engine());
@@ -188,11 +184,18 @@ bool RunMatmulByRows(const framework::ExecutionContext& ctx,
   const dnnl::engine& engine = mk.engine();
   int64_t batches = 1;
   for (int64_t d : p.out_batch) batches *= d;
+  // A row of op(X) stored transposed (its k values m apart) is gathered
+  // first, so that one primitive serves every m.
+  std::vector<T> gathered(p.trans_x ? p.k : 0);
   for (int64_t b = 0; b < batches; ++b) {
     int64_t x_at, y_at;
     MatrixOffsets(p, b, &x_at, &y_at);
     for (int64_t i = 0; i < p.m; ++i) {
       const T* x_row = x.data<T>() + x_at + (p.trans_x ? i : i * p.k);
+      if (p.trans_x) {
+        for (int64_t j = 0; j < p.k; ++j) gathered[j] = x_row[j * p.m];
+        x_row = gathered.data();
+      }
       std::unordered_map<int, dnnl::memory> args = {
           {DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x_row)},
           {DNNL_ARG_WEIGHTS,
