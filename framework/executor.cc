@@ -224,6 +224,55 @@ Executor::~Executor() {
 
 namespace {
 
+// An output of an op that is also one of its inputs: its tensor's dims
+// before the op's shape step.
+struct AliasedOutput {
+  const std::string* slot;
+  size_t index;
+  const Tensor* tensor;
+  DDim dims;
+};
+
+std::vector<AliasedOutput> AliasedOutputs(const RuntimeContext& ctx) {
+  std::vector<AliasedOutput> aliased;
+  for (const auto& [slot, outs] : ctx.outputs) {
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Variable* v = outs[i];
+      if (v == nullptr || !v->IsType<Tensor>()) continue;
+      for (const auto& in : ctx.inputs) {
+        if (std::find(in.second.begin(), in.second.end(), v) ==
+            in.second.end()) {
+          continue;
+        }
+        const Tensor& t = v->Get<Tensor>();
+        aliased.push_back({&slot, i, &t, t.dims()});
+        break;
+      }
+    }
+  }
+  return aliased;
+}
+
+// An op may write one of its own inputs only in place, at its element
+// count (batch_norm's MeanOut, set_value's Out, a reshape2 or cast in
+// place): resized by the shape step, the kernel would read it at its new
+// size over its old data and layout (a hostile or broken model; pool2d,
+// sequence_pool and multiclass_nms3 crashed on it).
+void CheckAliasedOutputsKept(const OperatorBase& op,
+                             const std::vector<AliasedOutput>& aliased) {
+  for (const AliasedOutput& a : aliased) {
+    if (a.tensor->numel() == Product(a.dims)) continue;
+    const auto& names = op.OutputList(*a.slot);
+    PADDLE_THROW(errors::InvalidArgument(
+        "output ", *a.slot, " '", a.index < names.size() ? names[a.index] : "",
+        "' is also an input of the op, and its shape step would resize it "
+        "from ",
+        DimsToString(a.dims), " to ", DimsToString(a.tensor->dims()),
+        " before the kernel reads it: an op may write its own input only in "
+        "place, at its size"));
+  }
+}
+
 // What a plan counts per kernel state it keeps (see BuildPlan's caller).
 constexpr size_t kKeptKernelStateBytes = size_t{3} << 10;
 
@@ -1716,8 +1765,10 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     }
     exec_ctx.set_kernel_state(kernel_state);
     if (infer_shape) {
+      const std::vector<AliasedOutput> aliased = AliasedOutputs(*run_ctx);
       InferShapeContext shape_ctx(exec_ctx);
       kop.InferShape(&shape_ctx);
+      CheckAliasedOutputsKept(op, aliased);
       if (record) {
         record->read_values = shape_ctx.read_values();
         record->read_vars = shape_ctx.read_variables();

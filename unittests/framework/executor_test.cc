@@ -61,6 +61,30 @@ ProgramDesc CrossedProgram() {
   return builder.Build();
 }
 
+// An op may write its own input in place at its size (reshape2, cast
+// and batch_norm's MeanOut do, tested with them); resized, the kernel
+// would read the old data at the new size: an error naming the op.
+TEST(Executor, AnOpResizingItsOwnInputIsAnError) {
+  for (auto library :
+       {framework::LibraryType::Plain(), framework::LibraryType::MKLDNN()}) {
+    ExpectError(
+        [&] {
+          testing::OpTester t("pool2d");
+          t.Input("X", testing::RandomTensor<float>({1, 2, 4, 4}))
+              .Output("Out")
+              .AliasOutputToInput("Out", "X")
+              .Attr("pooling_type", std::string("max"))
+              .Attr("ksize", std::vector<int>{2, 2})
+              .Attr("strides", std::vector<int>{2, 2})
+              .Attr("paddings", std::vector<int>{0, 0});
+          t.Run(library);
+        },
+        ErrorCode::kInvalidArgument,
+        {"op 'pool2d'", "output Out 'X' is also an input of the op",
+         "from [1, 2, 4, 4] to [1, 2, 2, 2]"});
+  }
+}
+
 TEST(Executor, FeedAndFetchFollowCol) {
   ProgramDesc p = CrossedProgram();
   // Paddle's saver writes feed ops in descending col order.

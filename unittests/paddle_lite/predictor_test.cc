@@ -13,6 +13,7 @@
 #include "framework/model_io.h"
 #include "framework/npy.h"
 #include "framework/program_builder.h"
+#include "framework/program_io.h"
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/embedding_model.h"
 #include "unittests/test_utils/half_model.h"
@@ -69,6 +70,43 @@ TEST(Predictor, RunsFromFolderFileAndBuffers) {
     ASSERT_EQ(got.size(), expected.size());
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_NEAR(got[i], expected[i], 1e-6);
+    }
+  }
+}
+
+// A model whose op writes over its own input at another size (a hostile
+// or broken file: the second pool2d's Out renamed to its X, whose oneDNN
+// layout the shape step left at the input's size) is an error naming the
+// op, not a heap overrun (it crashed CreatePredictor's warm-up).
+TEST(Predictor, AnOpResizingItsOwnInputIsAnError) {
+  framework::ProgramDesc program = framework::ParseProgramDesc(
+      Slurp(testing::DemoModelDir() + "/model.pdmodel"), "model.pdmodel");
+  int pools = 0;
+  for (auto& op : program.blocks[0].ops) {
+    if (op.type == "pool2d" && ++pools == 2) {
+      op.SetOutput("Out", op.Input("X"));
+    }
+  }
+  ASSERT_EQ(pools, 2);
+  const std::string prog = framework::SerializeProgramDesc(program);
+  const std::string params =
+      Slurp(testing::DemoModelDir() + "/model.pdiparams");
+  for (bool warmup : {true, false}) {
+    Config config;
+    config.SetModelBuffer(prog.data(), prog.size(), params.data(),
+                          params.size());
+    config.EnableWarmup(warmup);
+    try {
+      auto p = CreatePredictor(config);
+      RunDemo(p.get(), DemoInput());
+      ADD_FAILURE() << "ran";
+    } catch (const Exception& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find("op 'pool2d'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("is also an input of the op"),
+                std::string::npos)
+          << e.what();
     }
   }
 }

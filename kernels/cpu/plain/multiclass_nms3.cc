@@ -205,6 +205,11 @@ class MulticlassNms3Kernel : public framework::OpKernel<T> {
         offsets.push_back(offsets.back() + static_cast<size_t>(v));
       }
     } else {
+      // The shape step asked for BBoxes' LoD; one written over since has
+      // none to read.
+      PADDLE_ENFORCE(!bboxes.lod().empty(),
+                     platform::errors::InvalidArgument(
+                         "multiclass_nms3: 2-D BBoxes need a LoD or RoisNum"));
       offsets = bboxes.lod().back();
     }
     const int64_t c = scores.dims()[1];

@@ -50,6 +50,13 @@ class SequencePoolKernel : public framework::OpKernel<T> {
     const int64_t sequences = out->dims()[0];
     if (sequences == 0 || width == 0) return;
     const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
+    // The shape step checked X's LoD; a kernel reading another (an output
+    // written over its input) must not index past it.
+    PADDLE_ENFORCE(!x->lod().empty() && x->lod().back().size() ==
+                                            static_cast<size_t>(sequences) + 1,
+                   platform::errors::InvalidArgument(
+                       "sequence_pool: X's LoD does not give the ", sequences,
+                       " sequences its output has"));
     const std::vector<size_t>& offsets = x->lod().back();
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
