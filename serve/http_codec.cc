@@ -67,54 +67,43 @@ std::string_view NonFiniteTokenAt(std::string_view text) {
 // nor as an object's key, which rapidjson refuses too) replaced by its
 // marker; false when it has none.
 bool MarkNonFiniteTokens(std::string_view json, std::string* marked) {
-  bool in_string = false;
   bool found = false;
   size_t copied = 0;
   std::vector<char> open;  // '{' and '[' of the containers around
   bool key_next = false;   // in an object, before its next key's colon
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
+  ForEachByteOutsideStrings(json, [&](size_t* i) {
+    const char c = json[*i];
     switch (c) {
-      case '"':
-        in_string = true;
-        continue;
       case '{':
       case '[':
         open.push_back(c);
         key_next = c == '{';
-        continue;
+        return true;
       case '}':
       case ']':
         if (!open.empty()) open.pop_back();
         key_next = false;
-        continue;
+        return true;
       case ':':
         key_next = false;
-        continue;
+        return true;
       case ',':
         key_next = !open.empty() && open.back() == '{';
-        continue;
+        return true;
       default:
         break;
     }
-    if ((c != '-' && c != 'N' && c != 'I') || key_next) continue;
-    const std::string_view token = NonFiniteTokenAt(json.substr(i));
-    if (token.empty()) continue;
+    if ((c != '-' && c != 'N' && c != 'I') || key_next) return true;
+    const std::string_view token = NonFiniteTokenAt(json.substr(*i));
+    if (token.empty()) return true;
     if (!found) marked->reserve(json.size() + 64);
     found = true;
-    marked->append(json.substr(copied, i - copied));
+    marked->append(json.substr(copied, *i - copied));
     marked->append("\"\\u0000").append(token).push_back('"');
-    i += token.size() - 1;
-    copied = i + 1;
-  }
+    *i += token.size() - 1;
+    copied = *i + 1;
+    return true;
+  });
   if (found) marked->append(json.substr(copied));
   return found;
 }

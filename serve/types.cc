@@ -160,38 +160,22 @@ bool JsonWithinShape(const std::string& text,
                      size_t max_values) {
   int depth = 0;
   size_t values = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_string = true;
-        break;
+  return ForEachByteOutsideStrings(text, [&](size_t* i) {
+    switch (text[*i]) {
       case '[':
       case '{':
         if (++depth > max_depth) return false;
         [[fallthrough]];
       case ',':
-        if (++values > max_values) return false;
-        break;
+        return ++values <= max_values;
       case ']':
       case '}':
         --depth;
-        break;
+        return true;
       default:
-        break;
+        return true;
     }
-  }
-  return true;
+  });
 }
 
 bool ParseJson(const std::string& text,

@@ -51,6 +51,29 @@ std::string ShapeString(const std::vector<int64_t>& shape);
 /// The names of a '/'-separated path, empty ones kept ("a//b" has three).
 std::vector<std::string> SplitPath(const std::string& path);
 
+/// Calls `visit(&i)` for the index `i` of each byte of JSON `text` outside
+/// its strings (a string, quotes and escapes included, is skipped whole),
+/// in order; `visit` may move `i` on past bytes it consumed, and stops the
+/// walk by returning false. Returns false when `visit` stopped it.
+template <typename Visit>
+bool ForEachByteOutsideStrings(std::string_view text, Visit&& visit) {
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (in_string) {
+      if (text[i] == '\\') {
+        ++i;
+      } else if (text[i] == '"') {
+        in_string = false;
+      }
+    } else if (text[i] == '"') {
+      in_string = true;
+    } else if (!visit(&i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Whether JSON text nests at most `max_depth` deep and holds at most
 /// `max_values` values (counted by their separators), scanned without
 /// parsing: nlohmann-json builds a node of tens of bytes for each value,

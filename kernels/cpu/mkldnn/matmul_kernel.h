@@ -153,6 +153,24 @@ inline std::shared_ptr<MatmulPrimitive> MakeMatmulPrimitive(
   return prim;
 }
 
+/// Runs `prim` on X, Y (and the bias, when not null) into Out.
+inline void ExecuteMatmul(MkldnnContext* mk,
+                          const MatmulPrimitive& prim,
+                          const void* x,
+                          const void* y,
+                          const void* bias,
+                          void* out) {
+  const dnnl::engine& engine = mk->engine();
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, UserMemory(prim.pd.src_desc(), engine, x)},
+      {DNNL_ARG_WEIGHTS, UserMemory(prim.pd.weights_desc(), engine, y)},
+      {DNNL_ARG_DST, UserMemory(prim.pd.dst_desc(), engine, out)}};
+  if (bias != nullptr) {
+    args[DNNL_ARG_BIAS] = UserMemory(prim.pd.bias_desc(), engine, bias);
+  }
+  ExecuteWithScratchpad(mk, prim.pd, prim.prim, &args);
+}
+
 /// RunMatmul for batch invariance: each row of X (of each output matrix)
 /// times its Y by one primitive made for one row, so that a row's sums
 /// never depend on how many rows run with it.
@@ -181,7 +199,6 @@ bool RunMatmulByRows(const framework::ExecutionContext& ctx,
   });
   if (!matmul) return false;
   if (framework::MakingOnly()) return true;
-  const dnnl::engine& engine = mk.engine();
   int64_t batches = 1;
   for (int64_t d : p.out_batch) batches *= d;
   // A row of op(X) stored transposed (its k values m apart) is gathered
@@ -196,17 +213,9 @@ bool RunMatmulByRows(const framework::ExecutionContext& ctx,
         for (int64_t j = 0; j < p.k; ++j) gathered[j] = x_row[j * p.m];
         x_row = gathered.data();
       }
-      std::unordered_map<int, dnnl::memory> args = {
-          {DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x_row)},
-          {DNNL_ARG_WEIGHTS,
-           UserMemory(matmul->pd.weights_desc(), engine, y.data<T>() + y_at)},
-          {DNNL_ARG_DST,
-           UserMemory(matmul->pd.dst_desc(), engine, o + (b * p.m + i) * p.n)}};
-      if (p.bias) {
-        args[DNNL_ARG_BIAS] =
-            UserMemory(matmul->pd.bias_desc(), engine, bias->data<T>());
-      }
-      ExecuteWithScratchpad(&mk, matmul->pd, matmul->prim, &args);
+      ExecuteMatmul(&mk, *matmul, x_row, y.data<T>() + y_at,
+                    p.bias ? bias->data<T>() : nullptr,
+                    o + (b * p.m + i) * p.n);
     }
   }
   return true;
@@ -266,17 +275,8 @@ bool RunMatmul(const framework::ExecutionContext& ctx,
     return MakeMatmulPrimitive(desc, p, post_ops, mk.engine());
   });
   if (!matmul) return false;
-  const dnnl::engine& engine = mk.engine();
-  std::unordered_map<int, dnnl::memory> args = {
-      {DNNL_ARG_SRC, UserMemory(matmul->pd.src_desc(), engine, x.data<T>())},
-      {DNNL_ARG_WEIGHTS,
-       UserMemory(matmul->pd.weights_desc(), engine, y.data<T>())},
-      {DNNL_ARG_DST, UserMemory(matmul->pd.dst_desc(), engine, o)}};
-  if (p.bias) {
-    args[DNNL_ARG_BIAS] =
-        UserMemory(matmul->pd.bias_desc(), engine, bias->data<T>());
-  }
-  ExecuteWithScratchpad(&mk, matmul->pd, matmul->prim, &args);
+  ExecuteMatmul(&mk, *matmul, x.data<T>(), y.data<T>(),
+                p.bias ? bias->data<T>() : nullptr, o);
   return true;
 }
 
