@@ -1375,7 +1375,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
     StreamCall(Service* service, grpc::CallbackServerContext* context)
         : service_(service), context_(context) {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::string why;
       if (!service_->Allowed(ApiCategory::kInference, context, &why)) {
         finished_ = true;
@@ -1405,7 +1405,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     // a request counted in flight but never answered would keep the
     // stream, and the server's exit, open for good.
     void OnReadDone(bool ok) override {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::unique_lock<std::mutex> lock(mutex_);
       reading_ = false;
       // A message that arrives once the call is finished (cancelled or
@@ -1444,7 +1444,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
 
     void OnWriteDone(bool ok) override {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::unique_lock<std::mutex> lock(mutex_);
       PopWrite();
       if (!ok) {  // the client is gone
@@ -1459,7 +1459,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
     }
 
     void OnCancel() override {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::unique_lock<std::mutex> lock(mutex_);
       cancelled_ = true;
       FinishIfDone(&lock);
@@ -1467,7 +1467,7 @@ class GrpcFrontend::Service final : public RawCallbackService {
 
     void OnDone() override {
       {
-        CallbackOrder in_order(&order_);
+        CallbackOrder in_order(this);
         std::lock_guard<std::mutex> lock(service_->streams_mutex_);
         service_->streams_.erase(this);
       }
@@ -1756,7 +1756,6 @@ class GrpcFrontend::Service final : public RawCallbackService {
     bool closing_ = false;
     bool finished_ = false;
     bool stall_cancelled_ = false;
-    std::atomic<unsigned> order_{0};  // CallbackOrder
   };
 
   InferenceServer* server_;

@@ -101,7 +101,7 @@ class GrpcHealthService::Impl final
           // Set before the watch is registered, where Close() may see it.
           wanted_(known_ ? HealthCheckResponse::NOT_SERVING
                          : HealthCheckResponse::SERVICE_UNKNOWN) {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::string why;
       grpc::Status refused;
       if (!service_->allowed_(context, &why)) {
@@ -139,7 +139,7 @@ class GrpcHealthService::Impl final
     }
 
     void OnWriteDone(bool ok) override {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::unique_lock<std::mutex> lock(mutex_);
       writing_ = false;
       if (!ok) gone_ = true;
@@ -147,15 +147,15 @@ class GrpcHealthService::Impl final
     }
 
     void OnCancel() override {
-      CallbackOrder in_order(&order_);
+      CallbackOrder in_order(this);
       std::unique_lock<std::mutex> lock(mutex_);
       gone_ = true;
       Pump(&lock);
     }
 
     void OnDone() override {
-      // Last: after it, nothing of this is touched.
-      order_.fetch_add(1, std::memory_order_acq_rel);
+      // After every other callback (what it frees, they touched).
+      { CallbackOrder in_order(this); }
       if (registered_) service_->Unregister(this);
       delete this;
     }
@@ -184,7 +184,6 @@ class GrpcHealthService::Impl final
       Finish(status);
     }
 
-    std::atomic<unsigned> order_{0};  // see CallbackOrder
     Impl* const service_;
     const bool known_;
     bool registered_ = false;
