@@ -1001,7 +1001,10 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
             } else {
               rows += (*it)->rows;
               group.push_back(*it);
-              if (forming_ == first.get()) ++forming_members_;
+              if (forming_ == first.get()) {
+                ++forming_members_;
+                forming_rows_ = rows;
+              }
             }
             it = queue_.erase(it);
           } else {
@@ -1014,18 +1017,23 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
         lock->lock();
       }
     };
-    gather();
     // One worker waits out the delay at a time; while it does, the others
     // take only what cannot join its batch, and run it without waiting.
+    // Set before the first gather, which lets the lock go to answer the
+    // abandoned: what it took counts against queue_limit meanwhile.
     const bool waits = forming_ == nullptr && config_.batch_delay_us > 0;
     if (waits) {
       forming_ = first.get();
-      forming_members_ = group.size();
+      forming_members_ = 1;
+      forming_rows_ = rows;
     }
+    gather();
+    // What is left queued may be another worker's to take (one that was
+    // woken while this batch could still take it).
+    if (waits && !queue_.empty()) work_ready_.notify_all();
     const auto until =
         first->enqueued + std::chrono::microseconds(config_.batch_delay_us);
     while (waits && rows < config_.max_batch_size && !stopping_ && !draining_) {
-      forming_rows_ = rows;
       // Woken by arrivals, and when a member's deadline comes (it is
       // answered below, and the rest run then).
       auto wake = until;
@@ -1033,7 +1041,6 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       if (Clock::now() >= wake) break;
       work_ready_.wait_until(*lock, wake);
       gather();
-      // What is left queued may be another worker's to take.
       if (!queue_.empty()) work_ready_.notify_all();
     }
     if (!waits) return group;  // each member checked as it was taken

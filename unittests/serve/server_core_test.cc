@@ -944,6 +944,67 @@ TEST(ServerCore, ABatchThatWaitsCountsAgainstTheQueueLimit) {
   EXPECT_EQ(Runs(&server, "demo"), 1);
 }
 
+// A worker that forms a batch lets the lock go to answer a request it
+// found abandoned; the members it took meanwhile still count against
+// queue_limit (they counted in no queue then, so one arriving could pass
+// the limit by up to max_batch_size).
+TEST(ServerCore, ABatchAnsweringAnAbandonedRequestStillCountsItsMembers) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(),
+           R"({"queue_limit": 2, "max_batch_size": 2, )"
+           R"("batch_delay_us": 10000000})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  // A long run (too many rows to batch) holds the only instance while a
+  // request and an abandoned one queue behind it.
+  auto busy = std::async(std::launch::async,
+                         [&] { return server.Infer(DemoRequest(8000, 0)); });
+  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
+  ASSERT_TRUE(m->busy());
+  auto first = std::async(std::launch::async,
+                          [&] { return server.Infer(DemoRequest(1, 0)); });
+  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(1000);
+  // The abandoned one's answer waits, in the worker, until the test is
+  // done with the queue.
+  std::promise<void> dropping, done_probing;
+  std::shared_future<void> probed = done_probing.get_future().share();
+  InferRequest gone = DemoRequest(1, 1);
+  gone.abandoned = [] { return true; };
+  gone.before_answer = [&dropping, probed](InferResponse*) {
+    dropping.set_value();
+    probed.wait();
+  };
+  auto dropped = std::async(std::launch::async,
+                            [&] { return server.Infer(std::move(gone)); });
+  const bool dropping_began =
+      dropping.get_future().wait_for(std::chrono::seconds(60)) ==
+      std::future_status::ready;
+  if (!dropping_began) done_probing.set_value();
+  ASSERT_TRUE(dropping_began);
+  // The first request is in the batch being formed; one more fills the
+  // queue, and the next is refused.
+  auto second = std::async(std::launch::async,
+                           [&] { return server.Infer(DemoRequest(1, 1)); });
+  for (int i = 0; i < kWaitMs && m->queued() < 2; ++i) usleep(1000);
+  const size_t queued = m->queued();
+  // On a thread: were it queued, it would wait for the worker held above.
+  auto third = std::async(std::launch::async,
+                          [&] { return server.Infer(DemoRequest(1, 0)); });
+  const bool answered_at_once =
+      third.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  done_probing.set_value();
+  EXPECT_EQ(queued, 2u);
+  EXPECT_TRUE(answered_at_once);
+  EXPECT_EQ(third.get().status.code, StatusCode::kResourceExhausted);
+  EXPECT_EQ(dropped.get().status.code, StatusCode::kCancelled);
+  // The two fill the batch, which runs at once.
+  EXPECT_TRUE(first.get().status.ok());
+  EXPECT_TRUE(second.get().status.ok());
+  EXPECT_TRUE(busy.get().status.ok());
+  EXPECT_EQ(Runs(&server, "demo"), 2);
+}
+
 // Work of a worker or of the deadline thread that throws (memory running
 // out while a request is answered, its metrics recorded or its message
 // made) answers the request RESOURCE_EXHAUSTED, and the threads go on: the
