@@ -41,8 +41,8 @@ class HostBlockPool : public Allocator {
   /// Chunks are at least this large (and as large as the request).
   static constexpr size_t kMinChunk = size_t{16} << 20;
   /// Address space the first chunk reserves (no memory until used; a
-  /// smaller one where the system refuses it). Growth past it maps
-  /// separate chunks.
+  /// smaller one where the system refuses it, none under a limit on the
+  /// address space, ulimit -v). Growth past it maps separate chunks.
   static constexpr size_t kReserveBytes = size_t{8} << 30;
 
   /// Made with Create and ended with Close (blocks still in use keep the

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -297,6 +298,48 @@ TEST(HostBlockPool, KeepResidentPopulatesFreePagesForALargerBlock) {
   EXPECT_EQ(pool->free_bytes(), 16 * kMB);
   pool->Close();
   EXPECT_EQ(budget.used(), 0u);
+}
+
+// Under a limit on the address space (ulimit -v) a pool reserves none, so
+// two pools (two predictors) may use what the limit leaves. Reserving as
+// elsewhere, the first took 512 MB of a 600 MB margin for its 1 MB block,
+// and the second could not get 200 MB.
+TEST(HostBlockPool, ReservesNoAddressSpaceUnderALimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow needs an unlimited address space";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // In a child process: the limit stays there.
+  auto two_pools_under_a_limit = [] {
+    constexpr size_t kMB = size_t{1} << 20;
+    size_t pages = 0;
+    FILE* statm = fopen("/proc/self/statm", "r");
+    if (statm == nullptr || fscanf(statm, "%zu", &pages) != 1) _exit(2);
+    fclose(statm);
+    rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    limit.rlim_cur = pages * sysconf(_SC_PAGESIZE) + 600 * kMB;
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    CacheBudget budget(size_t{1} << 30);
+    auto* first = HostBlockPool::Create(&budget);
+    auto* second = HostBlockPool::Create(&budget);
+    try {
+      AllocationPtr small, large;
+      {
+        ScopedHostAllocator scoped(first);
+        small = GetAllocator(CPUPlace{})->Allocate(kMB);
+      }
+      ScopedHostAllocator scoped(second);
+      large = GetAllocator(CPUPlace{})->Allocate(200 * kMB);
+      std::memset(large->ptr(), 1, 200 * kMB);
+    } catch (const std::exception& e) {
+      fprintf(stderr, "%s\n", e.what());
+      _exit(1);
+    }
+    _exit(0);
+  };
+  EXPECT_EXIT(two_pools_under_a_limit(), ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 }  // namespace
