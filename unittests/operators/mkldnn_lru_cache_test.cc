@@ -7,6 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "kernels/cpu/mkldnn/lru_cache.h"
+#include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "platform/errors.h"
 
 namespace paddle_lite {
 namespace kernels {
@@ -80,6 +82,47 @@ TEST(MkldnnLruCache, LeavesTheBudgetWhenDestroyed) {
     EXPECT_EQ(budget.used(), 100u);
   }
   EXPECT_EQ(budget.used(), 0u);
+}
+
+// oneDNN running out of memory while making weights or a primitive fails
+// the call (ResourceExhausted) and is not remembered: the next call makes
+// it. A configuration oneDNN rejects is remembered as null (the caller
+// runs the PLAIN kernel). Packed filters out of memory came back null, and
+// our conv loops read through it (SIGSEGV under ulimit -v).
+TEST(MkldnnContext, OutOfMemoryIsAnErrorNotARejection) {
+  platform::CacheBudget budget(size_t{1} << 20);
+  MkldnnContext mk(&budget);
+  auto out_of_memory = []() -> std::shared_ptr<dnnl::memory> {
+    throw dnnl::error(dnnl_out_of_memory, "could not allocate");
+  };
+  try {
+    mk.Weights("w", out_of_memory);
+    ADD_FAILURE() << "no exception";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted) << e.what();
+    EXPECT_NE(std::string(e.what()).find("oneDNN ran out of memory"),
+              std::string::npos)
+        << e.what();
+  }
+  auto made = mk.Weights("w", [&] {
+    return std::make_shared<dnnl::memory>(
+        dnnl::memory::desc({4}, dnnl::memory::data_type::f32,
+                           dnnl::memory::format_tag::a),
+        mk.engine());
+  });
+  ASSERT_NE(made, nullptr);
+  auto rejected =
+      mk.Primitive<dnnl::memory>("p", []() -> std::shared_ptr<dnnl::memory> {
+        throw dnnl::error(dnnl_unimplemented, "no implementation");
+      });
+  EXPECT_EQ(rejected, nullptr);
+  // Remembered: not made again.
+  EXPECT_EQ(mk.Primitive<dnnl::memory>("p",
+                                       []() -> std::shared_ptr<dnnl::memory> {
+                                         ADD_FAILURE() << "made again";
+                                         return nullptr;
+                                       }),
+            nullptr);
 }
 
 }  // namespace

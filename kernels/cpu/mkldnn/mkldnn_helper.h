@@ -114,8 +114,9 @@ class MkldnnContext {
   /// std::shared_ptr<T>) on a miss. When oneDNN rejects the configuration
   /// (make throws dnnl::error) or `make` declines it (returns nullptr: only
   /// a slow implementation exists), that is remembered and nullptr
-  /// returned, so the caller runs the PLAIN kernel. Keys must start with a
-  /// name unique to T.
+  /// returned, so the caller runs the PLAIN kernel. oneDNN out of memory
+  /// throws ResourceExhausted instead (here and in Weights), remembering
+  /// nothing. Keys must start with a name unique to T.
   template <typename T, typename Make>
   std::shared_ptr<T> Primitive(const std::string& key, Make&& make) {
     return GetOrMake<T>(&primitives_, key, make,
@@ -193,7 +194,16 @@ class MkldnnContext {
     const auto start = std::chrono::steady_clock::now();
     try {
       made = make();
-    } catch (const dnnl::error&) {
+    } catch (const dnnl::error& e) {
+      // Memory running out is no verdict on the key (a rejection kept would
+      // last after memory came back): the run fails, as on any allocation
+      // that fails, and a later one tries again. Callers of weights, which
+      // only memory can refuse, took a null for a made one.
+      if (e.status == dnnl_out_of_memory) {
+        PADDLE_THROW(errors::ResourceExhausted(
+            "oneDNN ran out of memory making a primitive or weights: ",
+            e.what()));
+      }
       made = nullptr;
     }
     framework::AddMakingTime(
