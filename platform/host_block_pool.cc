@@ -1,13 +1,14 @@
 #include "platform/host_block_pool.h"
 
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <tuple>
 
+#include "platform/address_space.h"
 #include "platform/enforce.h"
 
 namespace paddle_lite {
@@ -18,15 +19,6 @@ namespace {
 constexpr size_t kPage = 4096;
 
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-// Under a limit on the address space (ulimit -v), a reservation holds what
-// other allocations need (another predictor's pool, malloc's arenas,
-// oneDNN's code) while the pool may use little of it: a predictor failed
-// to allocate 800 KB with 500 MB of its pool's reservation unused.
-bool AddressSpaceLimited() {
-  struct rlimit limit;
-  return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
-}
 
 // Gives the pages of [p, p + bytes) back to the system; the range stays
 // mapped and reads as zeros when touched again.
@@ -238,9 +230,13 @@ HostBlockPool::Grow(size_t size) {
   if (!reserve_tried_ && !closed_) {
     reserve_tried_ = true;
     // No access and no commit charge until pages are made usable; a
-    // smaller reservation where the system refuses it, and none where the
-    // address space is limited.
-    for (size_t want = AddressSpaceLimited() ? 0 : kReserveBytes;
+    // smaller reservation where the system refuses it. None under a limit
+    // on the address space (ulimit -v): it would hold what other
+    // allocations need (another predictor's pool, malloc's arenas,
+    // oneDNN's code) while the pool used little of it, and a predictor
+    // failed to allocate 800 KB with 500 MB of its pool's reservation
+    // unused.
+    for (size_t want = AddressSpaceLeft() != SIZE_MAX ? 0 : kReserveBytes;
          want >= 4 * kMinChunk; want /= 4) {
       void* base = mmap(nullptr, want, PROT_NONE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -2,6 +2,10 @@
 // (kernels/cpu/mkldnn/lru_cache.h): entries count in the predictor's cache
 // budget, which evicts the entry used longest ago, whichever cache holds
 // it. (Here because unittests/ has no binary for kernels/ yet.)
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -14,6 +18,15 @@ namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
 namespace {
+
+// The pages the process maps now (VmSize).
+size_t MappedPages() {
+  size_t pages = 0;
+  FILE* statm = fopen("/proc/self/statm", "r");
+  if (statm == nullptr || fscanf(statm, "%zu", &pages) != 1) _exit(4);
+  fclose(statm);
+  return pages;
+}
 
 std::shared_ptr<void> Value(int v) { return std::make_shared<int>(v); }
 int Read(const std::shared_ptr<void>& p) { return *static_cast<int*>(p.get()); }
@@ -123,6 +136,44 @@ TEST(MkldnnContext, OutOfMemoryIsAnErrorNotARejection) {
                                          return nullptr;
                                        }),
             nullptr);
+}
+
+// With less address space left than making a primitive needs (under
+// ulimit -v), oneDNN is not asked to make one: it crashed writing the
+// primitive's code (SIGSEGV in dnnl_primitive_create) where the address
+// space ran out. The run fails with ResourceExhausted instead.
+TEST(MkldnnContext, RefusesToMakeWithTheAddressSpaceNearlyUsedUp) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow needs an unlimited address space";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // In a child process: the limit stays there.
+  auto make_under_a_limit = [] {
+    platform::CacheBudget budget(size_t{1} << 20);
+    MkldnnContext mk(&budget);
+    rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    const size_t room = MkldnnContext::kMakingAddressSpaceBytes / 2;
+    limit.rlim_cur =
+        room + static_cast<size_t>(sysconf(_SC_PAGESIZE)) * MappedPages();
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    bool made = false;
+    try {
+      mk.Weights("w", [&]() -> std::shared_ptr<dnnl::memory> {
+        made = true;
+        return nullptr;
+      });
+    } catch (const Exception& e) {
+      const bool refused =
+          e.code() == ErrorCode::kResourceExhausted &&
+          std::string(e.what()).find("address space is nearly used up") !=
+              std::string::npos;
+      _exit(refused && !made ? 0 : 1);
+    }
+    _exit(2);
+  };
+  EXPECT_EXIT(make_under_a_limit(), ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 }  // namespace

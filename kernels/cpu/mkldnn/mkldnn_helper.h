@@ -33,6 +33,7 @@
 #include "kernels/cpu/mkldnn/lru_cache.h"
 #include "kernels/cpu/mkldnn/pointwise_conv_util.h"
 #include "operators/fused_activation.h"
+#include "platform/address_space.h"
 #include "platform/device_context.h"
 #include "platform/enforce.h"
 
@@ -100,6 +101,8 @@ class MkldnnContext {
   /// (a few pages) and descriptors, measured as RSS per primitive on the
   /// OCR detectors (their scratchpads are the context's, counted apart).
   static constexpr size_t kPrimitiveBytes = size_t{48} << 10;
+  /// The address space left that making one needs (see GetOrMake).
+  static constexpr size_t kMakingAddressSpaceBytes = size_t{12} << 20;
 
   /// Entries count against `budget` (the device context's; null: one of
   /// its own with the default limit, for contexts made outside a
@@ -189,6 +192,16 @@ class MkldnnContext {
     // The cache holds a shared_ptr<T> per key, null for a rejected one.
     if (auto hit = cache->Find(key)) {
       return *std::static_pointer_cast<std::shared_ptr<T>>(hit);
+    }
+    // oneDNN (2.6) writes a new primitive's code through a null pointer
+    // when the address space runs out under ulimit -v (SIGSEGV in
+    // dnnl_primitive_create): refused before, while room is short.
+    const size_t room = platform::AddressSpaceLeft();
+    if (room < kMakingAddressSpaceBytes) {
+      PADDLE_THROW(errors::ResourceExhausted(
+          "the address space is nearly used up (ulimit -v): ", room >> 20,
+          " MB left, and oneDNN is given ", kMakingAddressSpaceBytes >> 20,
+          " MB to make a primitive or weights in"));
     }
     std::shared_ptr<T> made;
     const auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,29 @@
+#include "platform/address_space.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace paddle_lite {
+namespace platform {
+
+size_t AddressSpaceLeft() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+    return SIZE_MAX;
+  }
+  // The first field of statm: the pages mapped now (VmSize).
+  size_t pages = 0;
+  FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return SIZE_MAX;
+  const bool read = std::fscanf(statm, "%zu", &pages) == 1;
+  std::fclose(statm);
+  if (!read) return SIZE_MAX;
+  const size_t mapped = pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+}
+
+}  // namespace platform
+}  // namespace paddle_lite
