@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -164,11 +165,60 @@ std::vector<std::string> HeaderValues(MHD_Connection* connection,
 }
 
 // Why the request's body cannot be told apart from what follows it (RFC
-// 9112 6.1, 6.3), or "": a Transfer-Encoding other than just "chunked"
-// (libmicrohttpd would read such a body to the connection's end, and never
-// answer), or Content-Length headers that disagree. Behind a proxy that
-// frames it otherwise, such a request could smuggle another.
+// 9112 6.1, 6.3), or "": a header name that is malformed, a
+// Transfer-Encoding other than just "chunked" (libmicrohttpd would read
+// such a body to the connection's end, and never answer), or
+// Content-Length headers that disagree. Behind a proxy that frames it
+// otherwise, such a request could smuggle another.
 std::string FramingError(MHD_Connection* connection) {
+  // libmicrohttpd (0.9.75) keeps "Transfer-Encoding : chunked" as a header
+  // named "Transfer-Encoding " and joins a folded line onto the name
+  // ("Transfer-Encoding:\r\n chunked" becomes "Transfer-Encodingchunked"),
+  // then frames the body by Content-Length, where a proxy that reads the
+  // header as chunked would not. RFC 9112 (5.1, 5.2) has a server refuse
+  // both: names that are not tokens, and names that start with a framing
+  // header's name and go on, are.
+  struct Names {
+    bool malformed = false;
+    std::string name;
+    bool failed = false;
+  } names;
+  MHD_get_connection_values(
+      connection, MHD_HEADER_KIND,
+      [](void* cls, MHD_ValueKind, const char* key,
+         const char*) noexcept -> MHD_Result {
+        auto* n = static_cast<Names*>(cls);
+        const char* at = key;
+        while (*at != '\0' &&
+               (std::isalnum(static_cast<unsigned char>(*at)) ||
+                std::strchr("!#$%&'*+-.^_`|~", *at) != nullptr)) {
+          ++at;
+        }
+        const bool token = at != key && *at == '\0';
+        // A folded line's text follows the name it continued.
+        auto holds = [key](const char* name) {
+          const size_t length = std::strlen(name);
+          return strncasecmp(key, name, length) == 0 && key[length] != '\0';
+        };
+        if (token && !holds("transfer-encoding") && !holds("content-length")) {
+          return MHD_YES;
+        }
+        n->malformed = true;
+        try {
+          n->name = key;
+        } catch (...) {
+          n->failed = true;
+        }
+        return MHD_NO;
+      },
+      &names);
+  if (names.failed) throw std::bad_alloc();
+  if (names.malformed) {
+    return "the header named '" + LoggedText(names.name) +
+           "' is malformed: a header's name is a token followed by its "
+           "colon, and no line continues the one before it (RFC 9112 5.1, "
+           "5.2)";
+  }
   const auto codings =
       HeaderValues(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING);
   if (!codings.empty() &&
@@ -845,12 +895,19 @@ struct HttpFrontend::Callbacks {
                          Exchange* exchange,
                          std::vector<ByteBudget::Lease>* held,
                          Reply* reply) {
-    const char* encoding = Header(connection, MHD_HTTP_HEADER_CONTENT_ENCODING);
+    // Every line of it, as one list (RFC 9110 5.3): two lines of gzip are
+    // a body compressed twice, which is refused as "gzip, gzip" is.
+    std::string encoding;
+    for (const std::string& line :
+         HeaderValues(connection, MHD_HTTP_HEADER_CONTENT_ENCODING)) {
+      encoding += (encoding.empty() ? "" : ", ") + line;
+    }
     // No body, nothing to decompress (a GET that names a coding).
-    if (encoding == nullptr || exchange->body->empty()) return false;
+    if (encoding.empty() || exchange->body->empty()) return false;
     // An infer request to a model or version not served is 404 whatever
     // its body holds, as an uncompressed one is (Handle): not decompressed.
-    std::string model, version, action;
+    // Refusals of one served name the model, as its other errors do.
+    std::string model, version, action, where;
     if (exchange->method == "POST" &&
         ParseModelPath(exchange->path, &model, &version, &action) &&
         action == "infer") {
@@ -860,13 +917,15 @@ struct HttpFrontend::Callbacks {
         *reply = ErrorReply(known);
         return true;
       }
+      where = "model '" + model + "': ";
     }
     BodyCoding coding = BodyCoding::kIdentity;
-    if (!ParseContentEncoding(encoding, &coding)) {
+    if (!ParseContentEncoding(encoding.c_str(), &coding)) {
       reply->status = 415;
-      reply->body = ErrorBody(std::string("Content-Encoding '") + encoding +
-                              "' is not one this server reads: gzip, "
-                              "deflate or identity");
+      reply->body =
+          ErrorBody(where + "Content-Encoding '" + LoggedText(encoding) +
+                    "' is not one this server reads: gzip, "
+                    "deflate or identity");
       return true;
     }
     if (coding == BodyCoding::kIdentity) return false;
@@ -885,7 +944,7 @@ struct HttpFrontend::Callbacks {
                 kBodyPaddingBytes, may_hold, &inflated, &too_large);
     if (too_large) {
       *reply = TooLarge(self);
-      reply->body = ErrorBody("the request body, decompressed (" +
+      reply->body = ErrorBody(where + "the request body, decompressed (" +
                               std::string(CodingName(coding)) +
                               "), is over the limit of " +
                               std::to_string(self->options_.max_body_bytes) +
@@ -893,7 +952,7 @@ struct HttpFrontend::Callbacks {
       return true;
     }
     if (!status.ok()) {
-      *reply = ErrorReply(status);
+      *reply = ErrorReply(Status::Error(status.code, where + status.message));
       return true;
     }
     exchange->body->swap(inflated);
@@ -1583,8 +1642,9 @@ Reply HttpFrontend::Callbacks::Handle(HttpFrontend* self,
         Header(connection, "Inference-Header-Content-Length");
     const int64_t json_length = ByteCount(header_value);
     if (json_length == -2) {
-      return ErrorReply(Bad(std::string("Inference-Header-Content-Length '") +
-                            header_value + "' is not a byte count"));
+      return ErrorReply(
+          Bad("model '" + model + "': Inference-Header-Content-Length '" +
+              LoggedText(header_value) + "' is not a byte count"));
     }
     // The decoding's share of the JSON budget, given back once decoded. A
     // length past the body is the decoder's to refuse (400), not a claim
