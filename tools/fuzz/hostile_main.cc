@@ -1,9 +1,10 @@
 // pdlite_hostile: the hostile-program sweep. Loads a model, makes --tries
-// copies of its program with --edits hostile integers or floats each
-// (tools/fuzz/program_mutator.h), and loads and runs each copy on the
-// model's reference inputs in a child process, so that a crash or a hang
-// is counted rather than fatal. Every try must end in a result or a clean
-// error within --timeout seconds; the exit status is 1 otherwise.
+// copies of its program with --edits hostile edits each (values, attribute
+// types, op arguments, var declarations: tools/fuzz/program_mutator.h),
+// and loads and runs each copy on the model's reference inputs in a child
+// process, so that a crash or a hang is counted rather than fatal. Every
+// try must end in a result or a clean error within --timeout seconds; the
+// exit status is 1 otherwise.
 //
 //   pdlite_hostile --model DIR --inputs DIR/ref [--tries 400] [--seed 1]
 //                  [--edits 2] [--timeout 10] [--save DIR [--keep K]]
@@ -124,7 +125,11 @@ std::map<std::string, Input> ReadInputs(const std::string& dir,
   return inputs;
 }
 
-// Runs in the child: 0 ran, 1 clean error (message on stderr).
+// The child's status for a clean error: not 1, which AddressSanitizer's
+// and UBSan's reports exit with, and would have passed for one.
+constexpr int kCleanError = 65;
+
+// Runs in the child: 0 ran, kCleanError a clean error (message on stderr).
 int LoadAndRun(const std::string& program_bytes,
                const std::string& params_bytes,
                const std::map<std::string, Input>& inputs) {
@@ -153,7 +158,7 @@ int LoadAndRun(const std::string& program_bytes,
   } catch (const std::exception& e) {
     std::string message = e.what();
     std::cerr << message.substr(0, message.find('\n')) << "\n";
-    return 1;
+    return kCleanError;
   }
 }
 
@@ -216,7 +221,7 @@ TryResult RunIsolated(const std::string& program_bytes,
                     "\n" + err.substr(0, 2000);
   } else if (WEXITSTATUS(status) == 0) {
     result.outcome = Outcome::kRan;
-  } else if (WEXITSTATUS(status) == 1) {
+  } else if (WEXITSTATUS(status) == kCleanError) {
     result.outcome = Outcome::kError;
     result.detail = err.substr(0, err.find('\n'));
   } else {

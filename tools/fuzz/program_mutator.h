@@ -1,7 +1,12 @@
-// Hostile edits to a parsed program: replaces integers (op attributes and
-// declared variable dims) and floats with values a damaged or malicious
-// file could carry. Shared by the hostile-program sweep (pdlite_hostile),
-// its ctest suite and the structure-aware fuzzer.
+// Hostile edits to a parsed program, as a damaged or malicious file could
+// hold them: integers (op attributes and declared variable dims) and
+// floats replaced by extreme values; an attribute stored with another
+// type, or left out; an op's output renamed to one of its own inputs, to
+// another var or to an undeclared name; an input renamed to a var of
+// another rank or type; an argument dropped from a slot or repeated; a
+// var's dtype, persistable flag or LoD level changed. Shared by the
+// hostile-program sweep (pdlite_hostile), its ctest suite and the
+// structure-aware fuzzer.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +19,9 @@ namespace paddle_lite {
 namespace fuzz {
 
 /// Applies `edits` random edits to `program`, drawn from `rng`; returns
-/// what changed, one "block/op #i type attr: old -> new" per line. A
-/// program with nothing to edit is left as it is (empty return).
+/// what changed, one "block B op #I TYPE what: old -> new" or "block B var
+/// NAME what: old -> new" per line. A program with nothing to edit is
+/// left as it is (empty return).
 std::string MutateProgram(framework::ProgramDesc* program,
                           int edits,
                           std::mt19937_64* rng);
