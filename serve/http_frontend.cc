@@ -429,6 +429,12 @@ Reply RepositoryCall(InferenceServer* server,
                      const std::string& model,
                      const std::string& action,
                      const std::string& body) {
+  // Refused before the body is parsed: with loading off, a load's files
+  // (up to --max-body-mb of base64) were decoded only to be refused.
+  if (action != "index") {
+    const Status allowed = server->ModelControlAllowed(model);
+    if (!allowed.ok()) return ErrorReply(allowed);
+  }
   json request;
   const std::string what =
       action == "index" ? "the repository index" : "model '" + model + "'";

@@ -148,6 +148,10 @@ class InferenceServer {
   /// Every model folder of the repository and every model loaded, one
   /// entry per version loaded; `ready_only`: only the versions that serve.
   std::vector<RepositoryEntry> Index(bool ready_only) const;
+  /// Whether Load and Unload may act on `model` (the server takes them,
+  /// and it is a model name), saying why not: asked before a call's body
+  /// is read into its parameters.
+  Status ModelControlAllowed(const std::string& model) const;
   /// Loads DIR/<model> afresh: the versions found now, with its
   /// config.json, or `config_json` (the same keys) when not empty. With
   /// `files` (and `config_json`), loads them instead, as if they were the
@@ -200,7 +204,6 @@ class InferenceServer {
                        const std::string& folder,
                        const std::string* config_json,
                        std::string* no_version);
-  Status ModelControlAllowed(const std::string& model) const;
   // Load and Unload, once allowed; the caller holds control_mutex_. The
   // versions they take out of models_ are added to `retired`, for the
   // caller to Retire once it has released control_mutex_.

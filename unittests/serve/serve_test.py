@@ -2142,6 +2142,16 @@ def check_model_control_off(port, grpc_port):
     R.check(status == 400 and "--model-control-mode explicit" in
             error_of(body), "repository: load refused without model control",
             "%s %r" % (status, body))
+    # Refused before its files are decoded: one that is not base64 is not
+    # what the answer is about.
+    status, _, body = request(
+        port, "POST", "/v2/repository/models/demo/load",
+        json.dumps({"parameters": {"config": "{}",
+                                   "file:1/model.pdmodel": "@@@"}}))
+    R.check(status == 400 and "--model-control-mode explicit" in
+            error_of(body) and "base64" not in error_of(body),
+            "repository: a load with files refused without model control "
+            "before they are decoded", "%s %r" % (status, body))
     client = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
     code, message = grpc_error(lambda: client.unload_model("demo"))
     R.check(code == "StatusCode.INVALID_ARGUMENT" and
