@@ -9,6 +9,11 @@
 namespace paddle_lite {
 namespace platform {
 
+bool AddressSpaceLimited() {
+  struct rlimit limit;
+  return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+}
+
 size_t AddressSpaceLeft() {
   struct rlimit limit;
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {

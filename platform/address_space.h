@@ -7,8 +7,12 @@
 namespace paddle_lite {
 namespace platform {
 
-/// Bytes the process may still map under its limit on the address space
-/// (ulimit -v, RLIMIT_AS), or SIZE_MAX when it has none.
+/// Whether the process has a limit on its address space (ulimit -v,
+/// RLIMIT_AS).
+bool AddressSpaceLimited();
+
+/// Bytes the process may still map under that limit, or SIZE_MAX when it
+/// has none, or when /proc/self/statm cannot tell what is mapped.
 size_t AddressSpaceLeft();
 
 }  // namespace platform

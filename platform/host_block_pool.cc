@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <tuple>
@@ -236,7 +235,7 @@ HostBlockPool::Grow(size_t size) {
     // oneDNN's code) while the pool used little of it, and a predictor
     // failed to allocate 800 KB with 500 MB of its pool's reservation
     // unused.
-    for (size_t want = AddressSpaceLeft() != SIZE_MAX ? 0 : kReserveBytes;
+    for (size_t want = AddressSpaceLimited() ? 0 : kReserveBytes;
          want >= 4 * kMinChunk; want /= 4) {
       void* base = mmap(nullptr, want, PROT_NONE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

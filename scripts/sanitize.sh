@@ -25,9 +25,10 @@ passed=0
 failed=0
 # Test binaries under DIR/unittests/ (serve/serve_test: the server's core,
 # queues, batching and shutdown across worker threads; c_api/c_api_test:
-# the C API from C, clones on threads of their own).
+# the C API from C, clones on threads of their own; tools_test: the fuzzers'
+# program mutator, whose conversions UBSan checks).
 all_suites=(platform_test framework_test paddle_lite_api_test operators_test
-            serve/serve_test c_api/c_api_test)
+            tools_test serve/serve_test c_api/c_api_test)
 for kind in "${kinds[@]}"; do
   compiler=()
   case "$kind" in

@@ -216,8 +216,8 @@ std::string FramingError(MHD_Connection* connection) {
   if (names.malformed) {
     return "the header named '" + LoggedText(names.name) +
            "' is malformed: a header's name is a token followed by its "
-           "colon, and no line continues the one before it (RFC 9112 5.1, "
-           "5.2)";
+           "colon (RFC 9112 5.1), and a Transfer-Encoding or Content-Length "
+           "line may not go on onto the next (5.2)";
   }
   const auto codings =
       HeaderValues(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING);

@@ -126,7 +126,8 @@ std::map<std::string, Input> ReadInputs(const std::string& dir,
 }
 
 // The child's status for a clean error: not 1, which AddressSanitizer's
-// and UBSan's reports exit with, and would have passed for one.
+// report (and UBSan's, told to halt) exits with, and would have passed
+// for one. A report that does not end the child is found in its stderr.
 constexpr int kCleanError = 65;
 
 // Runs in the child: 0 ran, kCleanError a clean error (message on stderr).
@@ -215,6 +216,11 @@ TryResult RunIsolated(const std::string& program_bytes,
   close(err_pipe[0]);
   if (result.outcome == Outcome::kTimeout) {
     result.detail = "no answer after " + std::to_string(timeout_s) + " s";
+  } else if (err.find("runtime error:") != std::string::npos ||
+             err.find("Sanitizer") != std::string::npos) {
+    // A sanitizer's report (UBSan goes on after one unless told to halt).
+    result.outcome = Outcome::kCrash;
+    result.detail = "a sanitizer's report\n" + err.substr(0, 2000);
   } else if (WIFSIGNALED(status)) {
     result.outcome = Outcome::kCrash;
     result.detail = std::string("signal ") + strsignal(WTERMSIG(status)) +

@@ -14,6 +14,15 @@
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "platform/errors.h"
 
+// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define PDLITE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PDLITE_TEST_ASAN 1
+#endif
+#endif
+
 namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
@@ -143,7 +152,7 @@ TEST(MkldnnContext, OutOfMemoryIsAnErrorNotARejection) {
 // primitive's code (SIGSEGV in dnnl_primitive_create) where the address
 // space ran out. The run fails with ResourceExhausted instead.
 TEST(MkldnnContext, RefusesToMakeWithTheAddressSpaceNearlyUsedUp) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PDLITE_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer's shadow needs an unlimited address space";
 #else
   GTEST_FLAG_SET(death_test_style, "threadsafe");

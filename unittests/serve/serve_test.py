@@ -3512,16 +3512,19 @@ def check_unread_answers_hold_calls(server_command, tmp, env, servers):
         # free only once gRPC is done with it, which a slow server (TSan)
         # may be after its client has read the answer.
         deadline = time.time() + 30
-        for attempt in range(1000):
+        attempt = 0
+        while True:
             tag = "id=unread%d_%d status=" % (i, attempt)
             sock = unread_grpc_call(
                 server.grpc_port, ("ModelInfer", "ModelStreamInfer")[i % 2],
                 infer("unread%d_%d" % (i, attempt)).SerializeToString())
             while tag not in server.log_tail() and time.time() < deadline:
                 time.sleep(0.05)
+            # Answered, or out of time (the checks below then say so).
             if tag + "OK" in server.log_tail() or time.time() >= deadline:
                 return sock
             sock.close()
+            attempt += 1
             time.sleep(0.1)
     sockets = [unread(0)]
     first_answered = time.time()
