@@ -13,15 +13,7 @@
 #include "kernels/cpu/mkldnn/lru_cache.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
 #include "platform/errors.h"
-
-// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define PDLITE_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PDLITE_TEST_ASAN 1
-#endif
-#endif
+#include "unittests/test_utils/sanitizers.h"
 
 namespace paddle_lite {
 namespace kernels {

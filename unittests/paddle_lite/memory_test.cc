@@ -15,6 +15,7 @@
 #include "paddle_lite/paddle_lite.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/sanitizers.h"
 
 namespace paddle_lite {
 namespace {
@@ -74,14 +75,7 @@ TEST(PlanReplay, SecondRunOfAShapeReplaysWithTheSameResults) {
 
 // 1,000 runs alternating between two input shapes: resident memory after
 // the first 100 runs and after all 1,000 differs by less than 1%.
-// gcc says so with __SANITIZE_*__, clang with __has_feature.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PDLITE_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
-    defined(PDLITE_TEST_SANITIZED)
+#if defined(PDLITE_TEST_ASAN) || defined(PDLITE_TEST_TSAN)
 constexpr bool kSanitized = true;  // their allocators hold freed memory
 #else
 constexpr bool kSanitized = false;

@@ -13,15 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "platform/host_block_pool.h"
-
-// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define PDLITE_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PDLITE_TEST_ASAN 1
-#endif
-#endif
+#include "unittests/test_utils/sanitizers.h"
 
 namespace paddle_lite {
 namespace platform {
