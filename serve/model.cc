@@ -950,6 +950,36 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     Instance* instance, std::unique_lock<std::mutex>* lock) {
   for (;;) {
     std::vector<std::shared_ptr<Pending>> group;
+    try {
+      return TakeGroup(instance, lock, &group);
+    } catch (...) {
+      // Memory ran out as the group grew (or a caller's abandoned() threw).
+      // Every request taken out of the queue is in `group` (a push that
+      // throws adds nothing, and what it would add is still queued or
+      // still in the group): they are answered, and the worker goes on.
+      // Out of this thread, the exception ended the process.
+      if (!lock->owns_lock()) lock->lock();
+      if (!group.empty() && forming_ == group.front().get()) {
+        forming_ = nullptr;
+        forming_members_ = 0;
+      }
+      instance->busy = false;
+      std::vector<std::shared_ptr<Pending>> unanswered = std::move(group);
+      lock->unlock();
+      for (auto& p : unanswered) AnswerUnanswered(p.get());
+      unanswered.clear();
+      lock->lock();
+      work_ready_.notify_all();
+    }
+  }
+}
+
+std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeGroup(
+    Instance* instance,
+    std::unique_lock<std::mutex>* lock,
+    std::vector<std::shared_ptr<Pending>>* taken) {
+  std::vector<std::shared_ptr<Pending>>& group = *taken;
+  for (;;) {
     while (group.empty()) {
       // The instance may be running a request inline (see Infer). A
       // request that would join the batch another worker gathers is left
@@ -959,61 +989,71 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
                (!queue_.empty() && !instance->busy &&
                 !JoinsFormingBatch(*queue_.front()));
       });
-      if (queue_.empty()) return group;  // stopping, nothing left
-      auto first = queue_.front();
+      if (queue_.empty()) return {};  // stopping, nothing left
+      // Room first: a request out of the queue is always in the group.
+      group.reserve(1);
+      group.push_back(queue_.front());
       queue_.pop_front();
+      Pending* first = group.front().get();
       if (Clock::now() >= first->deadline) {
+        auto expired = std::move(group.front());
+        group.clear();
         lock->unlock();
-        Expire(first.get());
+        Expire(expired.get());
         lock->lock();
         continue;
       }
       if (Abandoned(*first)) {
+        auto gone = std::move(group.front());
+        group.clear();
         lock->unlock();
-        Drop(first.get());
+        Drop(gone.get());
         lock->lock();
         continue;
       }
-      group.push_back(first);
       instance->busy = true;  // before the batch delay lets the lock go
     }
     // A copy: `group` grows below.
     const std::shared_ptr<Pending> first = group.front();
     if (!batchable_ || !first->batchable || config_.max_batch_size < 2) {
-      return group;
+      return std::move(group);
     }
     int64_t rows = first->rows;
     // A request that would join the batch but whose caller went away is
     // taken out of the queue instead and answered at once. Only those are
     // asked (a poll() or a lock each): gathering runs under the lock at
     // every request's arrival.
-    // Requests that arrive while the lock is let go to answer those are
+    // Requests that arrive while the lock is let go to answer one are
     // gathered on the next pass: their wake-up found no worker waiting.
+    // What leaves the queue is in `group` or answered before anything
+    // else may throw (see TakeWork).
     auto gather = [&] {
       for (;;) {
-        std::vector<std::shared_ptr<Pending>> gone;
+        std::shared_ptr<Pending> gone;
         for (auto it = queue_.begin(); it != queue_.end();) {
           if ((*it)->batchable &&
               (*it)->rows <= config_.max_batch_size - rows &&
               Clock::now() < (*it)->deadline && Joinable(*first, **it)) {
             if (Abandoned(**it)) {
-              gone.push_back(*it);
-            } else {
-              rows += (*it)->rows;
-              group.push_back(*it);
-              if (forming_ == first.get()) {
-                ++forming_members_;
-                forming_rows_ = rows;
-              }
+              gone = *it;
+              queue_.erase(it);
+              break;
+            }
+            group.push_back(*it);
+            rows += (*it)->rows;
+            if (forming_ == first.get()) {
+              ++forming_members_;
+              forming_rows_ = rows;
             }
             it = queue_.erase(it);
           } else {
             ++it;
           }
         }
-        if (gone.empty()) return;
+        if (!gone) return;
         lock->unlock();
-        for (auto& p : gone) Drop(p.get());
+        Drop(gone.get());
+        gone.reset();
         lock->lock();
       }
     };
@@ -1043,7 +1083,7 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
       gather();
       if (!queue_.empty()) work_ready_.notify_all();
     }
-    if (!waits) return group;  // each member checked as it was taken
+    if (!waits) return std::move(group);  // each checked as it was taken
     forming_ = nullptr;
     forming_members_ = 0;
     // What is queued may have waited for this batch; and once stopping,
@@ -1051,27 +1091,30 @@ std::vector<std::shared_ptr<ModelVersion::Pending>> ModelVersion::TakeWork(
     // queue empty, or Stop's join waits for it for good.
     if (stopping_ || !queue_.empty()) work_ready_.notify_all();
     // Members whose deadline passed, or whose caller went away, while the
-    // batch formed are answered without running.
-    std::vector<std::shared_ptr<Pending>> expired, gone;
+    // batch formed are answered without running: moved behind the others
+    // (in order), answered, then cut off, never out of `group` meanwhile.
     const auto now = Clock::now();
-    for (auto it = group.begin(); it != group.end();) {
-      if (now >= (*it)->deadline) {
-        expired.push_back(*it);
-      } else if (Abandoned(**it)) {
-        gone.push_back(*it);
-      } else {
-        ++it;
-        continue;
+    size_t kept = 0;
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (now < group[i]->deadline && !Abandoned(*group[i])) {
+        if (i != kept) std::swap(group[kept], group[i]);
+        ++kept;
       }
-      it = group.erase(it);
     }
-    if (!expired.empty() || !gone.empty()) {
+    if (kept < group.size()) {
       lock->unlock();
-      for (auto& p : expired) Expire(p.get());
-      for (auto& p : gone) Drop(p.get());
+      for (size_t i = kept; i < group.size(); ++i) {
+        if (now >= group[i]->deadline) {
+          Expire(group[i].get());
+        } else {
+          Drop(group[i].get());
+        }
+      }
       lock->lock();
+      group.erase(group.begin() + static_cast<std::ptrdiff_t>(kept),
+                  group.end());
     }
-    if (!group.empty()) return group;
+    if (!group.empty()) return std::move(group);
     instance->busy = false;
   }
 }

@@ -211,9 +211,16 @@ class ModelVersion {
   // Answers queued requests whose deadline passed while every instance
   // was busy (the workers check deadlines only when they take a request).
   void ExpireLoop();
-  // Takes the next request and, when batching, compatible ones after it.
+  // Takes the next request and, when batching, compatible ones after it
+  // (TakeGroup); answers what it took if that throws, and goes on.
   std::vector<std::shared_ptr<Pending>> TakeWork(
       Instance* instance, std::unique_lock<std::mutex>* lock);
+  // TakeWork's taking: every request out of the queue is in `taken` until
+  // it is answered or returned.
+  std::vector<std::shared_ptr<Pending>> TakeGroup(
+      Instance* instance,
+      std::unique_lock<std::mutex>* lock,
+      std::vector<std::shared_ptr<Pending>>* taken);
   // Whether `p` may be run in one batch with `first`: the same inputs, of
   // the same types and ranks and dims past 0.
   static bool Joinable(const Pending& first, const Pending& p);

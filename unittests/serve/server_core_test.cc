@@ -944,6 +944,24 @@ TEST(ServerCore, ABatchThatWaitsCountsAgainstTheQueueLimit) {
   EXPECT_EQ(Runs(&server, "demo"), 1);
 }
 
+// Starts a run too long and too large to batch on "demo" (its only
+// instance), then a one-row request that queues behind it: returns the
+// long run; `queued` gets the one-row request.
+std::future<InferResponse> LongRunWithOneQueued(
+    InferenceServer* server,
+    const ModelVersion& m,
+    std::future<InferResponse>* queued) {
+  auto busy = std::async(std::launch::async, [server] {
+    return server->Infer(DemoRequest(8000, 0));
+  });
+  for (int i = 0; i < kWaitMs && !m.busy(); ++i) usleep(1000);
+  EXPECT_TRUE(m.busy());
+  *queued = std::async(std::launch::async,
+                       [server] { return server->Infer(DemoRequest(1, 0)); });
+  for (int i = 0; i < kWaitMs && m.queued() < 1; ++i) usleep(1000);
+  return busy;
+}
+
 // A worker that forms a batch lets the lock go to answer a request it
 // found abandoned; the members it took meanwhile still count against
 // queue_limit (they counted in no queue then, so one arriving could pass
@@ -956,15 +974,9 @@ TEST(ServerCore, ABatchAnsweringAnAbandonedRequestStillCountsItsMembers) {
   InferenceServer server(repo.path());
   std::shared_ptr<const ModelVersion> m;
   ASSERT_TRUE(server.Find("demo", "", &m).ok());
-  // A long run (too many rows to batch) holds the only instance while a
-  // request and an abandoned one queue behind it.
-  auto busy = std::async(std::launch::async,
-                         [&] { return server.Infer(DemoRequest(8000, 0)); });
-  for (int i = 0; i < kWaitMs && !m->busy(); ++i) usleep(1000);
-  ASSERT_TRUE(m->busy());
-  auto first = std::async(std::launch::async,
-                          [&] { return server.Infer(DemoRequest(1, 0)); });
-  for (int i = 0; i < kWaitMs && m->queued() < 1; ++i) usleep(1000);
+  // A request and an abandoned one queue behind a long run.
+  std::future<InferResponse> first;
+  auto busy = LongRunWithOneQueued(&server, *m, &first);
   // The abandoned one's answer waits, in the worker, until the test is
   // done with the queue.
   std::promise<void> dropping, done_probing;
@@ -1023,6 +1035,46 @@ TEST(ServerCore, ABatchAnsweringAnAbandonedRequestStillCountsItsMembers) {
   EXPECT_TRUE(second.get().status.ok());
   EXPECT_TRUE(busy.get().status.ok());
   EXPECT_EQ(Runs(&server, "demo"), 2);
+}
+
+// A worker taking requests out of the queue that meets an exception
+// (memory running out as its batch grows; here a caller's abandoned() that
+// throws) answers what it took and goes on: the exception left the worker
+// thread and ended the process.
+TEST(ServerCore, AWorkerThatThrowsWhileTakingABatchAnswersAndGoesOn) {
+  Repository repo;
+  repo.Add("demo", DemoModelDir(), R"({"max_batch_size": 4})");
+  InferenceServer server(repo.path());
+  std::shared_ptr<const ModelVersion> m;
+  ASSERT_TRUE(server.Find("demo", "", &m).ok());
+  // Two requests queue behind a long run; the worker takes the first
+  // and, in its batch, meets the second.
+  std::future<InferResponse> first;
+  auto busy = LongRunWithOneQueued(&server, *m, &first);
+  InferRequest throwing = DemoRequest(1, 1);
+  throwing.abandoned = []() -> bool { throw std::bad_alloc(); };
+  auto second = std::async(std::launch::async,
+                           [&] { return server.Infer(std::move(throwing)); });
+  bool queued_behind = false;
+  for (int i = 0; i < kWaitMs && !queued_behind && m->busy(); ++i) {
+    queued_behind = m->queued() == 2;
+    usleep(1000);
+  }
+  const InferResponse taken = first.get();
+  const InferResponse met = second.get();
+  EXPECT_TRUE(busy.get().status.ok());
+  // Answered, not left waiting; and the worker serves what comes next.
+  EXPECT_TRUE(server.Infer(DemoRequest(1, 2)).status.ok());
+  if (!queued_behind) {
+    GTEST_SKIP() << "the 8000-row run ended before two requests queued "
+                    "behind it (a machine this fast needs a longer run)";
+  }
+  EXPECT_EQ(taken.status.code, StatusCode::kResourceExhausted)
+      << taken.status.message;
+  EXPECT_EQ(met.status.code, StatusCode::kResourceExhausted)
+      << met.status.message;
+  EXPECT_NE(met.status.message.find("ran out of memory"), std::string::npos)
+      << met.status.message;
 }
 
 // Work of a worker or of the deadline thread that throws (memory running
