@@ -11,8 +11,12 @@ namespace platform {
 /// RLIMIT_AS).
 bool AddressSpaceLimited();
 
+/// Bytes the process maps now (VmSize), or 0 when /proc/self/statm
+/// cannot tell.
+size_t AddressSpaceMapped();
+
 /// Bytes the process may still map under that limit, or SIZE_MAX when it
-/// has none, or when /proc/self/statm cannot tell what is mapped.
+/// has none, or when AddressSpaceMapped cannot tell.
 size_t AddressSpaceLeft();
 
 }  // namespace platform

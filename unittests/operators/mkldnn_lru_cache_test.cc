@@ -5,13 +5,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "kernels/cpu/mkldnn/lru_cache.h"
 #include "kernels/cpu/mkldnn/mkldnn_helper.h"
+#include "platform/address_space.h"
 #include "platform/errors.h"
 #include "unittests/test_utils/sanitizers.h"
 
@@ -19,15 +19,6 @@ namespace paddle_lite {
 namespace kernels {
 namespace mkldnn {
 namespace {
-
-// The pages the process maps now (VmSize).
-size_t MappedPages() {
-  size_t pages = 0;
-  FILE* statm = fopen("/proc/self/statm", "r");
-  if (statm == nullptr || fscanf(statm, "%zu", &pages) != 1) _exit(4);
-  fclose(statm);
-  return pages;
-}
 
 std::shared_ptr<void> Value(int v) { return std::make_shared<int>(v); }
 int Read(const std::shared_ptr<void>& p) { return *static_cast<int*>(p.get()); }
@@ -155,8 +146,9 @@ TEST(MkldnnContext, RefusesToMakeWithTheAddressSpaceNearlyUsedUp) {
     rlimit limit;
     if (getrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
     const size_t room = MkldnnContext::kMakingAddressSpaceBytes / 2;
-    limit.rlim_cur =
-        room + static_cast<size_t>(sysconf(_SC_PAGESIZE)) * MappedPages();
+    const size_t mapped = platform::AddressSpaceMapped();
+    if (mapped == 0) _exit(4);
+    limit.rlim_cur = room + mapped;
     if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
     bool made = false;
     try {

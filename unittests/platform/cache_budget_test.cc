@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "platform/address_space.h"
 #include "platform/host_block_pool.h"
 #include "unittests/test_utils/sanitizers.h"
 
@@ -313,13 +314,11 @@ TEST(HostBlockPool, ReservesNoAddressSpaceUnderALimit) {
   // In a child process: the limit stays there.
   auto two_pools_under_a_limit = [] {
     constexpr size_t kMB = size_t{1} << 20;
-    size_t pages = 0;
-    FILE* statm = fopen("/proc/self/statm", "r");
-    if (statm == nullptr || fscanf(statm, "%zu", &pages) != 1) _exit(2);
-    fclose(statm);
+    const size_t mapped = AddressSpaceMapped();
+    if (mapped == 0) _exit(2);
     rlimit limit;
     if (getrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
-    limit.rlim_cur = pages * sysconf(_SC_PAGESIZE) + 600 * kMB;
+    limit.rlim_cur = mapped + 600 * kMB;
     if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
     CacheBudget budget(size_t{1} << 30);
     auto* first = HostBlockPool::Create(&budget);
