@@ -187,7 +187,9 @@ struct Predictor::Impl {
   bool last_run_failed = false;
   // Where each input shape runs. A small shape goes to one thread at its
   // first sight and keeps that side when it follows another shape (moving
-  // between the sides would make it anew on the other). Run back to back,
+  // between the sides would make it anew on the other); a shape put on all
+  // threads moves to one, once, when the estimate has fallen under the
+  // limit since its first sight. Run back to back,
   // the split pays where it did not after another shape or an idle gap
   // (each core finds its part of the data where it left it): from the
   // kStreakRuns-th run in a row a small shape tries all threads for
@@ -1065,6 +1067,12 @@ bool Predictor::Impl::RunsNarrow() {
         narrow_shapes.erase(narrow_order.front());
         narrow_order.pop_front();
       }
+    } else if (!found->second.narrow &&
+               narrow_policy.Narrow(InputElements())) {
+      // Put on all threads by a higher estimate (none yet, or first runs
+      // slowed by other work on the cores). The estimate only falls, so a
+      // shape moves at most once, and only to one thread.
+      found->second.narrow = MakeNarrow();
     }
     narrow_shape = &found->second;
   }

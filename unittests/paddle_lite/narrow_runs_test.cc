@@ -176,20 +176,25 @@ TEST(NarrowRuns, WithoutAWarmUpTheFirstRunsEstimate) {
   auto p = CreatePredictor(config);
   RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
   EXPECT_EQ(p->last_run_stats().threads, 2);
-  // The first shape keeps its side.
+  // The first shape keeps its side in a row.
   RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
   EXPECT_EQ(p->last_run_stats().threads, 2);
   RunOnce(p.get(), {2, 3, 32, 32}, 0.1f);
   EXPECT_EQ(p->last_run_stats().threads, 1);
-  RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
-  EXPECT_EQ(p->last_run_stats().threads, 2);
+  // After another shape it comes under the estimate made since, and moves
+  // to one thread for good.
+  for (int i = 0; i < 2; ++i) {
+    RunOnce(p.get(), {1, 3, 32, 32}, 0.1f);
+    EXPECT_EQ(p->last_run_stats().threads, 1) << "run " << i + 1;
+    RunOnce(p.get(), {2, 3, 32, 32}, 0.1f);
+  }
 }
 
 // The OCR classifier at 2 threads, with a limit between what one thread
 // takes on a narrow crop and on a batch of 16 (about 20x apart, in any
 // build): the crops go to one thread, the batch to both; every result
-// matches a predictor of one thread, each shape keeps its side, and the
-// cache budget holds both sides' caches.
+// matches a predictor of one thread, each shape keeps its side (or moves
+// to one thread, once), and the cache budget holds both sides' caches.
 TEST(NarrowRuns, ClassifierShapesKeepTheirSideAndResults) {
   const std::string dir =
       std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
@@ -214,24 +219,28 @@ TEST(NarrowRuns, ClassifierShapesKeepTheirSideAndResults) {
   const std::vector<std::vector<int64_t>> shapes = {
       {1, 3, 48, 192}, {1, 3, 48, 320}, {16, 3, 48, 192},
       {1, 3, 48, 64},  {2, 3, 48, 192}, {12, 3, 48, 192}};
+  // A shape's side after each round, and its moves. Runs slowed by other
+  // work on the cores (ctest -j2) can put the crop on both threads at its
+  // first sight; it moves to one when it comes again under a lower
+  // estimate, and never back.
   std::map<std::vector<int64_t>, int> side;
+  std::map<std::vector<int64_t>, int> moves;
   for (int round = 0; round < 3; ++round) {
     for (const auto& shape : shapes) {
       const auto got = RunOnce(p.get(), shape, 0.02f);
       const RunStats stats = p->last_run_stats();
       const int threads = stats.threads;
-      if (round == 0) {
-        side[shape] = threads;
-      } else {
-        EXPECT_EQ(threads, side[shape]) << "batch " << shape[0] << " width "
-                                        << shape[3] << " changed sides";
+      const std::string name = "batch " + std::to_string(shape[0]) +
+                               " width " + std::to_string(shape[3]);
+      if (round > 0 && threads != side[shape]) {
+        EXPECT_EQ(threads, 1) << name << " moved to all threads";
+        EXPECT_EQ(++moves[shape], 1) << name << " moved again";
       }
+      side[shape] = threads;
       size_t held = 0;
       for (auto& kv : stats.cache_bytes) held += kv.second;
       EXPECT_LE(held, budget);
-      ExpectNear(got, RunOnce(ref.get(), shape, 0.02f),
-                 "batch " + std::to_string(shape[0]) + " width " +
-                     std::to_string(shape[3]));
+      ExpectNear(got, RunOnce(ref.get(), shape, 0.02f), name);
     }
   }
   EXPECT_EQ((side[{1, 3, 48, 64}]), 1);
