@@ -177,17 +177,22 @@ std::string FramingError(MHD_Connection* connection) {
   // then frames the body by Content-Length, where a proxy that reads the
   // header as chunked would not. RFC 9112 (5.1, 5.2) has a server refuse
   // both: names that are not tokens, and names that start with a framing
-  // header's name and go on, are.
-  struct Names {
+  // header's name and go on, are. So are the framing names spelled with
+  // '_' for '-', which some proxies and CGI gateways take for them.
+  struct Framing {
     bool malformed = false;
     std::string name;
+    std::vector<std::string> codings;  // Transfer-Encoding's values
+    std::vector<std::string> lengths;  // Content-Length's
     bool failed = false;
-  } names;
+  } framing;
+  // One pass over the headers; nothing may be thrown through
+  // libmicrohttpd.
   MHD_get_connection_values(
       connection, MHD_HEADER_KIND,
       [](void* cls, MHD_ValueKind, const char* key,
-         const char*) noexcept -> MHD_Result {
-        auto* n = static_cast<Names*>(cls);
+         const char* value) noexcept -> MHD_Result {
+        auto* f = static_cast<Framing*>(cls);
         const char* at = key;
         while (*at != '\0' &&
                (std::isalnum(static_cast<unsigned char>(*at)) ||
@@ -195,32 +200,50 @@ std::string FramingError(MHD_Connection* connection) {
           ++at;
         }
         const bool token = at != key && *at == '\0';
-        // A folded line's text follows the name it continued.
-        auto holds = [key](const char* name) {
-          const size_t length = std::strlen(name);
-          return strncasecmp(key, name, length) == 0 && key[length] != '\0';
+        // How `key` reads against a framing header's name: 0 not at all,
+        // 1 the name itself, 2 anything else that starts with it ('_' read
+        // as '-'; a folded line's text follows the name it continued).
+        auto against = [key](const char* name) {
+          size_t i = 0;
+          bool exact = true;
+          for (; name[i] != '\0'; ++i) {
+            const char c = key[i];
+            if (c == '_' && name[i] == '-') {
+              exact = false;
+            } else if (std::tolower(static_cast<unsigned char>(c)) != name[i]) {
+              return 0;
+            }
+          }
+          return exact && key[i] == '\0' ? 1 : 2;
         };
-        if (token && !holds("transfer-encoding") && !holds("content-length")) {
-          return MHD_YES;
-        }
-        n->malformed = true;
+        const int coding = against("transfer-encoding");
+        const int length = against("content-length");
         try {
-          n->name = key;
+          if (token && coding == 1) {
+            f->codings.emplace_back(value != nullptr ? value : "");
+          } else if (token && length == 1) {
+            f->lengths.emplace_back(value != nullptr ? value : "");
+          } else if (!token || coding == 2 || length == 2) {
+            f->malformed = true;
+            f->name = key;
+            return MHD_NO;
+          }
         } catch (...) {
-          n->failed = true;
+          f->failed = true;
+          return MHD_NO;
         }
-        return MHD_NO;
+        return MHD_YES;
       },
-      &names);
-  if (names.failed) throw std::bad_alloc();
-  if (names.malformed) {
-    return "the header named '" + LoggedText(names.name) +
+      &framing);
+  if (framing.failed) throw std::bad_alloc();
+  if (framing.malformed) {
+    return "the header named '" + LoggedText(framing.name) +
            "' is malformed: a header's name is a token followed by its "
-           "colon (RFC 9112 5.1), and a Transfer-Encoding or Content-Length "
-           "line may not go on onto the next (5.2)";
+           "colon (RFC 9112 5.1), a Transfer-Encoding or Content-Length "
+           "line may not go on onto the next (5.2), and neither name is "
+           "spelled with '_'";
   }
-  const auto codings =
-      HeaderValues(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  const auto& codings = framing.codings;
   if (!codings.empty() &&
       (codings.size() > 1 || strcasecmp(codings[0].c_str(), "chunked") != 0)) {
     std::string listed;
@@ -228,7 +251,7 @@ std::string FramingError(MHD_Connection* connection) {
     return "Transfer-Encoding '" + LoggedText(listed) +
            "': this server takes only 'chunked' (or no Transfer-Encoding)";
   }
-  const auto lengths = HeaderValues(connection, "Content-Length");
+  const auto& lengths = framing.lengths;
   for (const auto& length : lengths) {
     if (length != lengths[0]) {
       return "Content-Length is given more than once, with different "

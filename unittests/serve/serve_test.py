@@ -1526,7 +1526,8 @@ def check_framing(port):
     """A request whose body's end is unclear (RFC 9112 6.1, 6.3) is answered
     400 and its connection closed: a Transfer-Encoding other than
     "chunked", two Content-Lengths that disagree, or a header name that is
-    malformed (whitespace before its colon, a folded line). With both
+    malformed (whitespace before its colon, a folded line, '_' for '-' in a
+    framing header's name). With both
     Transfer-Encoding and Content-Length it is read chunked, and the
     connection closes after the answer. A request pipelined after any of
     them is never answered."""
@@ -1553,6 +1554,11 @@ def check_framing(port):
                        ("a folded line", b"Transfer-Encoding:\r\n chunked")]:
         cases.append(("Transfer-Encoding with %s before its value" % name,
                       line + b"\r\nContent-Length: 4\r\n", smuggled, "400"))
+    # Spelled with '_', which some proxies and CGI gateways take for '-'.
+    cases.append(("Transfer_Encoding: chunked", b"Transfer_Encoding: chunked"
+                  b"\r\nContent-Length: 4\r\n", smuggled, "400"))
+    cases.append(("Content_Length", b"Transfer-Encoding: chunked\r\n"
+                  b"Content_Length: 4\r\n", b"0\r\n\r\n", "400"))
     post = b"POST /v2/models/demo/infer HTTP/1.1\r\nHost: x\r\n"
     cases = [(name, post, headers, payload, want)
              for name, headers, payload, want in cases]
