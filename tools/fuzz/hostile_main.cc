@@ -4,7 +4,9 @@
 // and loads and runs each copy on the model's reference inputs in a child
 // process, so that a crash or a hang is counted rather than fatal. Every
 // try must end in a result or a clean error within --timeout seconds; the
-// exit status is 1 otherwise.
+// exit status is 1 otherwise. A model with one file per parameter is
+// tried from a temporary folder of links to those files beside each
+// try's program (removed at the end).
 //
 //   pdlite_hostile --model DIR --inputs DIR/ref [--tries 400] [--seed 1]
 //                  [--edits 2] [--timeout 10] [--save DIR [--keep K]]
@@ -18,14 +20,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -130,14 +136,63 @@ std::map<std::string, Input> ReadInputs(const std::string& dir,
 // for one. A report that does not end the child is found in its stderr.
 constexpr int kCleanError = 65;
 
+// Where a try's program comes from: bytes given with the combined
+// parameters, or, for a model of one file per parameter, a folder of
+// links to those files where each try's program is written as __model__.
+struct ModelSource {
+  std::string params_bytes;  // combined parameters
+  std::string folder;        // or this folder (removed by its destructor)
+
+  ModelSource() = default;
+  ModelSource(const ModelSource&) = delete;
+  ModelSource& operator=(const ModelSource&) = delete;
+  ~ModelSource() {
+    if (folder.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(folder, ignored);
+  }
+
+  // Links every file of `params_dir` but its program into a new temporary
+  // folder.
+  void LinkParameters(const std::string& params_dir,
+                      const std::string& program_file) {
+    namespace fs = std::filesystem;
+    std::string pattern =
+        (fs::temp_directory_path() / "pdlite_hostile.XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp " + pattern + ": " +
+                               std::strerror(errno));
+    }
+    folder = pattern;
+    const fs::path program = fs::absolute(program_file);
+    for (const auto& entry : fs::directory_iterator(params_dir)) {
+      const fs::path target = fs::absolute(entry.path());
+      if (!entry.is_regular_file() || target == program) continue;
+      fs::create_symlink(target, fs::path(folder) / entry.path().filename());
+    }
+  }
+
+  // Makes `program_bytes` the program the next try loads.
+  void SetProgram(const std::string& program_bytes) const {
+    if (!folder.empty()) {
+      fw::WriteStringToFile(folder + "/__model__", program_bytes);
+    }
+  }
+};
+
 // Runs in the child: 0 ran, kCleanError a clean error (message on stderr).
 int LoadAndRun(const std::string& program_bytes,
-               const std::string& params_bytes,
+               const ModelSource& source,
                const std::map<std::string, Input>& inputs) {
   try {
     paddle_lite::Config config;
-    config.SetModelBuffer(program_bytes.data(), program_bytes.size(),
-                          params_bytes.data(), params_bytes.size());
+    if (source.folder.empty()) {
+      config.SetModelBuffer(program_bytes.data(), program_bytes.size(),
+                            source.params_bytes.data(),
+                            source.params_bytes.size());
+    } else {
+      config.SetModel(source.folder);
+    }
     config.SetCpuThreads(1);
     auto predictor = paddle_lite::CreatePredictor(config);
     for (auto& name : predictor->GetInputNames()) {
@@ -163,6 +218,15 @@ int LoadAndRun(const std::string& program_bytes,
   }
 }
 
+// The last line of `text` that is not empty.
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const size_t newline = text.find_last_of('\n', end);
+  const size_t start = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(start, end + 1 - start);
+}
+
 enum class Outcome { kRan, kError, kCrash, kTimeout };
 
 struct TryResult {
@@ -172,13 +236,13 @@ struct TryResult {
 };
 
 TryResult RunIsolated(const std::string& program_bytes,
-                      const std::string& params_bytes,
+                      const ModelSource& source,
                       const std::map<std::string, Input>& inputs,
                       double timeout_s) {
+  source.SetProgram(program_bytes);
   int err_pipe[2];
   if (pipe(err_pipe) != 0) {
-    perror("pipe");
-    std::exit(2);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
   std::cout.flush();  // or the child inherits and repeats buffered output
   auto start = std::chrono::steady_clock::now();
@@ -186,7 +250,7 @@ TryResult RunIsolated(const std::string& program_bytes,
   if (pid == 0) {
     close(err_pipe[0]);
     dup2(err_pipe[1], STDERR_FILENO);
-    _exit(LoadAndRun(program_bytes, params_bytes, inputs));
+    _exit(LoadAndRun(program_bytes, source, inputs));
   }
   close(err_pipe[1]);
   fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
@@ -228,8 +292,9 @@ TryResult RunIsolated(const std::string& program_bytes,
   } else if (WEXITSTATUS(status) == 0) {
     result.outcome = Outcome::kRan;
   } else if (WEXITSTATUS(status) == kCleanError) {
+    // The error's line is the child's last (a log line may come first).
     result.outcome = Outcome::kError;
-    result.detail = err.substr(0, err.find('\n'));
+    result.detail = LastLine(err);
   } else {
     result.outcome = Outcome::kCrash;
     result.detail = "exit status " + std::to_string(WEXITSTATUS(status)) +
@@ -240,16 +305,16 @@ TryResult RunIsolated(const std::string& program_bytes,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   Options options = ParseOptions(argc, argv);
   fw::ModelFiles files = fw::ResolveModelFiles(options.model);
-  if (files.params_file.empty()) {
-    std::cerr << "pdlite_hostile: " << options.model
-              << " keeps one file per parameter; give a combined model\n";
-    return 2;
-  }
   const std::string program_bytes = fw::ReadFileToString(files.program_file);
-  const std::string params_bytes = fw::ReadFileToString(files.params_file);
+  ModelSource source;
+  if (files.params_file.empty()) {
+    source.LinkParameters(files.params_dir, files.program_file);
+  } else {
+    source.params_bytes = fw::ReadFileToString(files.params_file);
+  }
   const fw::ProgramDesc original =
       fw::ParseProgramDesc(program_bytes, files.program_file);
   std::map<std::string, Input> inputs;
@@ -257,7 +322,7 @@ int main(int argc, char** argv) {
 
   // The unchanged model must run, or every try below means nothing.
   TryResult baseline =
-      RunIsolated(program_bytes, params_bytes, inputs, options.timeout_s * 6);
+      RunIsolated(program_bytes, source, inputs, options.timeout_s * 6);
   if (baseline.outcome != Outcome::kRan) {
     std::cerr << "pdlite_hostile: the unchanged model does not run: "
               << baseline.detail << "\n";
@@ -273,7 +338,7 @@ int main(int argc, char** argv) {
     std::string change =
         paddle_lite::fuzz::MutateProgram(&program, options.edits, &rng);
     std::string mutated = fw::SerializeProgramDesc(program);
-    TryResult r = RunIsolated(mutated, params_bytes, inputs, options.timeout_s);
+    TryResult r = RunIsolated(mutated, source, inputs, options.timeout_s);
     counts[static_cast<int>(r.outcome)]++;
     slowest = std::max(slowest, r.seconds);
     if (r.outcome == Outcome::kError) {
@@ -305,4 +370,14 @@ int main(int argc, char** argv) {
     std::cout << "  " << code << ": " << n << "\n";
   }
   return counts[2] + counts[3] == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  // Caught here, so that the temporary folder is removed on the way out.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "pdlite_hostile: " << e.what() << "\n";
+    return 2;
+  }
 }
