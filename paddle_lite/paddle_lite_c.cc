@@ -2,6 +2,8 @@
 // Guard(), which turns any exception into a PD_Status and a message.
 #include "paddle_lite/paddle_lite_c.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -140,9 +142,27 @@ PD_Status Fail(PD_Status status,
   return status;
 }
 
+// Holds off thread cancellation for a C call: glibc cancels a thread by
+// unwinding it with an exception that must not be caught, and Guard
+// catches everything. A cancel that comes during the call acts at the
+// thread's next cancellation point after it.
+class NoCancellation {
+ public:
+  NoCancellation() noexcept {
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &previous_);
+  }
+  ~NoCancellation() { pthread_setcancelstate(previous_, nullptr); }
+  NoCancellation(const NoCancellation&) = delete;
+  NoCancellation& operator=(const NoCancellation&) = delete;
+
+ private:
+  int previous_ = PTHREAD_CANCEL_ENABLE;
+};
+
 // Runs `body`, the work of the C function `function`; no exception leaves.
 template <typename Body>
 PD_Status Guard(const char* function, Body&& body) noexcept {
+  NoCancellation no_cancellation;
   LastError().clear();
   LastErrorFallback() = nullptr;
   try {
@@ -595,8 +615,12 @@ PD_Status PD_TensorCopyFromCpu(PD_Tensor* tensor,
     }
     // The caller's buffer is only known by its byte count: check it before
     // reading, with overflow-safe arithmetic for hostile shapes.
-    int64_t count = 1;
+    // A shape with a 0 holds nothing, whatever its other dims multiply to.
+    const bool empty = std::find(tensor->shape.begin(), tensor->shape.end(),
+                                 int64_t{0}) != tensor->shape.end();
+    int64_t count = empty ? 0 : 1;
     for (int64_t d : tensor->shape) {
+      if (empty) break;
       if (__builtin_mul_overflow(count, d, &count)) count = -1;
       if (count < 0) break;
     }

@@ -1,6 +1,7 @@
 // The C API: the C++ API of paddle_lite.h behind opaque handles, for C
 // programs and foreign-function interfaces (Python ctypes, Go cgo, ...).
-// It compiles as C99 and as C++, and needs only libpaddle_lite.so.
+// It compiles as C99 and as C++ (C++98 on), and needs only
+// libpaddle_lite.so.
 //
 //   PD_Config* config;
 //   PD_ConfigCreate(&config);
@@ -24,15 +25,22 @@
 // only read during the call (model buffers are copied).
 //
 // Threads: a predictor and its tensor handles are used from one thread at a
-// time; clone a predictor for each further thread. Configs are not shared
-// either. PD_GetLastError() is per thread.
+// time (PD_PredictorClone is such a use of the predictor it clones); clone
+// a predictor for each further thread. Configs are not shared either.
+// PD_GetLastError() is per thread: Go callers lock the goroutine to its OS
+// thread (runtime.LockOSThread) around a call and its PD_GetLastError, or
+// another thread's message may be read. No call is a cancellation point: a
+// thread cancelled (pthread_cancel) during one ends at its next
+// cancellation point after the call returns.
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
-// This header's version: grows when functions are added or take more, so a
-// program can check PD_CApiVersion() of the library it loaded against it.
+// This header's version: grows when functions are added or accept more
+// values, so a program can check PD_CApiVersion() of the library it loaded
+// against it. No function's signature changes; a new function is added
+// instead, so programs built against an older header keep working.
 // 5: PD_ConfigEnableBatchInvariance. 4: PD_ConfigSetMaxLoopIterations. 3:
 // float16 and bfloat16 copies. 2: PD_ConfigEnableNarrowRuns and
 // PD_ConfigSetNarrowRunLimit.
@@ -45,7 +53,7 @@ extern "C" {
 // C++ reads these enums as int: a C caller may pass any int (an unknown
 // status or data type is answered, not undefined), and C's enums are
 // int-sized on every ABI this library is built for.
-#ifdef __cplusplus
+#if defined(__cplusplus) && __cplusplus >= 201103L
 #define PD_ENUM_AS_INT : int
 #else
 #define PD_ENUM_AS_INT
@@ -208,7 +216,9 @@ PD_Status PD_ConfigLoadPlugin(PD_Config* config, const char* path);
 /// A missing or broken model file is an error naming the file.
 PD_Status PD_PredictorCreate(const PD_Config* config, PD_Predictor** out);
 /// A new predictor sharing `predictor`'s weights (read-only), with inputs,
-/// outputs and buffers of its own: one per thread.
+/// outputs and buffers of its own: one per thread. Not while `predictor`
+/// is used from another thread (clone the clones from the thread that
+/// owns the first, then hand them out).
 PD_Status PD_PredictorClone(const PD_Predictor* predictor, PD_Predictor** out);
 /// Releases a predictor. Its tensor handles must not be used afterwards,
 /// but may still be destroyed.
@@ -312,6 +322,8 @@ PD_Status PD_TensorGetLoDLevel(const PD_Tensor* tensor,
                                size_t* offsets,
                                size_t capacity,
                                size_t* size);
+
+#undef PD_ENUM_AS_INT
 
 #ifdef __cplusplus
 }  // extern "C"

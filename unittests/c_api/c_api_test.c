@@ -600,6 +600,16 @@ static void TestErrors(const Demo* demo) {
               PD_PRECONDITION_NOT_MET, "output");
   CHECK_ERROR(PD_TensorReshape(out, demo->input_ndim, demo->input_shape),
               PD_PRECONDITION_NOT_MET, "output");
+  // A shape with a 0 takes 0 bytes, however large its other dims; the
+  // runtime refuses one whose other dims overflow (ops compute with them),
+  // and says so.
+  const int64_t empty_huge[] = {INT64_MAX, 2, 0};
+  CHECK(PD_TensorReshape(in, 3, empty_huge) == PD_OK);
+  CHECK_ERROR(PD_TensorCopyFromCpu(in, PD_FLOAT32, demo->input, 4),
+              PD_INVALID_ARGUMENT, "takes 0 bytes");
+  CHECK_ERROR(PD_TensorCopyFromCpu(in, PD_FLOAT32, NULL, 0),
+              PD_INVALID_ARGUMENT, "overflows 64 bits");
+  CHECK(PD_TensorReshape(in, demo->input_ndim, demo->input_shape) == PD_OK);
   CHECK(PD_TensorCopyFromCpu(in, PD_FLOAT32, demo->input, bytes) == PD_OK);
   CHECK(PD_PredictorRun(predictor) == PD_OK);
 
@@ -670,6 +680,48 @@ static void TestErrors(const Demo* demo) {
   PD_PredictorDestroy(predictor);
   PD_TensorDestroy(in);
   PD_TensorDestroy(out);
+}
+
+// A thread cancelled while in a call: the call ends as it would have
+// (glibc's cancellation unwinds by an exception, which the API's catch-all
+// swallowed: glibc then aborted the process), and the thread ends at its
+// next cancellation point after it.
+typedef struct {
+  const char* dir;
+  PD_Config* config;
+  PD_Predictor* predictor;
+  PD_Status status;
+  int returned;
+} CancelledCreate;
+
+static void DestroyCreated(void* arg) {
+  CancelledCreate* c = (CancelledCreate*)arg;
+  PD_PredictorDestroy(c->predictor);
+  PD_ConfigDestroy(c->config);
+}
+
+static void* CreateWhileCancelled(void* arg) {
+  CancelledCreate* c = (CancelledCreate*)arg;
+  pthread_cleanup_push(DestroyCreated, c);
+  PD_ConfigCreate(&c->config);
+  PD_ConfigSetModel(c->config, c->dir, NULL);
+  // Pending from here: the model's file reads are cancellation points.
+  pthread_cancel(pthread_self());
+  c->status = PD_PredictorCreate(c->config, &c->predictor);
+  c->returned = 1;
+  pthread_testcancel();  // the thread ends here
+  pthread_cleanup_pop(1);
+  return NULL;
+}
+
+static void TestCancelledThread(const Demo* demo) {
+  CancelledCreate c = {demo->dir, NULL, NULL, PD_UNKNOWN, 0};
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, CreateWhileCancelled, &c) == 0);
+  void* result = NULL;
+  CHECK(pthread_join(thread, &result) == 0);
+  CHECK(result == PTHREAD_CANCELED);
+  CHECK(c.returned && c.status == PD_OK);
 }
 
 // float16 and bfloat16 in and out, as their bit patterns (C has no such
@@ -751,6 +803,7 @@ int main(int argc, char** argv) {
   TestLoD(&demo);
   TestErrors(&demo);
   TestClonesOnThreads(&demo);
+  TestCancelledThread(&demo);
   if (argc == 3) TestHalfPrecision(argv[2]);
 
   free(demo.input);
