@@ -787,9 +787,13 @@ class GrpcFrontend::Service final : public RawCallbackService {
         ApiCategory::kModelRepository, context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelLoadRequest& request,
                inference::RepositoryModelLoadResponse*) {
+          // Before the parameters: their files are copied as they are
+          // checked (HTTP refuses before it parses the body).
+          Status status = server_->ModelControlAllowed(request.model_name());
+          if (!status.ok()) return status;
           std::string config;
           ModelFiles files;
-          Status status = CheckRepositoryCall(request, true, &config, &files);
+          status = CheckRepositoryCall(request, true, &config, &files);
           if (!status.ok()) return status;
           return server_->Load(request.model_name(), config, files);
         });
@@ -804,10 +808,11 @@ class GrpcFrontend::Service final : public RawCallbackService {
         ApiCategory::kModelRepository, context, request_bytes, response_bytes,
         [this](const inference::RepositoryModelUnloadRequest& request,
                inference::RepositoryModelUnloadResponse*) {
+          Status status = server_->ModelControlAllowed(request.model_name());
+          if (!status.ok()) return status;
           std::string unused;
           ModelFiles no_files;
-          Status status =
-              CheckRepositoryCall(request, false, &unused, &no_files);
+          status = CheckRepositoryCall(request, false, &unused, &no_files);
           if (!status.ok()) return status;
           return server_->Unload(request.model_name());
         });

@@ -262,6 +262,9 @@ ModelVersion::ModelVersion(std::string name,
     paddle_lite::Config pconfig(dir);
     pconfig.SetCpuThreads(config.threads);
     pconfig.SetDevice(config.device);
+    // As the runtime spells it ("CPU", "cpu:0" -> "cpu"; "GPU:1" ->
+    // "cuda:1"), for what is compared and reported below.
+    config_.device = pconfig.device();
     pconfig.SetMaxLoopIterations(config.max_loop_iterations);
     pconfig.SetMemoryLimits(static_cast<size_t>(config.max_tensor_mb) << 20,
                             static_cast<size_t>(config.max_run_mb) << 20);
@@ -737,11 +740,9 @@ ServedConfig ModelVersion::Served() const {
   }
   out.instance_count = config_.instances;
   const std::string& device = config_.device;
-  if (device.rfind("cuda", 0) == 0 || device.rfind("gpu", 0) == 0) {
+  if (device.rfind("cuda:", 0) == 0) {
     out.instance_kind = "KIND_GPU";
-    const size_t colon = device.find(':');
-    out.gpus.push_back(
-        colon == std::string::npos ? 0 : std::atoi(device.c_str() + colon + 1));
+    out.gpus.push_back(std::atoi(device.c_str() + 5));
   } else if (device != "cpu") {
     out.instance_kind = "KIND_MODEL";
   }

@@ -30,12 +30,15 @@ namespace {
 constexpr size_t kMaxLabelsFileBytes = size_t{16} << 20;
 // A model's config.json: a few hundred bytes in practice.
 constexpr size_t kMaxConfigFileBytes = size_t{1} << 20;
+bool AllDigits(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+}
+// Version numbers are int64; 18 digits always fit.
+constexpr size_t kMaxVersionDigits = 18;
 bool IsVersionName(const std::string& name) {
-  if (name.empty() || name.size() > 18) return false;
-  for (char c : name) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
+  return name.size() <= kMaxVersionDigits && AllDigits(name);
 }
 
 // The names of the folders in `dir` (through symlinks), in directory
@@ -237,7 +240,16 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
   std::error_code ec;
   // The version folders, by number; then those the version policy serves.
   std::map<int64_t, std::string> found;
+  // Numbered folders past the largest version number: said, not skipped
+  // in silence.
+  std::string too_long;
   for (const std::string& version : SubFolders(folder, &ec)) {
+    if (AllDigits(version) && !IsVersionName(version)) {
+      LOG(WARNING) << "model '" << name << "': version folder '" << version
+                   << "' has more than " << kMaxVersionDigits
+                   << " digits, and is ignored";
+      too_long += (too_long.empty() ? "" : ", ") + version;
+    }
     if (!IsVersionName(version)) continue;
     auto [it, added] = found.emplace(std::stoll(version), version);
     // "1" and "01": which would serve would depend on directory order.
@@ -323,6 +335,10 @@ InferenceServer::VersionMap InferenceServer::LoadModel(
     if (why.empty()) {
       why = ec ? "cannot read " + folder.string() + ": " + ec.message()
                : "no numbered version folder in " + folder.string();
+      if (!ec && !too_long.empty()) {
+        why += " (" + too_long + ": more than " +
+               std::to_string(kMaxVersionDigits) + " digits)";
+      }
     }
     LOG(ERROR) << "model '" << name << "': " << why;
     versions[0] = std::make_shared<ModelVersion>(name, "0", why);
@@ -517,14 +533,14 @@ std::vector<RepositoryEntry> InferenceServer::Index(bool ready_only) const {
 Status InferenceServer::ModelControlAllowed(const std::string& model) const {
   if (options_.repository_poll.count() > 0) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         "model '" + model +
+                         "model '" + LoggedText(model) +
                              "': the server loads and unloads models as the "
                              "repository changes (--model-control-mode "
                              "poll), not when asked");
   }
   if (!options_.model_control) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         "model '" + model +
+                         "model '" + LoggedText(model) +
                              "': loading and unloading models is off; start "
                              "the server with --model-control-mode explicit");
   }
@@ -533,8 +549,15 @@ Status InferenceServer::ModelControlAllowed(const std::string& model) const {
     return Status::Error(StatusCode::kInvalidArgument,
                          "'" + LoggedText(model) +
                              "' is not a model name: a name is one folder of "
-                             "the model repository, UTF-8 without control "
-                             "characters");
+                             "the model repository (at most 255 bytes), "
+                             "UTF-8 without control characters");
+  }
+  // Nor one of the folders the repository's listing leaves out.
+  if (model[0] == '.' || model == "lost+found") {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "'" + model +
+                             "' is not a model name: hidden folders and "
+                             "lost+found are never models");
   }
   if (ShuttingDown()) {
     return Status::Error(StatusCode::kUnavailable,
@@ -867,8 +890,14 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
     print.text += "version " + version + " " + PathIdentity(root) + "\n";
     std::vector<std::string> entries;
     std::error_code walk_ec;
+    // A folder inside it that this user may not open (a volume's
+    // lost+found) is recorded, not entered: the loader never reads it,
+    // and stopping there would leave the model unwatched for good.
     fs::recursive_directory_iterator it(
-        root, fs::directory_options::follow_directory_symlink, walk_ec);
+        root,
+        fs::directory_options::follow_directory_symlink |
+            fs::directory_options::skip_permission_denied,
+        walk_ec);
     for (const fs::recursive_directory_iterator end;
          !walk_ec && it != end && count < kMaxEntries; it.increment(walk_ec)) {
       if (it.depth() >= kMaxDepth) it.disable_recursion_pending();
@@ -1047,8 +1076,9 @@ Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {
       return Status::Error(StatusCode::kInvalidArgument,
                            what + ": shared_memory_byte_size is " +
                                std::to_string(in.shared_memory.byte_size) +
-                               ", but shape " + ShapeString(in.shape) + " of " +
-                               ProtocolTypeName(in.type) + " needs " +
+                               " in region '" + in.shared_memory.region +
+                               "', but shape " + ShapeString(in.shape) +
+                               " of " + ProtocolTypeName(in.type) + " needs " +
                                (overflow ? std::string("more than 2^64")
                                          : std::to_string(bytes)) +
                                " bytes");
@@ -1057,7 +1087,8 @@ Status InferenceServer::ResolveSharedMemory(InferRequest* request) const {
         total > options_.max_shared_memory_input_bytes) {
       return Status::Error(
           StatusCode::kInvalidArgument,
-          what + ": the request's inputs in shared memory come to more than " +
+          what + " (region '" + in.shared_memory.region +
+              "'): the request's inputs in shared memory come to more than " +
               std::to_string(options_.max_shared_memory_input_bytes) +
               " bytes, the most a request may take (--max-body-mb)");
     }

@@ -122,7 +122,8 @@ bool IsModelName(const std::string& name) {
   const bool control_byte = std::any_of(name.begin(), name.end(), [](char c) {
     return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
   });
-  return !name.empty() && name != "." && name != ".." &&
+  // NAME_MAX: no folder's name is longer.
+  return !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
          name.find('/') == std::string::npos && !control_byte &&
          simdjson::validate_utf8(name.data(), name.size());
 }

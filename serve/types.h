@@ -101,9 +101,9 @@ std::string HostForAddress(const std::string& host);
 std::string LoggedText(const std::string& text, size_t max_bytes = 256);
 
 /// Whether `name` can name a model: one folder of the repository (not
-/// empty, ".", ".." or holding '/'), UTF-8 (protobuf strings, JSON and
-/// Prometheus labels must be) without control characters (a newline would
-/// forge lines of the log, which names models).
+/// empty, ".", ".." or holding '/', at most 255 bytes), UTF-8 (protobuf
+/// strings, JSON and Prometheus labels must be) without control characters (a
+/// newline would forge lines of the log, which names models).
 bool IsModelName(const std::string& name);
 
 /// Bytes per element; every paddle_lite::DataType has a size (0 only for a

@@ -1941,7 +1941,8 @@ def check_statistics(port, grpc_port, client):
 def check_model_config(port, grpc_port, client):
     """The model configuration extension, read by tritonclient over HTTP
     and gRPC: demo batches (max_batch_size 8, dims without the batch dim,
-    2 instances, a 500 us delay); half does not (its dims whole)."""
+    2 instances, a 500 us delay); half does not (its dims whole), and its
+    config.json's "device": "CPU" is KIND_CPU."""
     import tritonclient.grpc as grpcclient
     gc = grpcclient.InferenceServerClient(url="127.0.0.1:%d" % grpc_port)
     want_demo = {
@@ -2164,6 +2165,16 @@ def check_model_control_off(port, grpc_port):
             "--model-control-mode explicit" in message,
             "grpc repository: unload refused without model control",
             "%s %r" % (code, message))
+    # Refused before its parameters are read (and their files copied), as
+    # over HTTP: not for the parameters' faults.
+    code, message = grpc_error(lambda: client.load_model(
+        "demo", files={"1/model.pdmodel": b"x"}))
+    R.check(code == "StatusCode.INVALID_ARGUMENT" and
+            "--model-control-mode explicit" in message and
+            "config" not in message,
+            "grpc repository: a load with files refused without model "
+            "control before its parameters are read",
+            "%s %r" % (code, message))
     R.check("model_repository" not in
             client.get_server_metadata(as_json=True).get("extensions", []),
             "repository: extension not listed without model control")
@@ -2295,7 +2306,14 @@ def check_repository(server, repo):
             ("a path for a name", "/v2/repository/models/..%2Fdemo/load",
              "{}", 404, "no endpoint"),
             ("'..' for a name", "/v2/repository/models/../load", "{}", 400,
-             "is not a model name")):
+             "is not a model name"),
+            # Folders the repository's listing leaves out.
+            ("a hidden folder", "/v2/repository/models/.git/load", "{}", 400,
+             "hidden folders and lost+found are never models"),
+            ("lost+found", "/v2/repository/models/lost%2Bfound/load", "{}",
+             400, "hidden folders and lost+found are never models"),
+            ("a name longer than a folder's", "/v2/repository/models/%s/load"
+             % ("m" * 256), "{}", 400, "at most 255 bytes")):
         status, _, got = request(port, "POST", path, payload)
         R.check(status == want_status and want_error in error_of(got),
                 "repository bad call: %s -> %d" % (what, want_status),
@@ -2305,6 +2323,19 @@ def check_repository(server, repo):
             "is not a model name" in message,
             "grpc repository: a path for a name is refused",
             "%s %r" % (code, message))
+    # A numbered folder past the largest version number (19 digits) is
+    # named in the error, not skipped in silence.
+    long_version = os.path.join(repo, "longver", "1" + "0" * 18)
+    os.makedirs(long_version)
+    status, _, got = request(port, "POST",
+                             "/v2/repository/models/longver/load", "{}")
+    R.check(status == 400 and "no numbered version folder" in error_of(got)
+            and "1%s: more than 18 digits" % ("0" * 18) in error_of(got),
+            "repository: a version folder of 19 digits is named in the "
+            "error", "%s %r" % (status, got[:300]))
+    shutil.rmtree(os.path.join(repo, "longver"))
+    R.check(request(port, "GET", "/v2/health/ready")[0] == 200,
+            "repository: the server stays ready after that load failed")
     # Back as the other checks expect it: version 1, config.json.
     os.remove(os.path.join(repo, "demo", "2"))
     hc.load_model("demo")
@@ -2929,6 +2960,49 @@ def check_mutual_tls(server_command, tmp, env, servers, repo, cert, key,
     finally:
         if server.proc.poll() is None:
             server.stop(signal.SIGKILL)
+
+
+def check_polling_past_a_closed_folder(server_command, tmp, env, servers):
+    """--model-control-mode poll, the server run as a user who may not
+    open a folder inside a version folder (a volume's lost+found, owned by
+    root): the model is still watched, and a new version is loaded (the
+    walk of its folder stopped there, and the model was left as it was for
+    good). Needs root, to run the server as nobody (setpriv)."""
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups"]
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or \
+            subprocess.call(as_nobody + ["test", "-x", server_command[0]]) != 0:
+        print("SKIP poll: a folder the server may not open (needs root, "
+              "setpriv, and a server binary that nobody may run)")
+        return
+    # The repository where nobody can reach it (`tmp` is the test's own).
+    top = tempfile.mkdtemp(prefix="pdlite_serve_test_nobody_")
+    try:
+        os.chmod(top, 0o755)
+        model = os.path.join(top, "repo", "m")
+        shutil.copytree(DEMO, os.path.join(model, "1"))
+        os.mkdir(os.path.join(model, "1", "lost+found"), 0o700)
+        server = Server(as_nobody + server_command, os.path.join(top, "repo"),
+                        os.path.join(tmp, "poll_closed.log"),
+                        ["--model-control-mode", "poll",
+                         "--repository-poll-secs", "1"], env=env)
+        servers.append(server)
+
+        def versions():
+            status, _, body = request(server.port, "GET", "/v2/models/m")
+            return json.loads(body).get("versions") if status == 200 else None
+        R.check(versions() == ["1"], "poll, a closed folder: served",
+                str(versions()))
+        shutil.copytree(DEMO, os.path.join(model, "2"))
+        deadline = time.time() + 60
+        while time.time() < deadline and versions() != ["1", "2"]:
+            time.sleep(0.1)
+        R.check(versions() == ["1", "2"],
+                "poll, a closed folder inside a version: a new version is "
+                "still loaded", str(versions()))
+        R.check(server.stop() == 0, "poll, a closed folder: exits 0")
+    finally:
+        shutil.rmtree(top)
 
 
 def check_polling(server_command, tmp, env, servers):
@@ -3984,7 +4058,8 @@ def main():
 
         add("demo", DEMO, {"instances": 2, "max_batch_size": 8,
                            "batch_delay_us": 500})
-        add("half", os.path.abspath(args.half_model))
+        # The device as a user may spell it: served as "cpu".
+        add("half", os.path.abspath(args.half_model), {"device": "CPU"})
         if with_shared:
             add("cls", os.path.join(MODELS, "ppocr_cls_mobile_v2"))
             add("det", os.path.join(MODELS, "det_ppyolo_tiny"),
@@ -4087,6 +4162,8 @@ def main():
         check_sigterm_drains(b, repo_b, os.path.abspath(args.loop_model))
         check_tls([args.server], tmp, openmp_unset, servers)
         check_polling([args.server], tmp, openmp_unset, servers)
+        check_polling_past_a_closed_folder([args.server], tmp, openmp_unset,
+                                           servers)
         check_restricted([args.server], tmp, openmp_unset, servers)
         check_ipv6([args.server], tmp, openmp_unset)
         check_stream_at_sigterm([args.server], tmp, openmp_unset, servers)

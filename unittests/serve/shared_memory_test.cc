@@ -462,7 +462,10 @@ TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
   InferRequest huge = FromRegion("demo", "in", 0, row_bytes_);
   huge.inputs[0].shape = {1, 3, 32, int64_t{1} << 40};
   m = refusal(std::move(huge));
-  EXPECT_NE(m.find("shared_memory_byte_size is"), std::string::npos) << m;
+  EXPECT_NE(m.find("shared_memory_byte_size is " + std::to_string(row_bytes_) +
+                   " in region 'in'"),
+            std::string::npos)
+      << m;
   m = refusal(FromRegion("demo", "in", 8, row_bytes_));
   EXPECT_NE(m.find("run past the end"), std::string::npos) << m;
   // More than a request may take, though the region holds it.
@@ -471,6 +474,7 @@ TEST_F(SharedMemoryInference, BadReferencesAreRefusedNamingTheInput) {
   InferRequest over = FromRegion("demo", "big", 0, 3 * 32 * 32 * 4 * 100);
   over.inputs[0].shape = {100, 3, 32, 32};
   m = refusal(std::move(over));
+  EXPECT_NE(m.find("input 'x' (region 'big'): "), std::string::npos) << m;
   EXPECT_NE(m.find("the most a request may take"), std::string::npos) << m;
   // An output larger than its region's share: refused after the run, and
   // counted as a failure, not a success.
