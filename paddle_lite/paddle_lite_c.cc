@@ -346,7 +346,10 @@ PD_Status PD_ConfigCreate(PD_Config** out) {
   });
 }
 
-void PD_ConfigDestroy(PD_Config* config) { delete config; }
+void PD_ConfigDestroy(PD_Config* config) {
+  NoCancellation no_cancellation;
+  delete config;
+}
 
 PD_Status PD_ConfigSetModel(PD_Config* config,
                             const char* model_path,
@@ -508,7 +511,12 @@ PD_Status PD_PredictorClone(const PD_Predictor* predictor, PD_Predictor** out) {
   });
 }
 
-void PD_PredictorDestroy(PD_Predictor* predictor) { delete predictor; }
+void PD_PredictorDestroy(PD_Predictor* predictor) {
+  // Joins the predictor's threads: a join is a cancellation point, and an
+  // unwind out of the destructors would end the process.
+  NoCancellation no_cancellation;
+  delete predictor;
+}
 
 PD_Status PD_PredictorRun(PD_Predictor* predictor) {
   return Guard(__func__, [&] {
@@ -571,7 +579,10 @@ PD_Status PD_PredictorGetOutputHandle(PD_Predictor* predictor,
 
 // ------------------------------------------------------------------ tensor
 
-void PD_TensorDestroy(PD_Tensor* tensor) { delete tensor; }
+void PD_TensorDestroy(PD_Tensor* tensor) {
+  NoCancellation no_cancellation;
+  delete tensor;
+}
 
 const char* PD_TensorGetName(const PD_Tensor* tensor) {
   return tensor ? tensor->tensor->name().c_str() : nullptr;

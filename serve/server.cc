@@ -890,6 +890,13 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
     print.text += "version " + version + " " + PathIdentity(root) + "\n";
     std::vector<std::string> entries;
     std::error_code walk_ec;
+    // The version folder itself must open (skip_permission_denied below
+    // would pass it over as empty, and a passing chmod would unload it).
+    const fs::directory_iterator opened(root, walk_ec);
+    if (walk_ec) {
+      print.readable = false;
+      continue;
+    }
     // A folder inside it that this user may not open (a volume's
     // lost+found) is recorded, not entered: the loader never reads it,
     // and stopping there would leave the model unwatched for good.

@@ -164,11 +164,14 @@ struct ModelSource {
                                std::strerror(errno));
     }
     folder = pattern;
-    const fs::path program = fs::absolute(program_file);
     for (const auto& entry : fs::directory_iterator(params_dir)) {
-      const fs::path target = fs::absolute(entry.path());
-      if (!entry.is_regular_file() || target == program) continue;
-      fs::create_symlink(target, fs::path(folder) / entry.path().filename());
+      // No program file of any name: the loader would find two, or the
+      // try's __model__ would be written through a link into the model.
+      const std::string name = entry.path().filename().string();
+      const bool program = name == "__model__" || name == "model" ||
+                           entry.path().extension() == ".pdmodel";
+      if (!entry.is_regular_file() || program) continue;
+      fs::create_symlink(fs::absolute(entry.path()), fs::path(folder) / name);
     }
   }
 
@@ -247,10 +250,23 @@ TryResult RunIsolated(const std::string& program_bytes,
   std::cout.flush();  // or the child inherits and repeats buffered output
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(err_pipe[0]);
+    close(err_pipe[1]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(error));
+  }
   if (pid == 0) {
     close(err_pipe[0]);
     dup2(err_pipe[1], STDERR_FILENO);
-    _exit(LoadAndRun(program_bytes, source, inputs));
+    // Nothing may unwind out of the child into main, whose cleanup would
+    // remove the parent's folder: anything LoadAndRun lets out is a crash.
+    int status = 70;
+    try {
+      status = LoadAndRun(program_bytes, source, inputs);
+    } catch (...) {
+    }
+    _exit(status);
   }
   close(err_pipe[1]);
   fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);

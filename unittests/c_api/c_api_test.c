@@ -714,6 +714,24 @@ static void* CreateWhileCancelled(void* arg) {
   return NULL;
 }
 
+// The same for the destroy calls, which join the predictor's threads: a
+// join that waits is a cancellation point (the old code aborted when the
+// thread that makes shapes ahead was still at work at the destroy, which
+// this test meets only by timing).
+typedef struct {
+  PD_Predictor* predictor;
+  int returned;
+} CancelledDestroy;
+
+static void* DestroyWhileCancelled(void* arg) {
+  CancelledDestroy* d = (CancelledDestroy*)arg;
+  pthread_cancel(pthread_self());
+  PD_PredictorDestroy(d->predictor);
+  d->returned = 1;
+  pthread_testcancel();  // the thread ends here
+  return NULL;
+}
+
 static void TestCancelledThread(const Demo* demo) {
   CancelledCreate c = {demo->dir, NULL, NULL, PD_UNKNOWN, 0};
   pthread_t thread;
@@ -722,6 +740,18 @@ static void TestCancelledThread(const Demo* demo) {
   CHECK(pthread_join(thread, &result) == 0);
   CHECK(result == PTHREAD_CANCELED);
   CHECK(c.returned && c.status == PD_OK);
+  // One thread of two cores: the predictor makes new shapes ahead on a
+  // thread of its own, which its destroy joins.
+  CancelledDestroy d = {CreateFromDir(demo->dir, 1), 0};
+  CHECK(d.predictor != NULL);
+  if (d.predictor == NULL) return;
+  float* got = calloc(demo->expected_count, sizeof(float));
+  CHECK(RunAndRead(d.predictor, demo, got));
+  free(got);
+  CHECK(pthread_create(&thread, NULL, DestroyWhileCancelled, &d) == 0);
+  CHECK(pthread_join(thread, &result) == 0);
+  CHECK(result == PTHREAD_CANCELED);
+  CHECK(d.returned);
 }
 
 // float16 and bfloat16 in and out, as their bit patterns (C has no such
