@@ -78,7 +78,13 @@ void Config::SetMaxLoopIterations(int64_t iterations) {
 }
 
 void Config::SetDevice(const std::string& place) {
-  device_ = platform::ParsePlace(place).ToString();  // validates
+  const platform::Place parsed = platform::ParsePlace(place);  // validates
+  PADDLE_ENFORCE(!parsed.is_cuda_pinned(),
+                 platform::errors::InvalidArgument(
+                     "Cannot run on place '", place,
+                     "': cuda_pinned is page-locked host memory, not a "
+                     "device ops run on; use 'cpu' or 'cuda:N'."));
+  device_ = parsed.ToString();
   device_set_ = true;
 }
 

@@ -158,10 +158,12 @@ int BenchCommand(const RepeatedFlags& repeated) {
           "%.3f\n"
           "  load %.1f ms, first run %.3f ms, peak RSS %.1f MB\n"
           "  intermediate memory: %.2f MB planned (%.2f MB unplanned)\n",
-          FLAGS_model.c_str(), FLAGS_iters, FLAGS_warmup, FLAGS_threads,
-          sorted.front(), median, sorted[p90], sorted.back(), mean, load_ms,
-          first_run_ms, PeakRssMb(), stats.arena_bytes / 1048576.0,
-          stats.unplanned_bytes / 1048576.0);
+          // The first run is always made (first_run_ms): a warm-up of 0
+          // is one.
+          FLAGS_model.c_str(), FLAGS_iters, std::max(FLAGS_warmup, 1),
+          FLAGS_threads, sorted.front(), median, sorted[p90], sorted.back(),
+          mean, load_ms, first_run_ms, PeakRssMb(),
+          stats.arena_bytes / 1048576.0, stats.unplanned_bytes / 1048576.0);
     }
     return 0;
   } catch (const paddle_lite::Exception& e) {

@@ -11,8 +11,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "tools/pdlite/commands.h"
 #include "tools/pdlite/flags.h"
@@ -48,15 +50,99 @@ double Sum(const std::vector<double>& v) {
   return s;
 }
 
-// Input values: uniform in [-1, 1), the same for a sample in every pass
-// (seeded by its index), written into one buffer that grows to the
-// largest input.
-void FillNoise(size_t sample, size_t input, std::vector<float>* data) {
-  SplitMix64 rng(0x5eed0000ULL + sample * 131 + input);
-  for (float& v : *data) {
-    v = static_cast<float>(rng.Next() >> 40) / 8388608.0f - 1.0f;
+using paddle_lite::DataType;
+
+// Bytes of an element of an input of `type`.
+uint64_t ElementBytes(DataType type) {
+  switch (type) {
+    case DataType::FLOAT64:
+    case DataType::INT64:
+      return 8;
+    case DataType::FLOAT16:
+    case DataType::BFLOAT16:
+    case DataType::INT16:
+      return 2;
+    case DataType::INT8:
+    case DataType::UINT8:
+    case DataType::BOOL:
+      return 1;
+    default:
+      return 4;
   }
 }
+
+// Random input values, the same for a sample in every pass (seeded by its
+// index), in the input's declared type: floating inputs uniform in [-1, 1)
+// (float16 and bfloat16 inputs: float32 values rounded to them), integer and
+// bool inputs 0 or 1 (an index every table has, as token ids must be).
+// Written into buffers that grow to the largest input.
+class NoiseInputs {
+ public:
+  void CopyInto(paddle_lite::Tensor* handle,
+                DataType type,
+                size_t count,
+                size_t sample,
+                size_t input) {
+    SplitMix64 rng(0x5eed0000ULL + sample * 131 + input);
+    switch (type) {
+      case DataType::FLOAT64:
+        return Copy(&rng, count, &f64_, handle);
+      case DataType::INT64:
+        return Copy(&rng, count, &i64_, handle);
+      case DataType::INT32:
+        return Copy(&rng, count, &i32_, handle);
+      case DataType::INT16:
+        return Copy(&rng, count, &i16_, handle);
+      case DataType::INT8:
+        return Copy(&rng, count, &i8_, handle);
+      case DataType::UINT8:
+        return Copy(&rng, count, &u8_, handle);
+      case DataType::FLOAT16:
+        return Copy(&rng, count, &f16_, handle);
+      case DataType::BFLOAT16:
+        return Copy(&rng, count, &bf16_, handle);
+      case DataType::BOOL:
+        if (bools_size_ < count) {
+          bools_.reset(new bool[count]);
+          bools_size_ = count;
+        }
+        for (size_t i = 0; i < count; ++i) bools_[i] = rng.Next() >> 63;
+        return handle->CopyFromCpu(bools_.get());
+      default:
+        return Copy(&rng, count, &f32_, handle);
+    }
+  }
+
+ private:
+  template <typename T>
+  static void Copy(SplitMix64* rng,
+                   size_t count,
+                   std::vector<T>* values,
+                   paddle_lite::Tensor* handle) {
+    values->resize(count);
+    for (T& v : *values) {
+      if constexpr (std::is_integral_v<T>) {
+        v = static_cast<T>(rng->Next() >> 63);
+      } else {
+        // float16 and bfloat16: the float's value rounded to them.
+        v = T(static_cast<float>(rng->Next() >> 40) / 8388608.0f - 1.0f);
+      }
+    }
+    handle->CopyFromCpu(values->data());
+  }
+
+  std::vector<float> f32_;
+  std::vector<paddle_lite::float16> f16_;
+  std::vector<paddle_lite::bfloat16> bf16_;
+  std::vector<double> f64_;
+  std::vector<int64_t> i64_;
+  std::vector<int32_t> i32_;
+  std::vector<int16_t> i16_;
+  std::vector<int8_t> i8_;
+  std::vector<uint8_t> u8_;
+  std::unique_ptr<bool[]> bools_;
+  size_t bools_size_ = 0;
+};
 
 struct Pass {
   std::vector<double> ms;        // per sample, in stream order
@@ -97,6 +183,12 @@ int BenchStreamCommand() {
         std::chrono::duration<double, std::milli>(Clock::now() - load_start)
             .count();
     const auto names = predictor->GetInputNames();
+    std::map<std::string, DataType> types;
+    std::map<std::string, int> lod_levels;
+    for (const auto& info : predictor->GetInputInfo()) {
+      types[info.name] = info.type;
+      lod_levels[info.name] = info.lod_level;
+    }
     for (auto& sample : stream) {
       if (sample.size() != names.size()) {
         return Usage("--shapes gives " + std::to_string(sample.size()) +
@@ -112,9 +204,9 @@ int BenchStreamCommand() {
         if (!named.insert(in.name).second) {
           return Usage("--shapes names '" + in.name + "' twice in a sample");
         }
-        // The noise is made here, as float32: a shape past the tensor
-        // limit is refused before it is allocated, as a run would refuse it.
-        uint64_t bytes = sizeof(float);
+        // The noise is made here: a shape past the tensor limit is refused
+        // before it is allocated, as a run would refuse it.
+        uint64_t bytes = ElementBytes(types[in.name]);
         for (auto d : in.dims) {
           if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
             bytes = UINT64_MAX;
@@ -131,7 +223,7 @@ int BenchStreamCommand() {
     }
     std::map<std::string, std::unique_ptr<paddle_lite::Tensor>> handles;
     for (auto& name : names) handles[name] = predictor->GetInputHandle(name);
-    std::vector<float> data;
+    NoiseInputs noise;
     std::set<std::string> seen;
     // Per sample: its latency at first sight and at every later sight.
     std::vector<double> first_sight(stream.size(), -1);
@@ -153,11 +245,16 @@ int BenchStreamCommand() {
           const auto& dims = stream[s][i].dims;
           size_t count = 1;  // bounded above, by the tensor limit
           for (auto d : dims) count *= static_cast<size_t>(d);
-          data.resize(count);
-          FillNoise(s, i, &data);
-          auto& handle = handles[stream[s][i].name];
+          const std::string& name = stream[s][i].name;
+          auto& handle = handles[name];
           handle->Reshape(dims);
-          handle->CopyFromCpu(data.data());
+          noise.CopyInto(handle.get(), types[name], count, s, i);
+          if (lod_levels[name] > 0) {
+            // A sequence input: its rows as one sequence.
+            paddle_lite::LoD lod(lod_levels[name], {0, 1});
+            lod.back() = {0, dims.empty() ? 1 : static_cast<size_t>(dims[0])};
+            handle->SetLoD(lod);
+          }
         }
         const bool first = seen.insert(SampleToString(stream[s])).second;
         auto start = Clock::now();
@@ -210,8 +307,15 @@ int BenchStreamCommand() {
       for (size_t s = 0; s < stream.size(); ++s) {
         json << (s ? ", " : "") << JsonString(SampleToString(stream[s]));
       }
-      json << "], \"first_vs_steady\": {\"median\": " << Median(first_vs_steady)
-           << ", \"max\": " << worst_ratio << "}, \"passes\": [";
+      // null: no shape was seen twice (one pass, or no shape again).
+      json << "], \"first_vs_steady\": {\"median\": "
+           << MedianOrNull(first_vs_steady) << ", \"max\": ";
+      if (first_vs_steady.empty()) {
+        json << "null";
+      } else {
+        json << worst_ratio;
+      }
+      json << "}, \"passes\": [";
       for (size_t p = 0; p < passes.size(); ++p) {
         const Pass& pass = passes[p];
         json << (p ? ", " : "") << "{\"total_ms\": " << Sum(pass.ms)
@@ -283,16 +387,24 @@ int BenchStreamCommand() {
       narrow_runs += pass.narrow_runs;
       runs += pass.ms.size();
     }
+    if (first_vs_steady.empty()) {
+      std::printf(
+          "\na new shape against its steady latency: - (no shape was seen "
+          "twice)\n");
+    } else {
+      std::printf(
+          "\na new shape against its steady latency: median %.2fx, worst "
+          "%.2fx\n",
+          Median(first_vs_steady), worst_ratio);
+    }
     std::printf(
-        "\na new shape against its steady latency: median %.2fx, worst "
-        "%.2fx\nshapes made ahead by a clone (Config::EnableMakeAhead): "
+        "shapes made ahead by a clone (Config::EnableMakeAhead): "
         "%zu\nruns on the generic kernels (Config::EnableGenericKernels): "
         "%zu of %zu\nruns on one thread of %d (Config::EnableNarrowRuns): %zu "
         "of "
         "%zu\nRSS: baseline %.1f MB, peak %.1f MB\n",
-        Median(first_vs_steady), worst_ratio, made_ahead, generic_runs, runs,
-        FLAGS_threads, narrow_runs, runs, baseline_rss_mb,
-        ProcStatusMb("VmHWM"));
+        made_ahead, generic_runs, runs, FLAGS_threads, narrow_runs, runs,
+        baseline_rss_mb, ProcStatusMb("VmHWM"));
     return 0;
   } catch (const paddle_lite::Exception& e) {
     std::cerr << "pdlite: " << e.what() << "\n";

@@ -44,6 +44,12 @@ int KernelsCommand();
 int LoadPlugins(const std::vector<std::string>& specs);
 /// --device when given, else PDLITE_DEVICE when set, else "cpu".
 std::string DeviceFromFlags();
+/// Why DeviceFromFlags() cannot name a device to run on ("" when it can):
+/// not a place, or a place that is memory only (cuda_pinned).
+std::string DeviceProblem();
+/// Why --libraries names a library no kernel has ("" when none does);
+/// after the plugins load, since they add libraries.
+std::string LibrariesProblem();
 /// `run --report`: where each op ran and the copies of the last run.
 void PrintRunReport(const paddle_lite::Predictor& predictor);
 /// `kernels --missing`: the ops of --model with no kernel on the device.

@@ -111,6 +111,9 @@ int InspectCommand() {
     fw::Executor executor(program, preference, &contexts);
 
     std::vector<std::string> missing;
+    // Ops with a kernel, but not on the device asked for: they run on the
+    // CPU, with copies (as `kernels --missing` lists them).
+    std::vector<std::string> on_cpu;
     for (size_t b = 0; b < program.blocks.size(); ++b) {
       std::map<std::string, int> counts;
       for (auto& op : program.blocks[b].ops) ++counts[op.type];
@@ -140,6 +143,12 @@ int InspectCommand() {
         if (p.choice.kernel) {
           std::cout << p.choice.chosen.ToString() << " (" << p.choice.reason
                     << ")\n";
+          if (!platform::SameKind(p.choice.chosen.place, preference.place)) {
+            on_cpu.push_back(
+                "block " + std::to_string(b) + " #" + std::to_string(p.index) +
+                " " + p.op->Type() + " (" +
+                fw::DataTypeName(p.choice.expected.data_type) + ")");
+          }
         } else {
           std::cout << "NONE (" << p.choice.reason << ")\n";
           missing.push_back(
@@ -154,11 +163,18 @@ int InspectCommand() {
                     preference.place);
     }
     if (preference.place.is_cuda()) PrintGraphOutlook(executor, preference);
-    if (missing.empty()) {
+    if (missing.empty() && on_cpu.empty()) {
       std::cout << "every op has a kernel on " << preference.place << "\n";
-    } else {
+    }
+    if (!on_cpu.empty()) {
+      std::cout << on_cpu.size() << " op(s) have no kernel on "
+                << preference.place << " and run on the CPU:\n";
+      for (auto& m : on_cpu) std::cout << "  " << m << "\n";
+    }
+    if (!missing.empty()) {
       std::cout << missing.size() << " op(s) have no kernel on "
-                << preference.place << ":\n";
+                << preference.place
+                << (preference.place.is_cpu() ? "" : " or the CPU") << ":\n";
       for (auto& m : missing) std::cout << "  " << m << "\n";
     }
     return 0;

@@ -43,7 +43,7 @@ DEFINE_string(op, "", "`kernels`: only this op type");
 DEFINE_int32(warmup,
              5,
              "`bench`: untimed runs first (the first is timed "
-             "as first_run_ms)");
+             "as first_run_ms, and always made: 0 is 1)");
 DEFINE_int32(iters, 20, "`bench`: timed runs");
 DEFINE_string(shapes,
               "",
@@ -94,8 +94,8 @@ void PrintUsage(std::ostream& out) {
              [--gpu_mem_mb M] [--tf32] [--cudnn_exhaustive_search]
              [--expected DIR [--atol 1e-4] [--rtol 1e-3]] [--repeat K]
              [--ir_optim=false] [--report]
-  pdlite inspect --model PATH [--params FILE] [--device D] [--libraries L]
-                 [--passes]
+  pdlite inspect --model PATH [--params FILE] [--threads N] [--device D]
+                 [--libraries L] [--passes]
   pdlite bench --model PATH [--params FILE] --input NAME=FILE.npy ...
                [--inputs DIR] [--lod NAME=0,3,5] [--threads N]
                [--device D] [--libraries L] [--warmup 5] [--iters 20]
@@ -105,7 +105,8 @@ void PrintUsage(std::ostream& out) {
                [--samples 24] [--seed 1] [--passes 10] [--json]
   pdlite kernels [--op OP]
   pdlite serve --model-repository DIR [--http-port 8000] [...]
-  pdlite kernels --missing --model PATH [--device D] [--libraries L]
+  pdlite kernels --missing --model PATH [--params FILE] [--device D]
+                 [--libraries L]
 every command: [--plugin LIB.so[,LIB2.so]] (repeatable; also every .so in
          the folders of PDLITE_PLUGIN_PATH); the device defaults to
          PDLITE_DEVICE when --device is not given; [--v N] logs more
@@ -138,8 +139,14 @@ bench    times load, the first run and --iters runs (min, median, p90,
          and prints per pass: total, median and worst latency, the
          latency of shapes seen for the first time and of shapes seen
          before, RSS and the bytes of each cache; then how much slower a
-         shape's first sight is than its steady latency.
-run, bench: [--cache_mb MB] bounds all the predictor's caches together;
+         shape's first sight is than its steady latency. Its inputs are
+         random, in each input's type: floats in [-1, 1), integers and
+         bools 0 or 1; a sequence input's rows are one sequence. --input,
+         --inputs and --lod do not go with it, nor --samples and --seed
+         with a shape file (@FILE).
+run, bench: [--ir_optim=false], the CUDA place's [--gpu_mem_mb M] [--tf32]
+         [--cudnn_exhaustive_search] (as for run) and [--cache_mb MB],
+         which bounds all the predictor's caches together;
          [--max-loop-iterations N] (default 1048576, 0: none),
          [--max-tensor-mb MB] and [--max-run-mb MB] bound what one run of a
          hostile or broken model may do: past them the run fails naming
@@ -376,6 +383,28 @@ int main(int argc, char** argv) {
     return pdlite::Usage(
         "--shapes needs a stream, such as NAME=1x3x[320:928:32]x640");
   }
+  if (context == "bench --shapes") {
+    // Its inputs are random: data or a LoD given would be ignored.
+    if (!repeated.inputs.empty() || !repeated.lods.empty()) {
+      return pdlite::Usage(
+          "--input and --lod do not go with --shapes (its inputs are "
+          "random)");
+    }
+    if (FLAGS_shapes[0] == '@' &&
+        (given.count("samples") || given.count("seed"))) {
+      return pdlite::Usage(
+          "--samples and --seed draw from --shapes ranges; a shape file (" +
+          FLAGS_shapes + ") gives its samples itself");
+    }
+  }
+  // A device or library that cannot be is a usage error, as a bad number
+  // is (a device no plugin provides is found later, once plugins load).
+  if (allowed.count("device")) {
+    if (std::string problem = pdlite::DeviceProblem(); !problem.empty()) {
+      return pdlite::Usage(problem);
+    }
+  }
+
   if (!repeated.inputs.empty() || !repeated.lods.empty()) {
     if (command != "run" && command != "bench") {
       return pdlite::Usage("--input and --lod belong to `run` and `bench`");
@@ -385,6 +414,12 @@ int main(int argc, char** argv) {
   // running out) still ends with a message and exit 1, not an abort.
   try {
     if (int code = pdlite::LoadPlugins(repeated.plugins)) return code;
+    // Once plugins are in, whose libraries count.
+    if (allowed.count("libraries")) {
+      if (std::string problem = pdlite::LibrariesProblem(); !problem.empty()) {
+        return pdlite::Usage(problem);
+      }
+    }
     if (command == "run") return pdlite::RunCommand(repeated);
     if (command == "bench") return pdlite::BenchCommand(repeated);
     if (command == "inspect") return pdlite::InspectCommand();

@@ -53,6 +53,37 @@ std::string DeviceFromFlags() {
   return FLAGS_device;
 }
 
+std::string DeviceProblem() {
+  const std::string device = DeviceFromFlags();
+  const bool from_env =
+      gflags::GetCommandLineFlagInfoOrDie("device").is_default &&
+      device != FLAGS_device;
+  try {
+    const platform::Place place = platform::ParsePlace(device);
+    if (!place.is_cuda_pinned()) return "";
+    return std::string(from_env ? "PDLITE_DEVICE" : "--device") +
+           " 'cuda_pinned' is page-locked host memory, not a device ops run "
+           "on: use cpu or cuda:N";
+  } catch (const paddle_lite::Exception& e) {
+    return std::string(from_env ? "PDLITE_DEVICE: " : "--device: ") +
+           e.message();
+  }
+}
+
+std::string LibrariesProblem() {
+  std::stringstream libs(FLAGS_libraries);
+  std::string lib;
+  while (std::getline(libs, lib, ',')) {
+    if (lib.empty() || lib == "PLAIN") continue;
+    try {
+      fw::LibraryType::FromPreferredName(lib);
+    } catch (const paddle_lite::Exception& e) {
+      return "--libraries: " + e.message();
+    }
+  }
+  return "";
+}
+
 fw::KernelPreference PreferenceFromFlags() {
   fw::KernelPreference preference;
   preference.place = platform::ParsePlace(DeviceFromFlags());

@@ -513,6 +513,28 @@ int RunCommand(const RepeatedFlags& repeated) {
         return code;
       }
     }
+    // Every expected output read before the first run: a missing or broken
+    // file fails the command before any output is written.
+    std::map<std::string, fw::Tensor> expected_outputs;
+    if (!FLAGS_expected.empty()) {
+      std::string missing;
+      for (auto& name : predictor->GetOutputNames()) {
+        const std::string path =
+            FLAGS_expected + "/expected_" + FileSafeName(name) + ".npy";
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0) {
+          missing += (missing.empty() ? "" : ", ") + path;
+          continue;
+        }
+        expected_outputs[name] = fw::ReadNpy(path);
+      }
+      if (!missing.empty()) {
+        std::cerr << "pdlite: --expected " << FLAGS_expected
+                  << " lacks the expected values of output(s) of the model: "
+                  << missing << "\n";
+        return 1;
+      }
+    }
     auto detections = DetectionOutputs(FLAGS_model, FLAGS_params);
     // The most elements that differed in one round, and in which.
     int64_t mismatches = 0;
@@ -548,8 +570,7 @@ int RunCommand(const RepeatedFlags& repeated) {
           }
         }
         if (!FLAGS_expected.empty()) {
-          std::string path = FLAGS_expected + "/expected_" + file + ".npy";
-          fw::Tensor expected = fw::ReadNpy(path);
+          const fw::Tensor& expected = expected_outputs.at(name);
           round_mismatches += is_detection ? CompareRowSets(name, t, expected)
                                            : Compare(name, t, expected);
         }

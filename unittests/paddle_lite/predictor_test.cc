@@ -178,6 +178,9 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
          "read-only");
   expect([] { Config().SetDevice("cuda:x"); }, ErrorCode::kInvalidArgument,
          "cuda:x");
+  // A memory place, not one to run on.
+  expect([] { Config().SetDevice("cuda_pinned"); }, ErrorCode::kInvalidArgument,
+         "page-locked host memory");
   expect([] { Config().SetCpuThreads(0); }, ErrorCode::kInvalidArgument,
          "threads");
   // Refused as the C API refuses them.

@@ -289,11 +289,12 @@ expect 2 "--profile is not a flag of .pdlite bench --shapes." -- "$pdlite" \
   bench --model "$demo" --shapes "x=1x3x32x32" --profile
 expect 2 "--model is not a flag of .pdlite kernels." -- "$pdlite" kernels \
   --model "$demo"
-expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" run \
+# A library no kernel has: a usage error (exit 2), as a bad number is.
+expect 2 "No kernel library is named 'MKLDMN'" -- "$pdlite" run \
   --model "$demo" --inputs "$demo" --libraries MKLDMN
-expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" inspect \
+expect 2 "No kernel library is named 'MKLDMN'" -- "$pdlite" inspect \
   --model "$demo" --libraries MKLDMN
-expect 1 "No kernel library is named 'MKLDMN'" -- "$pdlite" kernels \
+expect 2 "No kernel library is named 'MKLDMN'" -- "$pdlite" kernels \
   --missing --model "$demo" --libraries MKLDMN
 expect 2 "--input gives 'x' twice" -- "$pdlite" run --model "$demo" \
   --input x="$demo/input_x.npy" --input x="$demo/input_x.npy"
@@ -358,6 +359,49 @@ sys.exit(0 if p["later_sight_median_ms"] is None and
          p["first_sight_median_ms"] > 0 else 1)' "$out"; then
   passed=$((passed + 1)); else
   echo "FAIL: bench --shapes --passes 1 --json: $out"; failed=$((failed + 1)); fi
+# Nothing to compare without a shape seen twice: '-' and null, not 0.
+out=$("$pdlite" bench --model "$demo" --shapes "x=1x3x32x32" --samples 1 \
+  --passes 1 --json)
+if python3 -c '
+import json, sys
+f = json.loads(sys.argv[1])["first_vs_steady"]
+sys.exit(0 if f["median"] is None and f["max"] is None else 1)' "$out"; then
+  passed=$((passed + 1)); else
+  echo "FAIL: bench --shapes --passes 1: first_vs_steady: $out"
+  failed=$((failed + 1)); fi
+expect 0 "steady latency: - \(no shape was seen twice\)" -- "$pdlite" bench \
+  --model "$demo" --shapes "x=1x3x32x32" --samples 1 --passes 1
+# bench --shapes makes its inputs: data or a LoD given is refused, as are
+# --samples and --seed with a shape file.
+expect 2 "--input and --lod do not go with --shapes" -- "$pdlite" bench \
+  --model "$demo" --shapes "x=1x3x32x32" --lod x=0,1
+echo "x=1x3x32x32" > "$tmp/shapes.txt"
+expect 2 "a shape file \(@$tmp/shapes.txt\) gives its samples" -- \
+  "$pdlite" bench --model "$demo" --shapes "@$tmp/shapes.txt" --samples 3
+# Inputs of float16 and bfloat16 (fed as float32).
+expect 0 "a stream of 2 shapes" -- "$pdlite" bench --model "$half" \
+  --shapes "x16=2x3;xb16=2x3" --samples 2 --passes 2
+# bench --warmup 0 still makes the first run, and says so.
+expect 0 "2 runs after 1 warm-up" -- "$pdlite" bench --model "$demo" \
+  --inputs "$demo" --warmup 0 --iters 2
+# A device or kernel library that cannot be: usage errors (exit 2).
+expect 2 "--device 'cuda_pinned' is page-locked host memory" -- "$pdlite" \
+  run --model "$demo" --inputs "$demo" --device cuda_pinned
+expect 2 "--device: Cannot parse place 'cuda:abc'" -- "$pdlite" inspect \
+  --model "$demo" --device cuda:abc
+expect 2 "PDLITE_DEVICE: Cannot parse place ':'" -- env PDLITE_DEVICE=: \
+  "$pdlite" inspect --model "$demo"
+expect 2 "--libraries: No kernel library is named 'FOO'" -- "$pdlite" \
+  bench --model "$demo" --inputs "$demo" --libraries MKLDNN,FOO
+# An expected output missing: exit 1 before any run, nothing written.
+mkdir -p "$tmp/no_expected"
+expect 1 "lacks the expected values of output\(s\) of the model: .*expected_softmax.tmp_0.npy" \
+  -- "$pdlite" run --model "$demo" --inputs "$demo" \
+  --expected "$tmp/no_expected" --output-dir "$tmp/partial"
+if [ ! -e "$tmp/partial" ]; then passed=$((passed + 1)); else
+  echo "FAIL: run with an expected file missing wrote $tmp/partial"
+  failed=$((failed + 1)); fi
+
 # pdlite serve names an unknown flag as such (it said "needs a value").
 if [ -x "$(dirname "$pdlite")/pdlite_server" ]; then
   expect 2 "unknown argument '--bogus'" -- "$pdlite" serve --bogus
