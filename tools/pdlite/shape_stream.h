@@ -33,8 +33,9 @@ class SplitMix64 {
 ///   NAME=D0xD1x...[;NAME2=...]  each D an integer or a range [LO:HI] or
 ///                               [LO:HI:STEP] (HI included)
 ///   @FILE                       one sample per line in the form above
-///                               ('#' starts a comment); --samples and
-///                               --seed are ignored, the file is the stream
+///                               ('#' starts a comment); the file is the
+///                               stream (pdlite refuses --samples and
+///                               --seed with it)
 /// A range spec gives `samples` samples: for each, every range takes
 /// LO + STEP * (Next() % count) in order of appearance (inputs, then dims),
 /// and a sample equal to an earlier one is drawn again while the space has

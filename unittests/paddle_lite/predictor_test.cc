@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -181,6 +182,19 @@ TEST(Predictor, ErrorsAreTypedAndSayWhatToDo) {
   // A memory place, not one to run on.
   expect([] { Config().SetDevice("cuda_pinned"); }, ErrorCode::kInvalidArgument,
          "page-locked host memory");
+  {
+    // The same from the environment, for a config that sets no device.
+    const char* before = std::getenv("PDLITE_DEVICE");
+    const std::string kept = before != nullptr ? before : "";
+    setenv("PDLITE_DEVICE", "cuda_pinned", 1);
+    expect([] { CreatePredictor(Config(testing::DemoModelDir())); },
+           ErrorCode::kInvalidArgument, "PDLITE_DEVICE 'cuda_pinned'");
+    if (before != nullptr) {
+      setenv("PDLITE_DEVICE", kept.c_str(), 1);
+    } else {
+      unsetenv("PDLITE_DEVICE");
+    }
+  }
   expect([] { Config().SetCpuThreads(0); }, ErrorCode::kInvalidArgument,
          "threads");
   // Refused as the C API refuses them.

@@ -2964,65 +2964,74 @@ def check_mutual_tls(server_command, tmp, env, servers, repo, cert, key,
 
 def check_polling_past_a_closed_folder(server_command, tmp, env, servers):
     """--model-control-mode poll, the server run as a user who may not
-    open a folder inside a version folder (a volume's lost+found, owned by
-    root): the model is still watched, and a new version is loaded (the
-    walk of its folder stopped there, and the model was left as it was for
-    good). Needs root, to run the server as nobody (setpriv)."""
+    open some folders: one inside a version folder (a volume's lost+found,
+    owned by root) and a whole version folder (a retired version another
+    user owns). The model is still watched: a new version, and then a
+    config.json that serves the latest version only, are loaded (the walk
+    stopped at such a folder, and the model was left as it was for good).
+    Needs root, to run the server as nobody (setpriv)."""
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534",
                  "--clear-groups"]
     if os.geteuid() != 0 or shutil.which("setpriv") is None or \
-            subprocess.call(as_nobody + ["test", "-x", server_command[0]]) != 0:
+            subprocess.call(as_nobody + server_command + ["--help"],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL) != 0:
         print("SKIP poll: a folder the server may not open (needs root, "
-              "setpriv, and a server binary that nobody may run)")
+              "setpriv, and a server that nobody may run)")
         return
     # The repository where nobody can reach it (`tmp` is the test's own).
     top = tempfile.mkdtemp(prefix="pdlite_serve_test_nobody_")
     log_path = os.path.join(tmp, "poll_closed.log")
-    try:
-        model = os.path.join(top, "repo", "m")
-        shutil.copytree(DEMO, os.path.join(model, "1"))
-        for folder, dirs, files in os.walk(top):
+
+    def readable_copy(name):
+        # Copied beside the repository, opened to all, then moved in: a
+        # poll never sees it half copied.
+        staged = os.path.join(top, name)
+        shutil.copytree(DEMO, staged)
+        for folder, dirs, files in os.walk(staged):
             os.chmod(folder, 0o755)
             for f in files:
                 os.chmod(os.path.join(folder, f), 0o644)
+        return staged
+
+    try:
+        os.chmod(top, 0o755)
+        model = os.path.join(top, "repo", "m")
+        os.makedirs(model)
+        os.chmod(os.path.join(top, "repo"), 0o755)
+        os.chmod(model, 0o755)
+        os.rename(readable_copy("v1"), os.path.join(model, "1"))
         os.mkdir(os.path.join(model, "1", "lost+found"), 0o700)
-        try:
-            server = Server(as_nobody + server_command,
-                            os.path.join(top, "repo"), log_path,
-                            ["--model-control-mode", "poll",
-                             "--repository-poll-secs", "1"], env=env)
-        except RuntimeError as e:
-            # Something else nobody may not read here (a temporary folder
-            # of the system's that is private, a sanitizer's files).
-            print("SKIP poll: a folder the server may not open: the server "
-                  "does not start as nobody here: %s" % str(e)[:300])
-            return
+        server = Server(as_nobody + server_command, os.path.join(top, "repo"),
+                        log_path, ["--model-control-mode", "poll",
+                                   "--repository-poll-secs", "1"], env=env)
         servers.append(server)
 
         def versions():
             status, _, body = request(server.port, "GET", "/v2/models/m")
             return json.loads(body).get("versions") if status == 200 else None
+
+        def wait_for(want):
+            deadline = time.time() + 60
+            while time.time() < deadline and versions() != want:
+                time.sleep(0.1)
+            return versions()
         R.check(versions() == ["1"], "poll, a closed folder: served",
                 str(versions()))
-        shutil.copytree(DEMO, os.path.join(model, "2"))
-        deadline = time.time() + 60
-        while time.time() < deadline and versions() != ["1", "2"]:
-            time.sleep(0.1)
-        R.check(versions() == ["1", "2"],
+        os.rename(readable_copy("v2"), os.path.join(model, "2"))
+        got = wait_for(["1", "2"])
+        R.check(got == ["1", "2"],
                 "poll, a closed folder inside a version: a new version is "
-                "still loaded", str(versions()))
-        # A version folder closed for a moment (a deploy's chmod) is left
-        # as it is: not read as emptied, and reloaded (which failed).
-        first = os.path.join(model, "1")
-        os.chmod(first, 0o700)
-        time.sleep(3.5)
-        os.chmod(first, 0o755)
-        time.sleep(1.5)
-        with open(log_path, "rb") as f:
-            log = f.read().decode(errors="replace")
-        R.check(versions() == ["1", "2"] and "failed" not in log,
-                "poll: a version folder closed for a moment is left as it "
-                "is, not reloaded", "%s %s" % (versions(), log[-1500:]))
+                "still loaded", str(got))
+        # Version 1 closed for good, then a config that serves the latest
+        # version only.
+        os.chmod(os.path.join(model, "1"), 0o700)
+        with open(os.path.join(model, "config.json"), "w") as f:
+            json.dump({"version_policy": {"latest": {"num_versions": 1}}}, f)
+        os.chmod(os.path.join(model, "config.json"), 0o644)
+        got = wait_for(["2"])
+        R.check(got == ["2"], "poll, a version folder closed for good: the "
+                "model's config.json is still loaded", str(got))
         R.check(server.stop() == 0, "poll, a closed folder: exits 0")
     finally:
         shutil.rmtree(top)

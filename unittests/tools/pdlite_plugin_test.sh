@@ -69,9 +69,6 @@ expect 0 "#1 +conv2d: copy conv1.w_0  cpu -> emu:0  864 bytes  \(weight, copied 
 # "every op has a kernel on emu:0").
 expect 0 "4 op\(s\) have no kernel on emu:0 and run on the CPU:" -- \
   "$pdlite" inspect --model "$demo" --plugin "$emu" --device emu:0
-# A library a plugin adds is known once the plugin is in.
-expect 0 "every op has a kernel on cpu" -- "$pdlite" inspect --model "$demo" \
-  --plugin "$emu" --libraries PLAIN
 # kernels --missing: what falls back to the CPU.
 expect 0 "batch_norm \(float32\) x1: falls back to \{float32, cpu, AnyLayout, PLAIN\}" -- \
   "$pdlite" kernels --missing --model "$demo" --device emu:0 --plugin "$emu"

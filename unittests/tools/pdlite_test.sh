@@ -378,7 +378,8 @@ expect 2 "--input and --lod do not go with --shapes" -- "$pdlite" bench \
 echo "x=1x3x32x32" > "$tmp/shapes.txt"
 expect 2 "a shape file \(@$tmp/shapes.txt\) gives its samples" -- \
   "$pdlite" bench --model "$demo" --shapes "@$tmp/shapes.txt" --samples 3
-# Inputs of float16 and bfloat16 (fed as float32).
+# Inputs of float16 and bfloat16 (random values rounded to them; they
+# were refused as float32 data).
 expect 0 "a stream of 2 shapes" -- "$pdlite" bench --model "$half" \
   --shapes "x16=2x3;xb16=2x3" --samples 2 --passes 2
 # bench --warmup 0 still makes the first run, and says so.
