@@ -209,11 +209,13 @@ Executor::Executor(const ProgramDesc& program,
         platform::CacheBudget::kDefaultBytes);
   }
   host_pool_ = platform::HostBlockPool::Create(budget_.get());
+  layout_scratch_id_ = budget_->Add("layout.scratch", 0, nullptr);
   host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
   written_weights_ = WrittenWeights(program_);
 }
 
 Executor::~Executor() {
+  budget_->Remove(layout_scratch_id_);
   host_pool_->Close();
   for (auto& kv : blocks_) {
     if (!kv.second) continue;
@@ -1684,6 +1686,16 @@ void SettleLayouts(const RuntimeContext& ctx,
 
 }  // namespace
 
+void Executor::SettleLayoutsCounted(const RuntimeContext& ctx,
+                                    const std::string* reader) {
+  SettleLayouts(ctx, reader, &layout_scratch_);
+  const size_t bytes = layout_scratch_ ? layout_scratch_->size() : 0;
+  if (bytes != layout_scratch_counted_) {
+    budget_->Resize(layout_scratch_id_, bytes);
+    layout_scratch_counted_ = bytes;
+  }
+}
+
 void Executor::RunOp(const PreparedOp& prepared,
                      const RuntimeContext& ctx,
                      Scope* scope,
@@ -1732,7 +1744,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
           "a run that only makes primitives stops at op '", op.Type(), "'"));
     }
     if (!op.IsKernelOp()) {
-      SettleLayouts(ctx, nullptr, &layout_scratch_);
+      SettleLayoutsCounted(ctx, nullptr);
       RunEnv env{scope, &preference_.place, this, &program_};
       op.RunWithoutKernel(env);
       return;
@@ -1749,7 +1761,7 @@ void Executor::RunOpUntimed(const PreparedOp& prepared,
     dev_ctx->MakeCurrent();
     const platform::Place place = dev_ctx->GetPlace();
     auto& kop = static_cast<const OperatorWithKernel&>(op);
-    SettleLayouts(ctx, &choice.chosen.library.name(), &layout_scratch_);
+    SettleLayoutsCounted(ctx, &choice.chosen.library.name());
     std::vector<std::unique_ptr<Variable>> temps;
     RuntimeContext moved;
     const RuntimeContext* run_ctx = &ctx;

@@ -263,8 +263,14 @@ class Executor {
   // with the executor.
   platform::HostBlockPool* host_pool_ = nullptr;
   // Holds a tensor's values while ConvertToPlainLayout rewrites its buffer
-  // in place; grows to the largest tensor converted and stays.
+  // in place; grows to the largest tensor converted and stays, counted in
+  // the budget ("layout.scratch", never evicted).
   platform::AllocationPtr layout_scratch_;
+  platform::CacheBudget::EntryId layout_scratch_id_ = 0;
+  size_t layout_scratch_counted_ = 0;
+  // SettleLayouts into layout_scratch_, and its size counted.
+  void SettleLayoutsCounted(const RuntimeContext& ctx,
+                            const std::string* reader);
   // A recording run's dims of an op's outputs before its kernel ran (to
   // see whether the kernel set them).
   std::vector<DDim> inferred_dims_scratch_;

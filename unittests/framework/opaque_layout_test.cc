@@ -9,6 +9,7 @@
 #include "framework/executor.h"
 #include "framework/program_builder.h"
 #include "gtest/gtest.h"
+#include "platform/cache_budget.h"
 #include "unittests/test_utils/op_tester.h"
 
 namespace paddle_lite {
@@ -146,6 +147,33 @@ TEST(OpaqueLayout, MixedLibrariesMatchPlainKernels) {
     SCOPED_TRACE("fetch col " + std::to_string(i));
     ExpectTensorNear(got[i], expected[i], 1e-4, 1e-4);
   }
+}
+
+// The buffer the executor converts tensors to their plain layout through
+// (for PLAIN kernels and the fetch reading MKLDNN-blocked tensors) is
+// counted in the budget while the executor lives, and no longer after.
+TEST(OpaqueLayout, ConversionScratchIsCountedInTheBudget) {
+  const ProgramBuilder b = MixedProgram();
+  const ProgramDesc program = b.Build();
+  auto budget = std::make_shared<platform::CacheBudget>(size_t{64} << 20);
+  platform::DeviceContextOptions options =
+      platform::DeviceContextOptions::WithThreads(1);
+  options.cache_budget = budget;
+  platform::DeviceContextPool pool(options);
+  {
+    KernelPreference preference{platform::CPUPlace{}, {LibraryType::MKLDNN()}};
+    Executor executor(program, preference, &pool);
+    Scope& scope = b.parameters().NewScope();
+    *scope.Var("feed")->GetMutable<TensorList>() = {
+        RandomTensor<float>({2, 20, 12, 12}, -1, 1, 7)};
+    scope.Var("fetch")->GetMutable<TensorList>();
+    executor.Run(0, &scope);
+    // At least c1, converted for the fetch: 2x24x12x12 floats.
+    EXPECT_GE(budget->UsedByCache()["layout.scratch"],
+              size_t{2 * 24 * 12 * 12 * sizeof(float)});
+    b.parameters().DeleteScope(&scope);
+  }
+  EXPECT_EQ(budget->UsedByCache()["layout.scratch"], 0u);
 }
 
 // MKLDNN kernels keep their last call (memory objects included) and

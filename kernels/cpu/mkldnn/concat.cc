@@ -208,8 +208,8 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
       auto layout = LayoutFor(*inputs[i], PlainMd(dims));
       if (layout == nullptr) {
         // Made for another view of its dims (NHWC), if any: read it plain.
-        framework::ConvertToPlainLayout(
-            vars[i]->GetMutable<framework::Tensor>(), mk.plain_scratch());
+        framework::Tensor* t = vars[i]->GetMutable<framework::Tensor>();
+        framework::ConvertToPlainLayout(t, mk.PlainScratch(*t));
       }
       srcs.push_back(layout ? layout->md() : PlainMd(dims));
       key.Add(srcs.back());

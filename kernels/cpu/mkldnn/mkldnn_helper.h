@@ -148,18 +148,25 @@ class MkldnnContext {
   std::shared_ptr<const MkldnnLayout> ChannelLastLayout(
       const std::vector<int64_t>& dims);
 
-  /// Where tensors converted to their plain layout by a kernel are held
-  /// while their buffer is rewritten (see ConvertToPlainLayout).
-  platform::AllocationPtr* plain_scratch() { return &plain_scratch_; }
+  /// Where tensor `t`, converted to its plain layout by a kernel, is held
+  /// while its buffer is rewritten (see ConvertToPlainLayout): scratch
+  /// slot kPlainSlot, grown to `t`'s bytes here so that the budget counts
+  /// it.
+  platform::AllocationPtr* PlainScratch(const framework::Tensor& t) {
+    if (t.IsInitialized()) ScratchBuffer(kPlainSlot, t.memory_size());
+    return &scratch_[kPlainSlot];
+  }
 
   /// Memory of descriptor `md` in scratch buffer `slot` (0 or 1), for the
   /// temporaries of one call (activations reordered to a primitive's
   /// format). Every call reuses the buffers; each grows to the largest
   /// size asked for and stays, so it is bounded by the largest activation.
   /// Slots of Scratch(): two for reordered inputs, one for primitives'
-  /// scratchpads, one for our own loops' temporaries (Winograd's tiles).
+  /// scratchpads, one for our own loops' temporaries (Winograd's tiles);
+  /// and PlainScratch's.
   static constexpr int kScratchpadSlot = 2;
   static constexpr int kOwnLoopSlot = 3;
+  static constexpr int kPlainSlot = 4;  // PlainScratch's
 
   dnnl::memory Scratch(int slot, const dnnl::memory::desc& md) {
     return dnnl::memory(md, engine_, ScratchBuffer(slot, md.get_size()));
@@ -235,9 +242,8 @@ class MkldnnContext {
   dnnl::stream stream_;
   LruCache primitives_;
   LruCache weights_;
-  platform::AllocationPtr scratch_[4];
-  platform::CacheBudget::EntryId scratch_ids_[4] = {};
-  platform::AllocationPtr plain_scratch_;
+  platform::AllocationPtr scratch_[5];
+  platform::CacheBudget::EntryId scratch_ids_[5] = {};
   // ChannelLastLayout's, by dims; what nobody holds any more is swept out
   // when the map has doubled since the last sweep.
   std::map<std::vector<int64_t>, std::weak_ptr<const MkldnnLayout>>
@@ -831,7 +837,7 @@ inline void MakeInputPlain(const framework::ExecutionContext& ctx,
     if (t->opaque_layout() == nullptr) continue;
     auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     framework::ConvertToPlainLayout(
-        t, dev.GetResource<MkldnnContext>(dev.cache_budget()).plain_scratch());
+        t, dev.GetResource<MkldnnContext>(dev.cache_budget()).PlainScratch(*t));
   }
 }
 
