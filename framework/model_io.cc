@@ -86,8 +86,10 @@ std::string ReadFileToString(const std::string& path) {
 
 void WriteStringToFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  PADDLE_ENFORCE(out.good(),
-                 errors::NotFound("Cannot write file '", path, "'."));
+  // errno, as the open left it: why (a folder by that name, no such
+  // folder, no permission).
+  PADDLE_ENFORCE(out.good(), errors::NotFound("Cannot write file '", path,
+                                              "': ", strerror(errno), "."));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   PADDLE_ENFORCE(out.good(), errors::ResourceExhausted(
                                  "Writing '", path, "' failed (disk full?)."));
@@ -126,7 +128,12 @@ ModelFiles ResolveModelFiles(const std::string& path,
   if (!params_file.empty()) {
     PADDLE_ENFORCE(
         IsFile(params_file),
-        errors::NotFound("Parameter file '", params_file, "' does not exist."));
+        errors::NotFound("Parameter file '", params_file, "' ",
+                         IsDir(params_file) ? "is a folder; give the combined "
+                                              "parameter file (a folder of one "
+                                              "file per parameter is found "
+                                              "beside the program by itself)."
+                                            : "does not exist."));
     files.params_file = params_file;
     return files;
   }

@@ -475,11 +475,15 @@ int FeedInputs(paddle_lite::Predictor* predictor, InputSpecs* specs) {
   for (auto& name : names) {
     auto it = specs->files.find(name);
     if (it == specs->files.end()) {
+      struct stat st;
+      const bool folder =
+          ::stat(FLAGS_inputs.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
       return Usage("missing --input " + name + "=FILE.npy" +
-                   (FLAGS_inputs.empty()
-                        ? ""
-                        : " (no input_" + FileSafeName(name) + ".npy in " +
-                              FLAGS_inputs + ")"));
+                   (FLAGS_inputs.empty() ? ""
+                    : folder
+                        ? " (no input_" + FileSafeName(name) + ".npy in " +
+                              FLAGS_inputs + ")"
+                        : " (--inputs " + FLAGS_inputs + " is no folder)"));
     }
     auto handle = predictor->GetInputHandle(name);
     auto type = declared.find(name);

@@ -117,7 +117,11 @@ std::string MakeShapeStream(const std::string& spec,
       std::string problem = ParseSpec(line, &specs);
       for (auto& s : specs) {
         for (auto& d : s.dims) {
-          if (problem.empty() && d.count != 1) problem = "ranges need --shapes";
+          if (problem.empty() && d.count != 1) {
+            problem =
+                "a shape file takes fixed dims, not ranges (give ranges "
+                "in --shapes itself)";
+          }
         }
       }
       if (!problem.empty()) {

@@ -403,6 +403,18 @@ if [ ! -e "$tmp/partial" ]; then passed=$((passed + 1)); else
   echo "FAIL: run with an expected file missing wrote $tmp/partial"
   failed=$((failed + 1)); fi
 
+# Messages that say what is wrong with a path.
+expect 1 "Parameter file '$demo' is a folder" -- "$pdlite" run \
+  --model "$demo/model.pdmodel" --params "$demo" --inputs "$demo"
+expect 2 "--inputs $tmp/nowhere is no folder" -- "$pdlite" run \
+  --model "$demo" --inputs "$tmp/nowhere"
+touch "$tmp/a_file"
+expect 1 "Cannot write file '$tmp/a_file/softmax.tmp_0.npy': Not a directory" \
+  -- "$pdlite" run --model "$demo" --inputs "$demo" --output-dir "$tmp/a_file"
+echo "x=[1:2]x3x32x32" > "$tmp/ranged.txt"
+expect 2 "a shape file takes fixed dims, not ranges" -- "$pdlite" bench \
+  --model "$demo" --shapes "@$tmp/ranged.txt"
+
 # pdlite serve names an unknown flag as such (it said "needs a value").
 if [ -x "$(dirname "$pdlite")/pdlite_server" ]; then
   expect 2 "unknown argument '--bogus'" -- "$pdlite" serve --bogus
