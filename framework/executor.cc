@@ -1688,12 +1688,20 @@ void SettleLayouts(const RuntimeContext& ctx,
 
 void Executor::SettleLayoutsCounted(const RuntimeContext& ctx,
                                     const std::string* reader) {
-  SettleLayouts(ctx, reader, &layout_scratch_);
-  const size_t bytes = layout_scratch_ ? layout_scratch_->size() : 0;
-  if (bytes != layout_scratch_counted_) {
-    budget_->Resize(layout_scratch_id_, bytes);
-    layout_scratch_counted_ = bytes;
+  auto count = [this] {
+    const size_t bytes = layout_scratch_ ? layout_scratch_->size() : 0;
+    if (bytes != layout_scratch_counted_) {
+      budget_->Resize(layout_scratch_id_, bytes);
+      layout_scratch_counted_ = bytes;
+    }
+  };
+  try {
+    SettleLayouts(ctx, reader, &layout_scratch_);
+  } catch (...) {
+    count();  // a buffer dropped before a failed allocation
+    throw;
   }
+  count();
 }
 
 void Executor::RunOp(const PreparedOp& prepared,

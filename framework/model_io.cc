@@ -44,12 +44,15 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The names in folder `dir`, sorted; a folder that cannot be opened (no
+// permission) is an error that says why, not a folder without a model.
 std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) names.push_back(e->d_name);
-    closedir(d);
-  }
+  DIR* d = opendir(dir.c_str());
+  PADDLE_ENFORCE(d != nullptr, errors::NotFound("Cannot open folder '", dir,
+                                                "': ", strerror(errno), "."));
+  while (dirent* e = readdir(d)) names.push_back(e->d_name);
+  closedir(d);
   std::sort(names.begin(), names.end());
   return names;
 }

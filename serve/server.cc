@@ -892,10 +892,11 @@ InferenceServer::FolderPrint InferenceServer::Fingerprint(
     std::error_code walk_ec;
     // The version folder itself: one this user may not open is recorded
     // as such (skip_permission_denied below would read it as empty), and
-    // the other versions and config.json are still watched (a load of it
-    // fails, saying why; a retired version closed for good must not stop
-    // the model's updates). Other errors (EIO, EMFILE) pass: the model is
-    // left as it is until a poll reads it.
+    // the other versions and config.json are still watched (a load that
+    // would serve it fails, saying why; a version_policy that leaves out a
+    // retired version closed for good serves the others). Other errors
+    // (EIO, EMFILE) pass: the model is left as it is until a poll reads
+    // it.
     const fs::directory_iterator opened(root, walk_ec);
     if (walk_ec == std::errc::permission_denied) {
       print.text += "  cannot be opened: " + walk_ec.message() + "\n";

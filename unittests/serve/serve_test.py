@@ -3002,6 +3002,11 @@ def check_polling_past_a_closed_folder(server_command, tmp, env, servers):
         os.chmod(model, 0o755)
         os.rename(readable_copy("v1"), os.path.join(model, "1"))
         os.mkdir(os.path.join(model, "1", "lost+found"), 0o700)
+        if subprocess.call(as_nobody + ["test", "-r", os.path.join(
+                model, "1", "model.pdmodel")]) != 0:
+            print("SKIP poll: a folder the server may not open: nobody "
+                  "cannot reach %s here" % top)
+            return
         server = Server(as_nobody + server_command, os.path.join(top, "repo"),
                         log_path, ["--model-control-mode", "poll",
                                    "--repository-poll-secs", "1"], env=env)
@@ -3023,15 +3028,37 @@ def check_polling_past_a_closed_folder(server_command, tmp, env, servers):
         R.check(got == ["1", "2"],
                 "poll, a closed folder inside a version: a new version is "
                 "still loaded", str(got))
-        # Version 1 closed for good, then a config that serves the latest
-        # version only.
+        # Version 1 closed for good: the reload that would serve it fails,
+        # saying why (it said the folder held no model), and the model
+        # serves as before; then a config that serves the latest version
+        # only is loaded.
         os.chmod(os.path.join(model, "1"), 0o700)
+
+        def log():
+            with open(log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        deadline = time.time() + 60
+        while time.time() < deadline and "Permission denied" not in log():
+            time.sleep(0.1)
+        R.check("Cannot open folder '%s': Permission denied" %
+                os.path.join(model, "1") in log() and versions() == ["1", "2"],
+                "poll, a version folder closed: its reload fails saying "
+                "why, and the model serves as before",
+                "%s %s" % (versions(), log()[-1500:]))
         with open(os.path.join(model, "config.json"), "w") as f:
             json.dump({"version_policy": {"latest": {"num_versions": 1}}}, f)
         os.chmod(os.path.join(model, "config.json"), 0o644)
         got = wait_for(["2"])
         R.check(got == ["2"], "poll, a version folder closed for good: the "
                 "model's config.json is still loaded", str(got))
+
+        def loads():
+            return log().count("model 'm' version 2 ready")
+        # While nothing changes, no poll loads it again.
+        before = loads()
+        time.sleep(3.5)
+        R.check(loads() == before, "poll, a version folder closed for good: "
+                "not reloaded at every poll", "%d -> %d" % (before, loads()))
         R.check(server.stop() == 0, "poll, a closed folder: exits 0")
     finally:
         shutil.rmtree(top)

@@ -209,7 +209,9 @@ class MkldnnConcatKernel : public framework::OpKernel<T> {
       if (layout == nullptr) {
         // Made for another view of its dims (NHWC), if any: read it plain.
         framework::Tensor* t = vars[i]->GetMutable<framework::Tensor>();
-        framework::ConvertToPlainLayout(t, mk.PlainScratch(*t));
+        if (t->opaque_layout() != nullptr) {
+          framework::ConvertToPlainLayout(t, mk.PlainScratch(*t));
+        }
       }
       srcs.push_back(layout ? layout->md() : PlainMd(dims));
       key.Add(srcs.back());
