@@ -1147,6 +1147,8 @@ void Executor::ForgetPlans() {
   if (BlockState* state = MainBlockState()) {
     ForgetPlans(*state, /*scope_alive=*/true);
   }
+  // Nor do the last run's figures stay (a warm-up's, read as a run's).
+  stats_ = RunStats();
 }
 
 void Executor::ForgetPlans(BlockState& state, bool scope_alive) {

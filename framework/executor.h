@@ -151,9 +151,10 @@ class Executor {
                    const std::vector<RuntimeContext>& contexts);
 
   /// Drops the main block's plans (their kernel states and arenas go with
-  /// them; cached primitives and weights stay): the next run of any shape
-  /// records anew. The scope of the last run stays: what was listed of its
-  /// variables is kept for the next run in it.
+  /// them; cached primitives and weights stay), and the last run's stats:
+  /// the next run of any shape records anew. The scope of the last run
+  /// stays: what was listed of its variables is kept for the next run in
+  /// it.
   void ForgetPlans();
   /// Frees now what the cache budget evicted from the main block (its
   /// plans and arenas), which a run otherwise frees as it starts: for an

@@ -341,6 +341,13 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
   for (const VarDesc& var : program.blocks[0].vars) {
     if (var.persistable && var.is_tensor()) weights.insert(var.name);
   }
+  return WrittenVars(program, weights);
+}
+
+std::map<std::string, std::string> WrittenVars(
+    const ProgramDesc& program,
+    const std::set<std::string>& weights,
+    const std::string& skipped_op) {
   auto slot_of = [](const OpInfo* info, const std::string& slot) {
     if (info == nullptr) return static_cast<const OpSlotProto*>(nullptr);
     for (const OpSlotProto& s : info->proto.outputs) {
@@ -362,6 +369,7 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
   for (size_t b = 0; b < program.blocks.size(); ++b) {
     const auto& ops = program.blocks[b].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
+      if (!skipped_op.empty() && ops[i].type == skipped_op) continue;
       const OpInfo* info = OpInfoMap::Instance().Find(ops[i].type);
       for (const auto& [slot, names] : ops[i].outputs) {
         const OpSlotProto* proto = slot_of(info, slot);
@@ -374,7 +382,8 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
             auto& into = viewed_by[name];
             into.insert(into.end(), viewed->begin(), viewed->end());
           }
-          // Making a view writes nothing, unless the view is a weight.
+          // Making a view writes nothing, unless the view is one of the
+          // names asked about.
           if (viewed == nullptr || weights.count(name)) {
             writes.push_back(Write{&name, b, i, &slot});
           }
@@ -383,7 +392,7 @@ std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program) {
     }
   }
   // From each written name back along the views, each name walked once:
-  // the first write to reach a weight is the one named.
+  // the first write to reach a name asked about is the one named.
   std::map<std::string, std::string> written;
   std::set<std::string> walked;
   for (const Write& write : writes) {

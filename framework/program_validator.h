@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "framework/program_desc.h"
@@ -49,6 +50,15 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source);
 /// (batch_norm's MeanOut and VarianceOut, in every real program) do not
 /// count. Every output of an unregistered op counts.
 std::map<std::string, std::string> WrittenWeights(const ProgramDesc& program);
+
+/// WrittenWeights for any set of names (`names`, such as the program's
+/// inputs): those an op writes, directly or through a view of them, each
+/// with its first writer. Ops of type `skipped_op` (the feed op, whose Out
+/// is the input itself) are not counted.
+std::map<std::string, std::string> WrittenVars(
+    const ProgramDesc& program,
+    const std::set<std::string>& names,
+    const std::string& skipped_op = "");
 
 }  // namespace framework
 }  // namespace paddle_lite

@@ -355,7 +355,10 @@ enum class PlaceType { kCPU, kGPU };
 /// A handle to one input or output of a predictor. Valid while the
 /// predictor lives. Input handles write the input; output handles read the
 /// result of the last Run(): after a Run() that threw, reading an output
-/// is PreconditionNotMet (no output of the run before is left).
+/// is PreconditionNotMet (no output of the run before is left). A host
+/// output never shares memory with an input (an output that is an input,
+/// or a view of one, is copied as Run() ends), so the next input may be
+/// staged, or a shared buffer changed or freed, while it is read.
 class Tensor {
  public:
   ~Tensor();
@@ -378,8 +381,9 @@ class Tensor {
   /// predictor's CUDA device (kGPU), without a copy. It must stay valid
   /// and unchanged until Run() returns; null only for a shape of no
   /// elements. The runtime never writes it: where an op of the program
-  /// writes this input (a loop's counter), each run works on a copy of
-  /// it, so a next Run() finds it as it was given.
+  /// writes this input (a loop's counter), or a view of it (reshape2's
+  /// Out, written in place), each run works on a copy of it, so a next
+  /// Run() finds it as it was given.
   template <typename T>
   void ShareExternalData(const T* data,
                          const std::vector<int64_t>& shape,

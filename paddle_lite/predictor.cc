@@ -19,6 +19,7 @@
 #include "framework/narrow_run_policy.h"
 #include "framework/pass.h"
 #include "framework/plugin.h"
+#include "framework/program_validator.h"
 #include "kernels/cpu/plain/sgemm_util.h"
 #include "paddle_lite/paddle_lite.h"
 #include "platform/cache_budget.h"
@@ -276,6 +277,8 @@ struct Predictor::Impl {
   }
   // Whether this run goes to `narrow` (deciding for a new shape).
   bool RunsNarrow();
+  // After a run: outputs that share an input's buffer get their own.
+  void DetachOutputsFromInputs();
   // Makes `narrow` if it is not there; false if it cannot be made.
   bool MakeNarrow();
   // Runs the inputs on `narrow` and takes its outputs as this run's.
@@ -416,20 +419,16 @@ struct Predictor::Impl {
   }
 
   // The cols of the inputs an op writes (a while loop's counter, an op in
-  // place). Each run of the executor gets copies of those
+  // place), directly or through a view of them (reshape2's Out, written in
+  // place, writes its X). Each run of the executor gets copies of those
   // (WrittenInputCopies). The generic kernels stay off for such programs:
   // a generic run that failed part way would have to be tried again on
   // fresh copies, which is not worth it for them.
   std::vector<size_t> WrittenFeedCols() const {
-    std::set<std::string> written;
-    for (const auto& block : program->blocks) {
-      for (const auto& op : block.ops) {
-        if (op.type == "feed") continue;
-        for (const auto& [slot, args] : op.outputs) {
-          written.insert(args.begin(), args.end());
-        }
-      }
-    }
+    // The feed op's Out is the input itself, not a write of it.
+    const std::map<std::string, std::string> written = fw::WrittenVars(
+        *program, std::set<std::string>(feed_names.begin(), feed_names.end()),
+        "feed");
     std::vector<size_t> cols;
     for (size_t col = 0; col < feed_names.size(); ++col) {
       if (written.count(feed_names[col]) != 0) cols.push_back(col);
@@ -1050,8 +1049,31 @@ void Predictor::Run() {
     }
     throw;
   }
+  impl_->DetachOutputsFromInputs();
   impl_->DropEvictedBesides(impl_->LastRunExecutor());
   impl_->last_run_failed = false;
+}
+
+void Predictor::Impl::DetachOutputsFromInputs() {
+  // An output that is an input, or a view of one (a program that fetches
+  // its input reshaped), shares the input's buffer: the caller's own
+  // memory (ShareExternalData, which need stay valid only until Run()
+  // returns), or the staged input that the next CopyFromCpu or
+  // mutable_data rewrites. Such an output gets a buffer of its own. On a
+  // device, where inputs are shared only as the caller's device memory,
+  // it is left as it is.
+  const fw::TensorList& inputs = feeds();
+  for (fw::Tensor& out : fetches()) {
+    if (!out.IsInitialized() || !out.place().is_host()) continue;
+    const bool shared =
+        std::any_of(inputs.begin(), inputs.end(), [&](const fw::Tensor& in) {
+          return in.IsInitialized() && in.holder() == out.holder();
+        });
+    if (!shared) continue;
+    fw::Tensor own;
+    fw::TensorCopy(out, out.place(), &own);
+    out = std::move(own);
+  }
 }
 
 bool Predictor::Impl::RunsNarrow() {

@@ -434,6 +434,90 @@ TEST(Predictor, ALoopThatWritesAWeightReinfersItsReadersOnEveryRun) {
   }
 }
 
+// A program that writes a view of its input (x reshaped, the view scaled
+// in place) writes the input: each run works on a copy, so the caller's
+// buffer is never written (a read-only one faulted) and a staged input
+// stays as given (runs drifted: 4, 8, 16). Outputs that are an input, or
+// a view of one, get buffers of their own: after Run() the caller may
+// change or free its buffer, or stage the next input.
+TEST(Predictor, ViewsOfAnInputNeitherWriteItNorOutliveIt) {
+  testing::ScratchDir dir("input_views");
+  auto save = [&](const std::string& name, bool scaled) {
+    using framework::DataType;
+    framework::ProgramBuilder b;
+    auto x = b.AddInput("x", DataType::kFloat32, {-1, 4});
+    b.AddVar("y");
+    b.AddVar("y_shape");
+    b.AddOp("reshape2", {{"X", {x}}}, {{"Out", {"y"}}, {"XShape", {"y_shape"}}},
+            {{"shape", std::vector<int>{-1}}});
+    if (scaled) {
+      b.AddOp("scale", {{"X", {"y"}}}, {{"Out", {"y"}}}, {{"scale", 2.0f}});
+    }
+    b.AddOutput("y");
+    b.Save(dir.path() + "/" + name);
+    return Config(dir.path() + "/" + name + ".pdmodel",
+                  dir.path() + "/" + name + ".pdiparams");
+  };
+  const std::vector<float> given = {-1, 2, -3, 4, 5, -6, 7, -8};
+  auto read = [](Predictor* p) {
+    auto out = p->GetOutputHandle("y");
+    int64_t n = 0;
+    const float* d = out->data<float>(&n);
+    return std::vector<float>(d, d + n);
+  };
+  {
+    SCOPED_TRACE("scaled in place");
+    auto p = CreatePredictor(save("scaled", true));
+    std::vector<float> doubled;
+    for (float v : given) doubled.push_back(2 * v);
+    auto in = p->GetInputHandle("x");
+    for (int run = 0; run < 3; ++run) {
+      in->Reshape({2, 4});
+      in->CopyFromCpu(given.data());
+      p->Run();
+      EXPECT_EQ(read(p.get()), doubled) << "run " << run + 1;
+    }
+    // Staged once, run three times: the same answer each time.
+    for (int run = 0; run < 3; ++run) {
+      p->Run();
+      EXPECT_EQ(read(p.get()), doubled) << "rerun " << run + 1;
+    }
+    std::vector<float> buffer = given;
+    in->ShareExternalData(buffer.data(), {2, 4});
+    p->Run();
+    EXPECT_EQ(buffer, given) << "the caller's buffer was written";
+    EXPECT_EQ(read(p.get()), doubled);
+  }
+  {
+    SCOPED_TRACE("fetched as a view");
+    auto p = CreatePredictor(save("viewed", false));
+    auto in = p->GetInputHandle("x");
+    std::vector<float> buffer = given;
+    in->ShareExternalData(buffer.data(), {2, 4});
+    p->Run();
+    std::fill(buffer.begin(), buffer.end(), 99.f);
+    EXPECT_EQ(read(p.get()), given) << "the output read the caller's buffer";
+    in->Reshape({2, 4});
+    in->CopyFromCpu(given.data());
+    p->Run();
+    float* next = in->mutable_data<float>();
+    std::fill(next, next + 8, -5.f);
+    EXPECT_EQ(read(p.get()), given) << "the output read the staged input";
+  }
+}
+
+// Before any Run(), last_run_stats() describes no run: not the warm-up
+// at load (it showed its plan and arena, which the warm-up forgets).
+TEST(Predictor, StatsBeforeAnyRunAreEmpty) {
+  auto p = CreatePredictor(Config(testing::DemoModelDir()));
+  const RunStats stats = p->last_run_stats();
+  EXPECT_EQ(stats.plans_cached, 0u);
+  EXPECT_EQ(stats.arena_bytes, 0u);
+  EXPECT_EQ(stats.ops_inferred, 0);
+  RunDemo(p.get(), DemoInput());
+  EXPECT_EQ(p->last_run_stats().plans_cached, 1u);
+}
+
 TEST(Predictor, SavedRealModelRoundTripsWithIdenticalOutputs) {
   std::string dir =
       std::string(PDLITE_SHARED_DIR) + "/models/ppocr_cls_mobile_v2";
