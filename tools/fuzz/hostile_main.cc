@@ -152,10 +152,9 @@ struct ModelSource {
     std::filesystem::remove_all(folder, ignored);
   }
 
-  // Links every file of `params_dir` but its program into a new temporary
-  // folder.
-  void LinkParameters(const std::string& params_dir,
-                      const std::string& program_file) {
+  // Links every file of `params_dir` but program files into a new
+  // temporary folder.
+  void LinkParameters(const std::string& params_dir) {
     namespace fs = std::filesystem;
     std::string pattern =
         (fs::temp_directory_path() / "pdlite_hostile.XXXXXX").string();
@@ -327,7 +326,7 @@ int Main(int argc, char** argv) {
   const std::string program_bytes = fw::ReadFileToString(files.program_file);
   ModelSource source;
   if (files.params_file.empty()) {
-    source.LinkParameters(files.params_dir, files.program_file);
+    source.LinkParameters(files.params_dir);
   } else {
     source.params_bytes = fw::ReadFileToString(files.params_file);
   }
