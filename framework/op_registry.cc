@@ -1,7 +1,9 @@
 #include "framework/op_registry.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
 
 namespace paddle_lite {
 namespace framework {
@@ -102,6 +104,10 @@ std::unique_ptr<OperatorBase> CreateOp(const OpDesc& desc) {
       for (auto& d : declared) {
         if (d.name == kv.first) slot = &d;
       }
+      // Newer Paddle writes slots it added as empty lists (Paddle 3's
+      // scale has BiasTensor): an empty slot says nothing and is dropped
+      // below; one that names variables would be lost, so it is refused.
+      if (slot == nullptr && kv.second.empty()) continue;
       PADDLE_ENFORCE(slot != nullptr,
                      errors::InvalidArgument("Op '", desc.type, "' has no ",
                                              what, " slot '", kv.first,
@@ -123,6 +129,16 @@ std::unique_ptr<OperatorBase> CreateOp(const OpDesc& desc) {
   };
   check_slots(desc.inputs, proto.inputs, "input");
   check_slots(desc.outputs, proto.outputs, "output");
+  auto declared_only = [](VarNameMap slots,
+                          const std::vector<OpSlotProto>& declared) {
+    for (auto it = slots.begin(); it != slots.end();) {
+      const bool known = std::any_of(
+          declared.begin(), declared.end(),
+          [&](const OpSlotProto& d) { return d.name == it->first; });
+      it = known ? std::next(it) : slots.erase(it);
+    }
+    return slots;
+  };
 
   AttributeMap attrs = desc.attrs;
   for (auto& a : proto.attrs) {
@@ -142,7 +158,8 @@ std::unique_ptr<OperatorBase> CreateOp(const OpDesc& desc) {
       platform::RethrowWithContext(e, "Op '" + desc.type + "': ");
     }
   }
-  auto op = info->creator(desc.type, desc.inputs, desc.outputs,
+  auto op = info->creator(desc.type, declared_only(desc.inputs, proto.inputs),
+                          declared_only(desc.outputs, proto.outputs),
                           std::move(attrs));
   OpRegistryAccess::SetInfo(op.get(), info);
   return op;

@@ -201,6 +201,13 @@ TEST(OpRegistry, CreateOpFillsDefaultsAndKeepsUnknownAttrs) {
   EXPECT_TRUE(op->HasAttr("op_callstack"));
   EXPECT_EQ(op->Input("X"), "x");
 
+  // A slot this op does not declare, left empty (Paddle 3 writes scale's
+  // BiasTensor so), is dropped; one naming a variable is refused.
+  desc.SetInput("Bogus", {});
+  desc.SetOutput("BogusOut", {});
+  auto with_empty = CreateOp(desc);
+  EXPECT_EQ(with_empty->Inputs().size(), 1u);
+  EXPECT_EQ(with_empty->Outputs().size(), 1u);
   desc.SetInput("Bogus", {"z"});
   ExpectError([&] { CreateOp(desc); }, ErrorCode::kInvalidArgument,
               {"relu", "Bogus"});
