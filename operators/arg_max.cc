@@ -31,10 +31,12 @@ class ArgMaxOp : public framework::OperatorWithKernel {
         flatten ? framework::Product(x) : (rank == 0 ? 1 : x[axis]);
     framework::DDim out;
     if (flatten) {
-      // X is seen as 1-D: one index, [1] as in files saved by Paddle <=
-      // 2.4 (>= 2.5 gives 0-D without keepdims; the op cannot see the
-      // program version).
-      out = {1};
+      // X is seen as 1-D: one index, of X's rank with keepdims (as
+      // Paddle's), else [1] as in files saved by Paddle <= 2.4 (>= 2.5
+      // gives 0-D; the op cannot see the program version).
+      const bool keepdims = ctx->Attr<bool>("keepdims");
+      out = framework::DDim(
+          keepdims ? static_cast<size_t>(std::max(rank, 1)) : 1, int64_t{1});
     } else {
       const bool keepdims = ctx->Attr<bool>("keepdims");
       for (int i = 0; i < rank; ++i) {

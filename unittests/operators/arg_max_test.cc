@@ -1,3 +1,5 @@
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -59,7 +61,11 @@ TEST(ArgMaxOp, Flatten) {
         .Attr("flatten", true)
         .Attr("keepdims", keepdims);
     t.Run();
-    ExpectTensorNear(t.GetOutput("Out"), MakeTensor<int64_t>({1}, {3}));
+    // Keeping dims keeps X's rank, each of size 1 (as Paddle does).
+    ExpectTensorNear(
+        t.GetOutput("Out"),
+        MakeTensor<int64_t>(
+            keepdims ? framework::DDim{1, 1} : framework::DDim{1}, {3}));
   }
 }
 
@@ -100,6 +106,34 @@ TEST(ArgMaxOp, SmallIntegerTypes) {
       .Attr("axis", 1);
   u.Run();
   ExpectTensorNear(u.GetOutput("Out"), MakeTensor<int64_t>({2}, {0, 0}));
+}
+
+// A NaN never wins, wherever it is (Paddle's scan starts below every
+// value); a row of NaNs only gives 0. Along a contiguous axis (the CUDA
+// kernel's row path) and a strided one.
+TEST(ArgMaxOp, NaNNeverWins) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> rows = {nan, 5,   6,   1,    //
+                                   2,   nan, 9,   nan,  //
+                                   nan, nan, nan, nan};
+  for (int64_t axis : {int64_t{1}, int64_t{0}}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    OpTester t("arg_max");
+    // Along axis 0 the rows are the columns of the transposed input.
+    std::vector<float> x = rows;
+    if (axis == 0) {
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 4; ++c) x[c * 3 + r] = rows[r * 4 + c];
+      }
+    }
+    t.Input("X", axis == 1 ? MakeTensor<float>({3, 4}, x)
+                           : MakeTensor<float>({4, 3}, x))
+        .Output("Out", DataType::kInt64)
+        .Attr("axis", axis);
+    t.Run();
+    ExpectTensorNear(t.GetOutput("Out"), MakeTensor<int64_t>({3}, {2, 2, 0}));
+    t.RunAllKernels();
+  }
 }
 
 TEST(ArgMaxOp, EmptyNonReducedDim) {

@@ -1,5 +1,5 @@
 // arg_max on CPU (spec §13): X viewed as [outer, n, inner], n the reduced
-// axis (all of X with flatten). Ties keep the first index.
+// axis (all of X with flatten). Ties keep the first index; NaNs never win.
 #include <cstdint>
 #include <vector>
 
@@ -55,7 +55,10 @@ class ArgMaxKernel : public framework::OpKernel<T> {
             for (int64_t k = 1; k < n; ++k) {
               const T* row = src + k * inner;
               for (int64_t i = 0; i < inner; ++i) {
-                if (row[i] > best[i]) {
+                // A NaN never wins, also at index 0 (Paddle's scan starts
+                // below every value); an all-NaN row gives 0.
+                if (row[i] > best[i] ||
+                    (best[i] != best[i] && row[i] == row[i])) {
                   best[i] = row[i];
                   dst[i] = static_cast<IndexT>(k);
                 }

@@ -1,8 +1,7 @@
 // arg_max on the CUDA place (spec §13): X viewed as [outer, n, inner], n
 // the reduced axis (all of X with flatten). The result is the CPU
-// kernel's, which scans with `>` from index 0: the first index of the
-// largest value, where NaNs never win, except that a NaN at index 0 is
-// never beaten and gives 0.
+// kernel's: the first index of the largest value, where NaNs never win
+// (an all-NaN row gives 0).
 #include <algorithm>
 #include <cstdint>
 
@@ -27,7 +26,7 @@ __global__ void ArgMaxStridedKernel(
     int64_t index = 0;
     for (int64_t k = 1; k < n; ++k) {
       const T v = src[k * inner];
-      if (v > best) {
+      if (v > best || (best != best && v == v)) {
         best = v;
         index = k;
       }
@@ -41,7 +40,7 @@ constexpr int kArgMaxThreads = 256;
 /// One block per row of a long contiguous axis (inner == 1). Each thread
 /// keeps the first index of the largest non-NaN value it saw (-1: none);
 /// the block then merges, preferring the larger value, then the smaller
-/// index: the CPU scan's answer when X[0] is not NaN.
+/// index: the CPU scan's answer.
 template <typename T, typename IndexT>
 __global__ void ArgMaxRowKernel(const T* x,
                                 IndexT* out,
@@ -78,11 +77,7 @@ __global__ void ArgMaxRowKernel(const T* x,
       __syncthreads();
     }
     if (threadIdx.x == 0) {
-      const T first = src[0];
-      // A NaN at index 0 is never beaten by `>`; so is an all-NaN row.
-      const bool nan_first = first != first;
-      out[row] = static_cast<IndexT>(
-          nan_first || best_index[0] < 0 ? 0 : best_index[0]);
+      out[row] = static_cast<IndexT>(best_index[0] < 0 ? 0 : best_index[0]);
     }
     __syncthreads();  // the shared arrays are reused by the next row
   }
