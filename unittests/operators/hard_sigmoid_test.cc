@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "unittests/operators/unary_test_util.h"
@@ -36,6 +38,16 @@ TEST(HardSigmoidOp, HonoursSlopeAndOffset) {
   ExpectTensorNear(RunUnary("hard_sigmoid", MakeTensor<float>({2}, {0, 1}),
                             {{"slope", 0.25f}}),
                    MakeTensor<float>({2}, {0.5f, 0.75f}), 1e-6, 1e-6);
+}
+
+// A NaN stays NaN (as in Paddle); the clamps had made it 1.
+TEST(HardSigmoidOp, NaNStaysNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const framework::Tensor out =
+      RunUnary("hard_sigmoid", MakeTensor<float>({3}, {nan, -10.f, 10.f}));
+  EXPECT_TRUE(std::isnan(out.data<float>()[0])) << out.data<float>()[0];
+  EXPECT_EQ(out.data<float>()[1], 0.f);
+  EXPECT_EQ(out.data<float>()[2], 1.f);
 }
 
 TEST(HardSigmoidOp, AllKernelsAgree) {

@@ -253,7 +253,8 @@ PDLITE_AVX512 inline V Activate(V x, float alpha, float beta) {
     case Act::kHardSigmoid: {
       const V v =
           _mm512_fmadd_ps(x, _mm512_set1_ps(alpha), _mm512_set1_ps(beta));
-      return Min(Max(v, zero), _mm512_set1_ps(1.f));
+      // max/min return their second operand for a NaN: it stays NaN.
+      return Min(_mm512_set1_ps(1.f), Max(zero, v));
     }
     case Act::kSigmoid: {
       const V one = _mm512_set1_ps(1.f);
@@ -405,7 +406,8 @@ PDLITE_AVX2 inline V Activate(V x, float alpha, float beta) {
     case Act::kHardSigmoid: {
       const V v =
           _mm256_fmadd_ps(x, _mm256_set1_ps(alpha), _mm256_set1_ps(beta));
-      return _mm256_min_ps(_mm256_max_ps(v, zero), _mm256_set1_ps(1.f));
+      // max/min return their second operand for a NaN: it stays NaN.
+      return _mm256_min_ps(_mm256_set1_ps(1.f), _mm256_max_ps(zero, v));
     }
     case Act::kSigmoid: {
       const V one = _mm256_set1_ps(1.f);

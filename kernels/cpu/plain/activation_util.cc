@@ -41,8 +41,8 @@ __attribute__((always_inline)) inline void Body(
     case Kind::kHardSigmoid:
       for (int64_t i = 0; i < n; ++i) {
         float v = alpha * data[i] + beta;
-        v = v < 1.f ? v : 1.f;
-        data[i] = v > 0.f ? v : 0.f;
+        v = v > 1.f ? 1.f : v;  // a NaN stays NaN
+        data[i] = v < 0.f ? 0.f : v;
       }
       break;
   }

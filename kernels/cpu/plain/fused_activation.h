@@ -64,8 +64,8 @@ struct HardSigmoid {
   T offset;
   T operator()(T x) const {
     T v = slope * x + offset;
-    v = v < T(1) ? v : T(1);
-    return v > T(0) ? v : T(0);
+    v = v > T(1) ? T(1) : v;  // compared so that a NaN stays NaN
+    return v < T(0) ? T(0) : v;
   }
 };
 

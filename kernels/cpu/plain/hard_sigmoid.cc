@@ -11,8 +11,8 @@ class HardSigmoidFunctor {
         offset_(static_cast<T>(ctx.Attr<float>("offset"))) {}
   T operator()(T x) const {
     T v = slope_ * x + offset_;
-    v = v < T(1) ? v : T(1);
-    return v > T(0) ? v : T(0);
+    v = v > T(1) ? T(1) : v;  // compared so that a NaN stays NaN
+    return v < T(0) ? T(0) : v;
   }
 
  private:
