@@ -92,14 +92,10 @@ inline SliceBounds ComputeSliceBounds(const framework::ExecutionContext& ctx) {
     start = std::clamp<int64_t>(start, 0, dim);
     if (end < 0) end += dim;
     end = std::clamp<int64_t>(end, 0, dim);
-    PADDLE_ENFORCE_GE(
-        end, start,
-        errors::InvalidArgument("slice: on axis ", axis, " of Input ", in_dims,
-                                ", end ", ends[i], " (-> ", end,
-                                ") comes before start ", starts[i], " (-> ",
-                                start, ")."));
+    // An end before the start is an empty range, as in Python and Paddle
+    // 3 (2.x refused it; a program it ran never has one).
     b.starts[axis] = start;
-    b.sliced_dims[axis] = end - start;
+    b.sliced_dims[axis] = std::max<int64_t>(end - start, 0);
   }
 
   std::vector<bool> drop(rank, false);
