@@ -78,13 +78,7 @@ void Config::SetMaxLoopIterations(int64_t iterations) {
 }
 
 void Config::SetDevice(const std::string& place) {
-  const platform::Place parsed = platform::ParsePlace(place);  // validates
-  PADDLE_ENFORCE(!parsed.is_cuda_pinned(),
-                 platform::errors::InvalidArgument(
-                     "Cannot run on place '", place,
-                     "': cuda_pinned is page-locked host memory, not a "
-                     "device ops run on; use 'cpu' or 'cuda:N'."));
-  device_ = parsed.ToString();
+  device_ = platform::ParseRunPlace(place, "SetDevice").ToString();
   device_set_ = true;
 }
 

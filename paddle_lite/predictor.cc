@@ -321,13 +321,7 @@ struct Predictor::Impl {
   platform::Place TargetPlace() const {
     const char* env_device = std::getenv("PDLITE_DEVICE");
     if (!config.device_set() && env_device != nullptr && *env_device) {
-      const platform::Place place = platform::ParsePlace(env_device);
-      PADDLE_ENFORCE(!place.is_cuda_pinned(),
-                     platform::errors::InvalidArgument(
-                         "PDLITE_DEVICE '", env_device,
-                         "': cuda_pinned is page-locked host memory, not a "
-                         "device ops run on; use 'cpu' or 'cuda:N'."));
-      return place;
+      return platform::ParseRunPlace(env_device, "PDLITE_DEVICE");
     }
     return platform::ParsePlace(config.device());
   }

@@ -90,6 +90,16 @@ Place ParsePlace(const std::string& text) {
   return CustomPlace{kind, device};
 }
 
+Place ParseRunPlace(const std::string& text, const std::string& source) {
+  const Place place = ParsePlace(text);
+  PADDLE_ENFORCE(!place.is_cuda_pinned(),
+                 errors::InvalidArgument(
+                     source, " '", text,
+                     "': cuda_pinned is page-locked host memory, not a "
+                     "device ops run on; use 'cpu' or 'cuda:N'."));
+  return place;
+}
+
 std::ostream& operator<<(std::ostream& os, const Place& place) {
   return os << place.ToString();
 }

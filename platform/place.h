@@ -65,6 +65,11 @@ class Place {
 /// string.
 Place ParsePlace(const std::string& text);
 
+/// ParsePlace for a place ops run on, which `cuda_pinned` (memory only) is
+/// not: refused with InvalidArgument, the message starting with `source`
+/// (where the text came from, as "PDLITE_DEVICE").
+Place ParseRunPlace(const std::string& text, const std::string& source);
+
 /// True when both places are of the same kind (device ids may differ).
 bool SameKind(const Place& a, const Place& b);
 

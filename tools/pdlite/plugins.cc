@@ -58,16 +58,19 @@ std::string DeviceProblem() {
   const bool from_env =
       gflags::GetCommandLineFlagInfoOrDie("device").is_default &&
       device != FLAGS_device;
+  const char* source = from_env ? "PDLITE_DEVICE" : "--device";
   try {
-    const platform::Place place = platform::ParsePlace(device);
-    if (!place.is_cuda_pinned()) return "";
-    return std::string(from_env ? "PDLITE_DEVICE" : "--device") +
-           " 'cuda_pinned' is page-locked host memory, not a device ops run "
-           "on: use cpu or cuda:N";
+    platform::ParsePlace(device);
   } catch (const paddle_lite::Exception& e) {
-    return std::string(from_env ? "PDLITE_DEVICE: " : "--device: ") +
-           e.message();
+    return std::string(source) + ": " + e.message();
   }
+  try {
+    // A memory place, refused as the runtime refuses it.
+    platform::ParseRunPlace(device, source);
+  } catch (const paddle_lite::Exception& e) {
+    return e.message();
+  }
+  return "";
 }
 
 std::string LibrariesProblem() {

@@ -386,7 +386,8 @@ expect 0 "a stream of 2 shapes" -- "$pdlite" bench --model "$half" \
 expect 0 "2 runs after 1 warm-up" -- "$pdlite" bench --model "$demo" \
   --inputs "$demo" --warmup 0 --iters 2
 # A device or kernel library that cannot be: usage errors (exit 2).
-expect 2 "--device 'cuda_pinned' is page-locked host memory" -- "$pdlite" \
+expect 2 "--device 'cuda_pinned': cuda_pinned is page-locked host memory" \
+  -- "$pdlite" \
   run --model "$demo" --inputs "$demo" --device cuda_pinned
 expect 2 "--device: Cannot parse place 'cuda:abc'" -- "$pdlite" inspect \
   --model "$demo" --device cuda:abc
