@@ -355,10 +355,11 @@ enum class PlaceType { kCPU, kGPU };
 /// A handle to one input or output of a predictor. Valid while the
 /// predictor lives. Input handles write the input; output handles read the
 /// result of the last Run(): after a Run() that threw, reading an output
-/// is PreconditionNotMet (no output of the run before is left). A host
-/// output never shares memory with an input (an output that is an input,
-/// or a view of one, is copied as Run() ends), so the next input may be
-/// staged, or a shared buffer changed or freed, while it is read.
+/// is PreconditionNotMet (no output of the run before is left). An output
+/// never shares memory with an input (an output that is an input, or a
+/// view of one, is copied as Run() ends, on its own place), so the next
+/// input may be staged, or a shared buffer changed or freed, while it is
+/// read.
 class Tensor {
  public:
   ~Tensor();

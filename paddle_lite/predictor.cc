@@ -1053,12 +1053,11 @@ void Predictor::Impl::DetachOutputsFromInputs() {
   // its input reshaped), shares the input's buffer: the caller's own
   // memory (ShareExternalData, which need stay valid only until Run()
   // returns), or the staged input that the next CopyFromCpu or
-  // mutable_data rewrites. Such an output gets a buffer of its own. On a
-  // device, where inputs are shared only as the caller's device memory,
-  // it is left as it is.
+  // mutable_data rewrites. Such an output gets a buffer of its own, on
+  // its own place (a device input is the caller's device memory).
   const fw::TensorList& inputs = feeds();
   for (fw::Tensor& out : fetches()) {
-    if (!out.IsInitialized() || !out.place().is_host()) continue;
+    if (!out.IsInitialized()) continue;
     const bool shared =
         std::any_of(inputs.begin(), inputs.end(), [&](const fw::Tensor& in) {
           return in.IsInitialized() && in.holder() == out.holder();

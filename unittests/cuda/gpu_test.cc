@@ -9,12 +9,14 @@
 
 #include "framework/npy.h"
 #include "framework/plugin.h"
+#include "framework/program_builder.h"
 #include "gtest/gtest.h"
 #include "paddle_lite/paddle_lite.h"
 #include "platform/allocator.h"
 #include "platform/place.h"
 #include "unittests/test_utils/model_paths.h"
 #include "unittests/test_utils/op_tester.h"
+#include "unittests/test_utils/scratch_dir.h"
 
 namespace paddle_lite {
 namespace {
@@ -172,6 +174,46 @@ TEST(CudaPlace, ZeroCopyDeviceInputAndOutput) {
   platform::Memcpy(platform::CPUPlace{}, got.data(), gpu, device_result,
                    n * sizeof(float));
   ExpectClose(got, want, 1e-4f);
+}
+
+// An output that is a view of a device input (a program fetching its
+// input reshaped) outlives the caller's buffer: it had kept pointing into
+// it, so a changed or freed buffer changed the output.
+TEST(CudaPlace, DeviceOutputViewingTheInputOutlivesIt) {
+  testing::ScratchDir dir("gpu_input_view");
+  framework::ProgramBuilder b;
+  auto x = b.AddInput("x", framework::DataType::kFloat32, {-1, 4});
+  b.AddVar("y");
+  b.AddVar("y_shape");
+  b.AddOp("reshape2", {{"X", {x}}}, {{"Out", {"y"}}, {"XShape", {"y_shape"}}},
+          {{"shape", std::vector<int>{-1}}});
+  b.AddOutput("y");
+  b.Save(dir.path() + "/viewed");
+  auto p = GpuPredictor(
+      Config(dir.path() + "/viewed.pdmodel", dir.path() + "/viewed.pdiparams"));
+  SKIP_WITHOUT_GPU(p);
+  const std::vector<float> given = {-1, 2, -3, 4, 5, -6, 7, -8};
+  const size_t bytes = given.size() * sizeof(float);
+  const platform::Place gpu = platform::CUDAPlace{0};
+  auto buffer = platform::GetAllocator(gpu)->Allocate(bytes);
+  platform::Memcpy(gpu, buffer->ptr(), platform::CPUPlace{}, given.data(),
+                   bytes);
+  auto in = p->GetInputHandle("x");
+  in->ShareExternalData(static_cast<const float*>(buffer->ptr()), {2, 4},
+                        PlaceType::kGPU);
+  p->Run();
+  const std::vector<float> changed(given.size(), 99.f);
+  platform::Memcpy(gpu, buffer->ptr(), platform::CPUPlace{}, changed.data(),
+                   bytes);
+  auto out = p->GetOutputHandle("y");
+  std::vector<float> got(given.size());
+  ASSERT_EQ(framework::Product(framework::DDim(out->shape())),
+            static_cast<int64_t>(got.size()));
+  out->CopyToCpu(got.data());
+  EXPECT_EQ(got, given) << "the output read the caller's device buffer";
+  buffer.reset();
+  out->CopyToCpu(got.data());
+  EXPECT_EQ(got, given) << "after the caller's buffer was freed";
 }
 
 // A captured graph reads each run's device input: the caller's device
