@@ -209,9 +209,17 @@ Executor::Executor(const ProgramDesc& program,
         platform::CacheBudget::kDefaultBytes);
   }
   host_pool_ = platform::HostBlockPool::Create(budget_.get());
-  layout_scratch_id_ = budget_->Add("layout.scratch", 0, nullptr);
-  host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
-  written_weights_ = WrittenWeights(program_);
+  // The destructor does not run for a constructor that throws (memory
+  // running out), and the pool is closed by hand, never by an owner.
+  try {
+    layout_scratch_id_ = budget_->Add("layout.scratch", 0, nullptr);
+    host_pool_->SetLimits(options_.max_tensor_bytes, options_.max_run_bytes);
+    written_weights_ = WrittenWeights(program_);
+  } catch (...) {
+    budget_->Remove(layout_scratch_id_);
+    host_pool_->Close();
+    throw;
+  }
 }
 
 Executor::~Executor() {
