@@ -4,6 +4,9 @@
 #   scripts/build.sh [TARGET ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The cache .ci/run and scripts/test_gpu.sh use, so that the README's
+# commands and CI share one.
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.ccache}"
 targets=()
 for target in "$@"; do targets+=(--target "$target"); done
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
