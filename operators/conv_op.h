@@ -51,7 +51,10 @@ class ConvOp : public framework::OperatorWithKernel {
     PADDLE_ENFORCE(residual == g.OutputDims(),
                    errors::InvalidArgument(
                        Type(), ": ResidualData dims ", residual,
-                       " must equal the output dims ", g.OutputDims()));
+                       " must equal the output dims ", g.OutputDims(),
+                       "; a program whose add broadcasts shapes known only "
+                       "at run time runs unfused without graph passes "
+                       "(--ir_optim=false, Config::SwitchIrOptim(false))"));
   }
 };
 
